@@ -1,0 +1,5 @@
+import sys
+
+from polypragma.cli import main
+
+sys.exit(main())

@@ -1,0 +1,76 @@
+"""The ``polypragma`` command."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from polypragma import __version__
+from polypragma.diagnostics import Reporter
+from polypragma.driver import TARGETS, Options, compile_file
+from polypragma.frontend.preprocess import PreprocessOptions
+from polypragma.schedule import FUSION_CHOICES, ScheduleOptions
+
+DESCRIPTION = """\
+Compile the loop nests marked with '#pragma scop' ... '#pragma endscop' in a C
+file.  For SOURCE.c it writes OUTDIR/SOURCE.polypragma.c: the same file with
+each region replaced by generated code (everything else is copied unchanged).
+Regions polypragma cannot handle are left as written, with a warning.
+"""
+
+EPILOG = """\
+exit status: 0 on success (warnings included), 1 on an error
+(or on a warning with --strict), 2 on bad usage.
+
+examples:
+  polypragma gemm.c --target c -o build/
+  polypragma stencil.c --target c --openmp -I include -DN=4000
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="polypragma", description=DESCRIPTION, epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("source", metavar="SOURCE.c", help="C file with marked regions")
+    parser.add_argument("-o", dest="output_dir", metavar="OUTDIR",
+                        help="directory for the outputs (default: the directory of SOURCE.c)")
+    parser.add_argument("--target", choices=TARGETS, default="c",
+                        help="what to generate: 'c' is sequential C, or OpenMP C with --openmp (default: c)")
+    parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                        help="add DIR to the preprocessor's include path (as for the C compiler)")
+    parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
+                        help="define a preprocessor macro (as for the C compiler)")
+    parser.add_argument("-U", dest="undefines", action="append", default=[], metavar="NAME",
+                        help="undefine a preprocessor macro")
+    parser.add_argument("--openmp", action="store_true",
+                        help="mark the outermost parallel loop of each nest with '#pragma omp parallel for'")
+    parser.add_argument("--strict", action="store_true",
+                        help="treat a region that cannot be handled as an error (exit status 1)")
+    parser.add_argument("--no-reschedule", dest="reschedule", action="store_false",
+                        help="keep the original loop order (parallel loops are still detected)")
+    parser.add_argument("--fusion", choices=FUSION_CHOICES, default="auto",
+                        help="loop fusion: 'max' fuses whole components, 'min' keeps strongly connected "
+                             "components apart, 'auto' lets isl decide (default)")
+    parser.add_argument("--max-operations", type=int, default=ScheduleOptions.max_operations, metavar="N",
+                        help="bound on the isl operations of the scheduler per region; past it the original "
+                             "schedule is kept, with a warning (default: %(default)s, 0: no bound)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="print each stage, its time and what it found")
+    parser.add_argument("--version", action="version", version=f"polypragma {__version__}")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    options = Options(
+        output_dir=args.output_dir,
+        target=args.target,
+        preprocess=PreprocessOptions(tuple(args.include_dirs), tuple(args.defines), tuple(args.undefines)),
+        openmp=args.openmp,
+        strict=args.strict,
+        verbose=args.verbose,
+        schedule=ScheduleOptions(reschedule=args.reschedule, fusion=args.fusion,
+                                 max_operations=args.max_operations),
+    )
+    return compile_file(args.source, options, Reporter(sys.stderr))

@@ -1,0 +1,1 @@
+"""Code generation: isl AST construction and the printers of each target."""

@@ -1,0 +1,64 @@
+"""Build the isl AST of a schedule, with each loop annotated parallel or not.
+
+A loop is parallel when no dependence is carried by it: among the dependences
+between instances with equal outer schedule dimensions, the distance along
+the loop's own dimension is zero (the test PPCG's CPU backend makes).
+"""
+
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+PARALLEL = "parallel"
+SEQUENTIAL = "sequential"
+
+
+def iterator_prefix(reserved: frozenset[str] | set[str]) -> str:
+    """A prefix ``p`` such that no reserved name has the form ``p<digits>``."""
+    for prefix in ("c", "t", "pp_c", "polypragma_c"):
+        pattern = re.compile(re.escape(prefix) + r"\d+$")
+        if not any(pattern.match(name) for name in reserved):
+            return prefix
+    k = 0
+    while any(re.match(rf"polypragma{k}_c\d+$", name) for name in reserved):
+        k += 1
+    return f"polypragma{k}_c"
+
+
+def carries_no_dependence(schedule: isl.UnionMap, dependences: isl.UnionMap) -> bool:
+    """Whether the innermost dimension of ``schedule`` carries none of ``dependences``."""
+    on_schedule = dependences.apply_domain(schedule).apply_range(schedule)
+    if on_schedule.is_empty():
+        return True
+    relation = isl.Map.from_union_map(on_schedule)
+    depth = relation.dim(isl.dim_type.in_) - 1
+    for k in range(depth):
+        relation = relation.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
+    distances = relation.deltas()
+    zero = distances.fix_val(isl.dim_type.set, depth, isl.Val.zero(distances.get_ctx()))
+    return distances.is_subset(zero)
+
+
+def build_ast(schedule: isl.Schedule, context: isl.Set, dependences: isl.UnionMap,
+              reserved: frozenset[str]) -> isl.AstNode:
+    ctx = context.get_ctx()
+    prefix = iterator_prefix(reserved)
+    names = isl.IdList.alloc(ctx, 0)
+    for k in range(64):
+        names = names.add(isl.Id(f"{prefix}{k}", context=ctx))
+    build = isl.AstBuild.from_context(context).set_iterators(names)
+
+    def before_for(b: isl.AstBuild) -> isl.Id:
+        parallel = carries_no_dependence(b.get_schedule(), dependences)
+        return isl.Id(PARALLEL if parallel else SEQUENTIAL, context=ctx)
+
+    # islpy returns the callback's lifetime handle with the build; keep it alive while building
+    build, _handle = build.set_before_each_for(before_for)
+    return build.node_from_schedule(schedule)
+
+
+def is_parallel(node: isl.AstNode) -> bool:
+    annotation = node.get_annotation()
+    return annotation is not None and annotation.get_name() == PARALLEL

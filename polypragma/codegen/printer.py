@@ -1,0 +1,170 @@
+"""Printing isl ASTs as C-family code.
+
+:class:`CFamilyPrinter` is a visitor over ``isl.AstNode``/``isl.AstExpr``
+that returns lines of text.  Targets subclass it and override the hooks:
+:meth:`user` (a statement instance), :meth:`before_for` (annotations such as
+OpenMP pragmas) and :meth:`mark`.  The helper functions the printed
+expressions need (``floord``, ``min``, ``max``) are recorded in
+:attr:`helpers_used` so a target can define exactly those.
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+_OP = isl.ast_expr_op_type
+
+# C precedence levels (higher binds tighter)
+_PRIMARY, _UNARY, _MUL, _ADD, _REL, _EQ, _AND, _OR, _COND = 16, 14, 13, 12, 10, 9, 5, 4, 3
+
+_BINARY = {
+    _OP.add: ("+", _ADD), _OP.sub: ("-", _ADD), _OP.mul: ("*", _MUL),
+    _OP.div: ("/", _MUL), _OP.pdiv_q: ("/", _MUL), _OP.pdiv_r: ("%", _MUL), _OP.zdiv_r: ("%", _MUL),
+    _OP.lt: ("<", _REL), _OP.le: ("<=", _REL), _OP.gt: (">", _REL), _OP.ge: (">=", _REL),
+    _OP.eq: ("==", _EQ),
+    _OP.and_: ("&&", _AND), _OP.and_then: ("&&", _AND), _OP.or_: ("||", _OR), _OP.or_else: ("||", _OR),
+}
+
+HELPER_DEFINITIONS = {
+    "floord": "#define polypragma_floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))",
+    "min": "#define polypragma_min(x, y) ((x) < (y) ? (x) : (y))",
+    "max": "#define polypragma_max(x, y) ((x) > (y) ? (x) : (y))",
+}
+
+
+class CFamilyPrinter:
+    indent_unit = "  "
+
+    def __init__(self, iterator_type: str = "int"):
+        self.iterator_type = iterator_type
+        self.helpers_used: set[str] = set()
+
+    # -- expressions -----------------------------------------------------------
+    def expr(self, e: isl.AstExpr) -> str:
+        return self._expr(e)[0]
+
+    def _expr(self, e: isl.AstExpr) -> tuple[str, int]:
+        kind = e.get_type()
+        if kind == isl.ast_expr_type.int:
+            value = str(e.get_val())
+            return value, (_UNARY if value.startswith("-") else _PRIMARY)
+        if kind == isl.ast_expr_type.id:
+            return self.identifier(e.get_id().get_name()), _PRIMARY
+        op = e.get_op_type()
+        args = [e.get_op_arg(k) for k in range(e.get_op_n_arg())]
+        if op in _BINARY:
+            symbol, prec = _BINARY[op]
+            left, lp = self._expr(args[0])
+            right, rp = self._expr(args[1])
+            if lp < prec:
+                left = f"({left})"
+            if rp <= prec:
+                right = f"({right})"
+            return f"{left} {symbol} {right}", prec
+        if op == _OP.minus:
+            inner, ip = self._expr(args[0])
+            if ip < _PRIMARY:
+                inner = f"({inner})"
+            return f"-{inner}", _UNARY
+        if op in (_OP.min, _OP.max):
+            name = "min" if op == _OP.min else "max"
+            self.helpers_used.add(name)
+            text = self.expr(args[0])
+            for a in args[1:]:
+                text = f"polypragma_{name}({text}, {self.expr(a)})"
+            return text, _PRIMARY
+        if op == _OP.fdiv_q:
+            self.helpers_used.add("floord")
+            return f"polypragma_floord({self.expr(args[0])}, {self.expr(args[1])})", _PRIMARY
+        if op in (_OP.cond, _OP.select):
+            c, cp = self._expr(args[0])
+            t, tp = self._expr(args[1])
+            f, fp = self._expr(args[2])
+            if cp <= _COND:
+                c = f"({c})"
+            if tp <= _COND:
+                t = f"({t})"
+            if fp < _COND:
+                f = f"({f})"
+            return f"{c} ? {t} : {f}", _COND
+        if op == _OP.call:
+            name = self.expr(args[0])
+            return f"{name}({', '.join(self.expr(a) for a in args[1:])})", _PRIMARY
+        if op == _OP.access:
+            base = self.expr(args[0])
+            return base + "".join(f"[{self.expr(a)}]" for a in args[1:]), _PRIMARY
+        if op == _OP.address_of:
+            inner, ip = self._expr(args[0])
+            return f"&{inner if ip >= _PRIMARY else '(' + inner + ')'}", _UNARY
+        if op == _OP.member:
+            return f"{self.expr(args[0])}.{self.expr(args[1])}", _PRIMARY
+        raise ValueError(f"unexpected isl AST operation {op}")
+
+    def identifier(self, name: str) -> str:
+        return name
+
+    # -- nodes -----------------------------------------------------------------
+    def node(self, n: isl.AstNode, depth: int) -> list[str]:
+        kind = n.get_type()
+        if kind == isl.ast_node_type.block:
+            children = n.block_get_children()
+            out: list[str] = []
+            for k in range(children.n_ast_node()):
+                out += self.node(children.get_at(k), depth)
+            return out
+        if kind == isl.ast_node_type.for_:
+            return self.for_node(n, depth)
+        if kind == isl.ast_node_type.if_:
+            return self.if_node(n, depth)
+        if kind == isl.ast_node_type.user:
+            return self.user(n, depth)
+        if kind == isl.ast_node_type.mark:
+            return self.mark(n, depth)
+        raise ValueError(f"unexpected isl AST node {kind}")
+
+    def pad(self, depth: int) -> str:
+        return self.indent_unit * depth
+
+    def for_node(self, n: isl.AstNode, depth: int) -> list[str]:
+        iterator = self.expr(n.for_get_iterator())
+        init = self.expr(n.for_get_init())
+        pad = self.pad(depth)
+        if n.for_is_degenerate():
+            body = self.node(n.for_get_body(), depth + 1)
+            return [f"{pad}{{", f"{pad}{self.indent_unit}const {self.iterator_type} {iterator} = {init};",
+                    *body, f"{pad}}}"]
+        cond = self.expr(n.for_get_cond())
+        inc = self.expr(n.for_get_inc())
+        step = "++" + iterator if inc == "1" else f"{iterator} += {inc}"
+        header = f"{pad}for ({self.iterator_type} {iterator} = {init}; {cond}; {step}) {{"
+        self.enter_for(n)
+        body = self.node(n.for_get_body(), depth + 1)
+        self.leave_for(n)
+        return [*self.before_for(n, depth), header, *body, f"{pad}}}"]
+
+    def if_node(self, n: isl.AstNode, depth: int) -> list[str]:
+        pad = self.pad(depth)
+        out = [f"{pad}if ({self.expr(n.if_get_cond())}) {{", *self.node(n.if_get_then_node(), depth + 1)]
+        if n.if_has_else_node():
+            out += [f"{pad}}} else {{", *self.node(n.if_get_else_node(), depth + 1)]
+        out.append(f"{pad}}}")
+        return out
+
+    # -- hooks -----------------------------------------------------------------
+    def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
+        return []
+
+    def enter_for(self, n: isl.AstNode) -> None:
+        pass
+
+    def leave_for(self, n: isl.AstNode) -> None:
+        pass
+
+    def mark(self, n: isl.AstNode, depth: int) -> list[str]:
+        return self.node(n.mark_get_node(), depth)
+
+    def user(self, n: isl.AstNode, depth: int) -> list[str]:
+        raise NotImplementedError
+
+    def helper_lines(self) -> list[str]:
+        return [HELPER_DEFINITIONS[h] for h in sorted(self.helpers_used)]

@@ -1,0 +1,153 @@
+"""Run the pipeline on one source file and write its outputs."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polypragma import dependences as dependence_analysis
+from polypragma.codegen import c_target
+from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
+from polypragma.frontend.extract import RegionExtractor
+from polypragma.frontend.locate import identifiers, locate
+from polypragma.frontend.preprocess import PreprocessOptions, parse
+from polypragma.frontend.symbols import TypeTable, scope_at
+from polypragma.scan import Region, scan
+from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
+from polypragma.splice import Replacement, splice, write_atomically
+
+TARGETS = ("c",)
+
+
+@dataclass(frozen=True)
+class Options:
+    output_dir: str | None = None
+    target: str = "c"
+    preprocess: PreprocessOptions = field(default_factory=PreprocessOptions)
+    openmp: bool = False
+    strict: bool = False
+    verbose: bool = False
+    schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
+
+
+def output_path(source: str, options: Options) -> str:
+    directory = options.output_dir if options.output_dir is not None else os.path.dirname(source)
+    stem = os.path.basename(source)
+    if stem.endswith(".c"):
+        stem = stem[:-2]
+    return os.path.join(directory, f"{stem}.polypragma.c")
+
+
+class _Log:
+    def __init__(self, enabled: bool, stream):
+        self.enabled = enabled
+        self.stream = stream
+
+    def __call__(self, stage: str, message: str, started: float | None = None) -> None:
+        if not self.enabled:
+            return
+        took = f" ({(time.perf_counter() - started) * 1000:.1f} ms)" if started is not None else ""
+        print(f"polypragma: [{stage}] {message}{took}", file=self.stream)
+
+
+def compile_file(source: str, options: Options, reporter: Reporter | None = None) -> int:
+    """Compile ``source``; return the exit status (0, or 1 on error)."""
+    reporter = reporter or Reporter()
+    log = _Log(options.verbose, reporter.stream)
+    try:
+        return _compile(source, options, reporter, log)
+    except FatalError as exc:
+        reporter.report(exc.diagnostic("error"))
+        return 1
+
+
+def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> int:
+    if options.target not in TARGETS:
+        raise FatalError(f"target '{options.target}' is not available in this version (available: {', '.join(TARGETS)})")
+    destination = output_path(source, options)
+    try:
+        with open(source, encoding="utf-8", newline="") as handle:
+            text = handle.read()
+    except OSError as exc:
+        raise FatalError(f"cannot read {source}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise FatalError(f"cannot read {source}: not UTF-8 text") from None
+    if os.path.exists(destination) and os.path.samefile(destination, source):
+        raise FatalError(f"output {destination} would overwrite the input")
+
+    started = time.perf_counter()
+    regions = scan(text, source)
+    log("scan", f"{len(regions)} region(s) in {source}", started)
+
+    replacements: list[Replacement] = []
+    helpers: set[str] = set()
+    if regions:
+        started = time.perf_counter()
+        try:
+            ast = parse(source, options.preprocess)
+        except FatalError as exc:
+            if options.strict:
+                raise
+            reporter.report(exc.diagnostic("warning"))
+            for region in regions:
+                reporter.warning("region left as written: the file could not be parsed", region.location)
+            ast = None
+        if ast is not None:
+            log("frontend", "preprocessed and parsed", started)
+            located = locate(ast, regions, source)
+            types = TypeTable(ast)
+            reserved = identifiers(ast)
+            for region, where in zip(regions, located):
+                if where is None:
+                    log("frontend", f"{region}: removed by the preprocessor, left as written")
+                    continue
+                try:
+                    lines, used = _compile_region(region, where, ast, types, reserved, options, log, reporter)
+                except Unsupported as exc:
+                    if options.strict:
+                        reporter.report(exc.diagnostic("error"))
+                        return 1
+                    reporter.report(exc.diagnostic("warning"))
+                    continue
+                replacements.append(Replacement(region, lines))
+                helpers |= used
+    content = splice(text, source, options.target, replacements, helpers)
+    write_atomically(destination, content)
+    log("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)")
+    return 1 if reporter.error_count else 0
+
+
+def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[str], options: Options,
+                    log: _Log, reporter: Reporter) -> tuple[list[str], set[str]]:
+    ctx = isl.Context()
+    configure_context(ctx, options.schedule)
+    started = time.perf_counter()
+    scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)
+    scop = RegionExtractor(ctx, region, where.items, scope, types, reserved).extract()
+    log("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "
+        f"[{', '.join(scop.parameters)}], arrays [{', '.join(a.describe() for a in scop.arrays)}]", started)
+    if options.verbose:
+        for s in scop.statements:
+            log("frontend", f"  {s.name} (line {s.line}): {s.domain}")
+
+    started = time.perf_counter()
+    deps = dependence_analysis.compute(scop)
+    log("dependences", f"{region}: {deps.summary()}", started)
+
+    started = time.perf_counter()
+    result = compute_schedule(scop, deps, options.schedule)
+    if result.fallback_reason:
+        reporter.warning(f"kept the original schedule of {region}: {result.fallback_reason}", region.location)
+    log("schedule", f"{region}: {'rescheduled' if result.rescheduled else 'original order'}", started)
+    if options.verbose:
+        for line in describe_bands(result.schedule):
+            log("schedule", "  " + line)
+
+    started = time.perf_counter()
+    lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file)
+    log("codegen", f"{region}: {len(lines)} line(s) of C", started)
+    return lines, used

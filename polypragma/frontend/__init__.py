@@ -1,0 +1,1 @@
+"""Frontend: preprocess and parse C, and extract the polyhedral model of each region."""

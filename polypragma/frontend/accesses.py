@@ -1,0 +1,378 @@
+"""Array accesses of a statement body, and their access relations.
+
+Collecting happens per statement while the region is walked (reads, must and
+may writes, with each subscript either affine or a polynomial); building the
+isl relations waits until the whole region is seen, because delinearising a
+flat pointer (``A[i*n + j]`` read as ``A[i][j]`` with inner extent ``n``) must
+agree across all the accesses to that array.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import islpy as isl
+from pycparser import c_ast
+
+from polypragma.diagnostics import Unsupported
+from polypragma.frontend.affine import AffineBuilder, NonAffine, Polynomial, polynomial
+from polypragma.model import Variable
+
+PURE_FUNCTIONS = frozenset(
+    name + suffix
+    for name in (
+        "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs", "fmin", "fmax",
+        "floor", "ceil", "round", "trunc", "fmod", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
+        "sinh", "cosh", "tanh", "cbrt", "hypot", "erf", "erfc", "copysign", "fma",
+    )
+    for suffix in ("", "f")
+) | {"abs", "labs", "llabs", "min", "max"}
+
+
+@dataclass
+class Subscript:
+    """One subscript: its affine value, or failing that its polynomial form."""
+
+    affine: isl.PwAff | None
+    poly: Polynomial | None
+    node: c_ast.Node
+
+
+@dataclass
+class AccessRecord:
+    statement: str
+    variable: Variable
+    name: str  # array name in the model
+    is_write: bool
+    must: bool
+    subscripts: list[Subscript]  # empty for a scalar
+    domain: isl.Set  # the statement's points, in the builder's (unnamed) space
+    builder: AffineBuilder
+    node: c_ast.Node
+
+
+@dataclass
+class StatementAccesses:
+    records: list[AccessRecord] = field(default_factory=list)
+    read_only_scalars: set[str] = field(default_factory=set)
+
+
+class AccessCollector:
+    """Walks one statement body and records its accesses.
+
+    ``classify(name)`` tells what a name means at this point of the region:
+    ``"iterator"``, ``"param"``, ``"const"``, ``"private"`` (a local of the
+    statement), ``"scalar-ro"`` (read-only scalar from outside),
+    ``"array"`` (an array or a scalar modelled as a zero-dimensional array) or
+    None for an unknown name.
+    """
+
+    def __init__(self, statement: str, domain: isl.Set, builder: AffineBuilder,
+                 lookup: Callable[[str], Variable | None],
+                 classify: Callable[[str, Variable | None], str | None],
+                 model_name: Callable[[Variable], str],
+                 location: Callable[[c_ast.Node], object],
+                 enums: dict[str, int]):
+        self.statement = statement
+        self.domain = domain
+        self.builder = builder
+        self.lookup = lookup
+        self.classify = classify
+        self.model_name = model_name
+        self.location = location
+        self.enums = enums
+        self.result = StatementAccesses()
+        self.private: list[set[str]] = [set()]
+
+    # -- helpers -------------------------------------------------------
+    def _is_private(self, name: str) -> bool:
+        return any(name in scope for scope in self.private)
+
+    def _unsupported(self, construct: str, node: c_ast.Node, why: str = "is not supported"):
+        return Unsupported(construct, self.location(node), why)
+
+    # -- walking -------------------------------------------------------
+    def statement_node(self, node: c_ast.Node, may: bool = False) -> None:
+        if node is None or isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)):
+            return
+        if isinstance(node, c_ast.Compound):
+            self.private.append(set())
+            for item in node.block_items or []:
+                self.statement_node(item, may)
+            self.private.pop()
+        elif isinstance(node, c_ast.Decl):
+            ctype_name = node.name
+            if node.init is not None:
+                if isinstance(node.init, c_ast.InitList):
+                    raise self._unsupported("initializer list", node)
+                self.expression(node.init, may)
+            self.private[-1].add(ctype_name)
+        elif isinstance(node, c_ast.If):
+            self.expression(node.cond, may)
+            self.statement_node(node.iftrue, True)
+            self.statement_node(node.iffalse, True)
+        elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+            raise self._unsupported(f"'{type(node).__name__.lower()}' loop inside a statement", node)
+        elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Label,
+                               c_ast.Switch)):
+            raise self._unsupported(f"'{type(node).__name__.lower()}' statement", node)
+        else:
+            self.expression(node, may)
+
+    def expression(self, node: c_ast.Node, may: bool) -> None:
+        if node is None:
+            return
+        if isinstance(node, c_ast.Assignment):
+            compound = node.op != "="
+            self.lvalue(node.lvalue, may, also_read=compound)
+            self.expression(node.rvalue, may)
+        elif isinstance(node, c_ast.UnaryOp):
+            if node.op in ("++", "--", "p++", "p--"):
+                self.lvalue(node.expr, may, also_read=True)
+            elif node.op in ("&", "*"):
+                raise self._unsupported(
+                    "address-of '&'" if node.op == "&" else "pointer dereference '*'", node)
+            elif node.op == "sizeof":
+                return
+            else:
+                self.expression(node.expr, may)
+        elif isinstance(node, c_ast.BinaryOp):
+            self.expression(node.left, may)
+            self.expression(node.right, may or node.op in ("&&", "||"))
+        elif isinstance(node, c_ast.TernaryOp):
+            self.expression(node.cond, may)
+            self.expression(node.iftrue, True)
+            self.expression(node.iffalse, True)
+        elif isinstance(node, c_ast.Cast):
+            self.expression(node.expr, may)
+        elif isinstance(node, c_ast.FuncCall):
+            name = node.name.name if isinstance(node.name, c_ast.ID) else None
+            if name not in PURE_FUNCTIONS:
+                shown = f"call to '{name}'" if name else "call through a function pointer"
+                raise self._unsupported(shown, node, "may have side effects and is not supported")
+            for arg in (node.args.exprs if node.args else []):
+                self.expression(arg, may)
+        elif isinstance(node, (c_ast.ArrayRef, c_ast.ID)):
+            self.reference(node, is_write=False, must=True)
+        elif isinstance(node, c_ast.Constant):
+            return
+        elif isinstance(node, c_ast.ExprList):
+            for e in node.exprs:
+                self.expression(e, may)
+        elif isinstance(node, c_ast.StructRef):
+            raise self._unsupported("struct member access", node)
+        else:
+            raise self._unsupported(f"expression '{type(node).__name__}'", node)
+
+    def lvalue(self, node: c_ast.Node, may: bool, also_read: bool) -> None:
+        if not isinstance(node, (c_ast.ArrayRef, c_ast.ID)):
+            if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+                raise self._unsupported("pointer dereference '*'", node)
+            if isinstance(node, c_ast.StructRef):
+                raise self._unsupported("struct member access", node)
+            raise self._unsupported(f"assignment to '{type(node).__name__}'", node)
+        if also_read:
+            self.reference(node, is_write=False, must=True)
+        self.reference(node, is_write=True, must=not may)
+
+    def reference(self, node: c_ast.Node, is_write: bool, must: bool) -> None:
+        """An access through ``node``: ``A[..][..]`` or a plain name."""
+        subscripts: list[c_ast.Node] = []
+        base = node
+        while isinstance(base, c_ast.ArrayRef):
+            subscripts.insert(0, base.subscript)
+            base = base.name
+        for s in subscripts:
+            self.expression(s, False)
+        if not isinstance(base, c_ast.ID):
+            raise self._unsupported("subscript of a computed pointer", node)
+        name = base.name
+        if self._is_private(name):
+            if subscripts:
+                # arrays private to the statement: nothing to model
+                return
+            return
+        variable = self.lookup(name)
+        kind = self.classify(name, variable)
+        if kind is None:
+            raise self._unsupported(f"use of undeclared name '{name}'", base)
+        if kind in ("iterator", "param", "const"):
+            if is_write:
+                what = {"iterator": "loop iterator", "param": "loop bound or subscript parameter",
+                        "const": "constant"}[kind]
+                raise self._unsupported(f"write to {what} '{name}'", node,
+                                        "inside the region is not supported")
+            if subscripts:
+                raise self._unsupported(f"subscript of scalar '{name}'", node)
+            return
+        if kind == "scalar-ro":
+            if is_write:
+                raise AssertionError("written scalar classified read-only")
+            if subscripts:
+                raise self._unsupported(f"subscript of scalar '{name}'", node)
+            self.result.read_only_scalars.add(name)
+            return
+        if kind == "stale-iterator":
+            raise self._unsupported(f"use of loop iterator '{name}' outside its loop", node)
+        if kind == "function":
+            raise self._unsupported(f"use of function '{name}' as a value", node)
+        assert variable is not None
+        rank = variable.ctype.rank
+        if len(subscripts) != rank:
+            if len(subscripts) < rank:
+                raise self._unsupported(f"use of array '{name}' without all its subscripts", node)
+            raise self._unsupported(f"too many subscripts on '{name}'", node)
+        subs = [self._subscript(s) for s in subscripts]
+        self.result.records.append(AccessRecord(
+            self.statement, variable, self.model_name(variable), is_write, must, subs,
+            self.domain, self.builder, node))
+
+    def _subscript(self, node: c_ast.Node) -> Subscript:
+        try:
+            return Subscript(self.builder.pwaff(node), None, node)
+        except NonAffine:
+            pass
+
+        def is_symbol(name: str) -> bool:
+            meaning = self.builder.resolve(name)
+            return meaning is not None and meaning[0] in ("dim", "param")
+
+        return Subscript(None, polynomial(node, is_symbol, self.enums), node)
+
+
+# -- building relations ----------------------------------------------------------
+
+def _linear_pwaff(poly: Polynomial, builder: AffineBuilder) -> isl.PwAff | None:
+    """A polynomial of degree at most one as a PwAff, or None."""
+    result = builder.constant(0)
+    for monomial, coefficient in sorted(poly.items()):
+        if len(monomial) == 0:
+            term = builder.constant(coefficient)
+        elif len(monomial) == 1:
+            meaning = builder.resolve(monomial[0])
+            if meaning is None or meaning[0] not in ("dim", "param"):
+                return None
+            var = builder.dim(meaning[1]) if meaning[0] == "dim" else builder.param(meaning[1])
+            term = var.mul(builder.constant(coefficient))
+        else:
+            return None
+        result = result.add(term)
+    return result
+
+
+def _split_sizes(poly: Polynomial, is_param: Callable[[str], bool]) -> list[str] | None:
+    """The inner extents (outermost first) that delinearise ``poly``, or None."""
+    sizes: list[str] = []
+    current = dict(poly)
+    while any(len(m) >= 2 for m in current):
+        nonlinear = [set(m) for m in current if len(m) >= 2]
+        common = {p for p in set.intersection(*nonlinear) if is_param(p)}
+        if len(common) != 1:
+            return None
+        (size,) = common
+        sizes.insert(0, size)
+        current = {_without(m, size): c for m, c in current.items() if size in m}
+    return sizes
+
+
+def _without(monomial: tuple[str, ...], name: str) -> tuple[str, ...]:
+    items = list(monomial)
+    items.remove(name)
+    return tuple(items)
+
+
+def _decompose(poly: Polynomial, sizes: list[str]) -> list[Polynomial]:
+    components: list[Polynomial] = []
+    current = dict(poly)
+    for size in reversed(sizes):
+        inner = {m: c for m, c in current.items() if size not in m}
+        current = {_without(m, size): c for m, c in current.items() if size in m}
+        components.insert(0, inner)
+    components.insert(0, current)
+    return components
+
+
+@dataclass
+class ArrayShape:
+    rank: int
+    sizes: list[str] = field(default_factory=list)  # parameters of the inner extents if delinearised
+    delinearised: bool = False
+
+
+def delinearise(records: list[AccessRecord], rank: int) -> tuple[ArrayShape, list[list[isl.PwAff | None]]]:
+    """Decide the shape of one array from all its accesses.
+
+    Returns the shape and, per record, the subscripts as PwAffs (None where
+    the access must be taken as touching the whole array).
+    """
+    plain = [[s.affine for s in r.subscripts] for r in records]
+    if rank != 1 or all(all(s is not None for s in subs) for subs in plain):
+        return ArrayShape(rank), plain
+    candidates = [r.subscripts[0].poly for r in records if r.subscripts[0].affine is None and r.subscripts[0].poly]
+    sizes = None
+    if candidates:
+        first = records[[r.subscripts[0].affine is None and bool(r.subscripts[0].poly) for r in records].index(True)]
+
+        def is_param(name: str) -> bool:
+            meaning = first.builder.resolve(name)
+            return meaning is not None and meaning[0] == "param"
+
+        sizes = _split_sizes(candidates[0], is_param)
+    if sizes:
+        views: list[list[isl.PwAff | None]] = []
+        ok = True
+        for r in records:
+            sub = r.subscripts[0]
+            poly = sub.poly
+            if poly is None and sub.affine is not None:
+                def is_symbol(name: str, b=r.builder) -> bool:
+                    m = b.resolve(name)
+                    return m is not None and m[0] in ("dim", "param")
+                poly = polynomial(sub.node, is_symbol)
+            if poly is None:
+                ok = False
+                break
+            parts = [_linear_pwaff(p, r.builder) for p in _decompose(poly, sizes)]
+            if any(p is None for p in parts):
+                ok = False
+                break
+            # every inner component must stay within its extent on the domain
+            for part, size in zip(parts[1:], sizes):
+                meaning = r.builder.resolve(size)
+                if meaning is None or meaning[0] != "param":
+                    ok = False
+                    break
+                bound = r.builder.param(meaning[1])
+                inside = part.ge_set(r.builder.constant(0)).intersect(part.lt_set(bound))
+                if not r.domain.is_subset(inside):
+                    ok = False
+                    break
+            if not ok:
+                break
+            views.append(parts)
+        if ok:
+            return ArrayShape(1 + len(sizes), list(sizes), True), views
+    return ArrayShape(1), plain
+
+
+def access_relation(record: AccessRecord, subscripts: list[isl.PwAff | None], rank: int) -> isl.Map:
+    """``{ S[i..] -> A[a..] }`` for one access, restricted to the statement domain.
+
+    A None subscript makes the access cover that whole dimension.
+    """
+    domain = record.domain
+    if rank == 0:
+        relation = isl.Map.from_domain(domain)
+    else:
+        relation = None
+        for sub in subscripts:
+            if sub is None:
+                piece = isl.Map.universe(isl.Map.from_pw_aff(record.builder.constant(0)).get_space())
+            else:
+                piece = isl.Map.from_pw_aff(sub)
+            relation = piece if relation is None else relation.flat_range_product(piece)
+        assert relation is not None
+        relation = relation.intersect_domain(domain)
+    relation = relation.set_tuple_name(isl.dim_type.in_, record.statement)
+    return relation.set_tuple_name(isl.dim_type.out, record.name)

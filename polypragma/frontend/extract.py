@@ -1,0 +1,562 @@
+"""Extract the polyhedral model (:class:`polypragma.model.Scop`) of a region.
+
+The region is a list of block items between the two pragmas.  Walking them
+builds, for every statement, its iteration domain (the loops and affine
+``if`` conditions around it), its accesses, and the original schedule tree:
+a sequence node per block, a band per loop.
+
+What is a statement: an expression statement; a block without loops that
+declares locals (the locals are private to one instance); an ``if`` whose
+condition reads data (its writes become may-writes); the initialisation of a
+local declared in the region.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+from pycparser import c_ast, c_generator
+
+from polypragma.diagnostics import Location, Unsupported
+from polypragma.frontend.accesses import (AccessCollector, AccessRecord, PURE_FUNCTIONS,
+                                          access_relation, delinearise)
+from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
+from polypragma.frontend.symbols import Scope, TypeTable
+from polypragma.model import Array, CType, Scop, Statement, Variable
+from polypragma.scan import Region
+
+_INT_RANK = {"int": 1, "long": 2, "long long": 3}
+
+
+@dataclass
+class _Loop:
+    c_name: str
+    dim: str  # dimension name in isl spaces (unique along a path)
+    reverse: bool
+    ctype: str
+
+
+@dataclass
+class _Walk:
+    loops: list[_Loop]
+    domain: isl.Set  # over the loops' dimensions, unnamed tuple
+    scope: Scope
+
+
+@dataclass
+class _Hoisted:
+    variable: Variable
+    new_name: str
+    at_region_level: bool
+
+
+class RegionExtractor:
+    def __init__(self, ctx: isl.Context, region: Region, items: list[c_ast.Node], scope: Scope,
+                 types: TypeTable, reserved_names: set[str]):
+        self.ctx = ctx
+        self.region = region
+        self.items = items
+        self.outer = scope
+        self.types = types
+        self.reserved = set(reserved_names)
+        self.statements: list[Statement] = []
+        self.records: list[AccessRecord] = []
+        self.read_only_scalars: set[str] = set()
+        self.hoisted: dict[int, _Hoisted] = {}  # id(Variable.decl) -> hoisting
+        self.outer_declarations: list[str] = []
+        self.hoisted_declarations: list[str] = []
+        self.written: set[str] = set()
+        self.declared_inside: set[str] = set()
+        self.iterator_names: set[str] = set()
+        self.outer_iterators: set[str] = set()  # loop iterators declared before the region
+        self.params: list[str] = []
+        self.iterator_ctypes: list[str] = []
+        self._prepass()
+
+    # -- locations and errors --------------------------------------------
+    def location(self, node: c_ast.Node | None) -> Location:
+        if node is None or node.coord is None:
+            return self.region.location
+        return Location(str(node.coord.file), node.coord.line, node.coord.column or 1)
+
+    def unsupported(self, construct: str, node: c_ast.Node | None, why: str = "is not supported") -> Unsupported:
+        return Unsupported(construct, self.location(node), why)
+
+    # -- the pre-pass: who is written, who is a parameter -----------------
+    def _prepass(self) -> None:
+        referenced: list[str] = []
+
+        def lvalue_name(node: c_ast.Node) -> str | None:
+            while isinstance(node, c_ast.ArrayRef):
+                node = node.name
+            return node.name if isinstance(node, c_ast.ID) else None
+
+        def visit(node: c_ast.Node) -> None:
+            if isinstance(node, c_ast.Assignment):
+                name = lvalue_name(node.lvalue)
+                if name:
+                    self.written.add(name)
+            elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--"):
+                name = lvalue_name(node.expr)
+                if name:
+                    self.written.add(name)
+            elif isinstance(node, c_ast.Decl) and node.name:
+                self.declared_inside.add(node.name)
+            elif isinstance(node, c_ast.For) and isinstance(node.init, c_ast.Assignment):
+                name = lvalue_name(node.init.lvalue)
+                if name:
+                    self.outer_iterators.add(name)
+            elif isinstance(node, c_ast.ID):
+                if node.name not in referenced:
+                    referenced.append(node.name)
+            elif isinstance(node, c_ast.FuncCall):
+                # the callee's name is not a variable reference
+                if node.args is not None:
+                    visit(node.args)
+                return
+            for _, child in node.children():
+                visit(child)
+
+        for item in self.items:
+            visit(item)
+        for name in referenced:
+            if name in self.written or name in self.declared_inside:
+                continue
+            variable = self.outer.lookup(name)
+            if variable is not None and variable.ctype.is_scalar and variable.ctype.is_integer:
+                self.params.append(name)
+
+    # -- name resolution -------------------------------------------------
+    def _resolver(self, walk: _Walk, extra: list[_Loop] | None = None):
+        loops = walk.loops + (extra or [])
+
+        def resolve(name: str):
+            for position in range(len(loops) - 1, -1, -1):
+                if loops[position].c_name == name:
+                    return ("dim", position)
+            local = walk.scope.lookup(name)
+            if local is not None and local.declared_in_region:
+                return None
+            if name in self.params:
+                return ("param", self.params.index(name))
+            if name in self.types.enumerators:
+                return ("const", self.types.enumerators[name])
+            return None
+
+        return resolve
+
+    def _builder(self, walk: _Walk, extra: list[_Loop] | None = None) -> AffineBuilder:
+        loops = walk.loops + (extra or [])
+        return AffineBuilder(self.ctx, self.params, [l.dim for l in loops], self._resolver(walk, extra))
+
+    def _classify(self, walk: _Walk):
+        loop_names = {l.c_name for l in walk.loops}
+
+        def classify(name: str, variable: Variable | None) -> str | None:
+            if name in loop_names:
+                return "iterator"
+            if variable is None:
+                if name in self.types.enumerators:
+                    return "const"
+                if name in PURE_FUNCTIONS:
+                    return "function"
+                return None
+            if isinstance(variable.decl, c_ast.Decl) and isinstance(variable.decl.type, c_ast.FuncDecl):
+                return "function"
+            if variable.declared_in_region:
+                return "array"
+            if name in self.outer_iterators:
+                return "stale-iterator"
+            if variable.ctype.is_scalar:
+                if name in self.written:
+                    return "array"
+                if name in self.params:
+                    return "param"
+                return "scalar-ro"
+            return "array"
+
+        return classify
+
+    def _model_name(self, variable: Variable) -> str:
+        if variable.decl is not None and id(variable.decl) in self.hoisted:
+            return self.hoisted[id(variable.decl)].new_name
+        return variable.name
+
+    # -- walking -----------------------------------------------------------
+    def extract(self) -> Scop:
+        universe = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params))
+        walk = _Walk([], universe, self.outer.child())
+        schedule = self._block(self.items, walk, region_level=True)
+        if schedule is None:
+            schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
+        arrays, statements = self._finish()
+        context = self._context(arrays)
+        iterator_type = "int"
+        for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
+            iterator_type = _wider(iterator_type, t)
+        return Scop(
+            region=self.region,
+            context=context,
+            parameters=tuple(self.params),
+            statements=tuple(statements),
+            arrays=tuple(arrays),
+            schedule=schedule,
+            outer_declarations=tuple(self.outer_declarations),
+            hoisted_declarations=tuple(self.hoisted_declarations),
+            read_only_scalars=tuple(sorted(self.read_only_scalars)),
+            iterator_type=iterator_type,
+            reserved_names=frozenset(self.reserved),
+        )
+
+    def _block(self, items: list[c_ast.Node], walk: _Walk, region_level: bool = False) -> isl.Schedule | None:
+        pieces = []
+        for item in items:
+            piece = self._item(item, walk, region_level)
+            if piece is not None:
+                pieces.append(piece)
+        return _sequence(pieces)
+
+    def _item(self, node: c_ast.Node, walk: _Walk, region_level: bool) -> isl.Schedule | None:
+        if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)) or node is None:
+            return None
+        if isinstance(node, c_ast.Decl):
+            return self._declaration(node, walk, region_level)
+        if isinstance(node, c_ast.DeclList):
+            return _sequence([p for p in (self._declaration(d, walk, region_level) for d in node.decls) if p])
+        if isinstance(node, c_ast.For):
+            return self._for(node, walk)
+        if isinstance(node, c_ast.If):
+            return self._if(node, walk)
+        if isinstance(node, c_ast.Compound):
+            items = node.block_items or []
+            has_decls = any(isinstance(i, c_ast.Decl) for i in items)
+            if has_decls and not _contains_loop(node):
+                return self._statement(node, walk)
+            inner = _Walk(walk.loops, walk.domain, walk.scope.child())
+            return self._block(items, inner)
+        if isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            raise self.unsupported(f"'{'while' if isinstance(node, c_ast.While) else 'do-while'}' loop", node)
+        if isinstance(node, (c_ast.Goto, c_ast.Label)):
+            raise self.unsupported("'goto' or label", node)
+        if isinstance(node, (c_ast.Break, c_ast.Continue)):
+            raise self.unsupported(f"'{type(node).__name__.lower()}' statement", node)
+        if isinstance(node, c_ast.Return):
+            raise self.unsupported("'return' statement", node)
+        if isinstance(node, c_ast.Switch):
+            raise self.unsupported("'switch' statement", node)
+        return self._statement(node, walk)
+
+    def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool) -> isl.Schedule | None:
+        if isinstance(decl.type, c_ast.FuncDecl) or "typedef" in (decl.storage or []):
+            raise self.unsupported("declaration of a function or type", decl)
+        if "static" in (decl.storage or []):
+            raise self.unsupported(f"static local '{decl.name}'", decl)
+        ctype = self.types.ctype(decl.type)
+        for dim in ctype.dims:
+            if dim is None or constant_value(dim, self.types.enumerators) is None:
+                raise self.unsupported(f"array '{decl.name}' of variable size declared", decl, "in the region is not supported")
+        if ctype.pointer_depth:
+            raise self.unsupported(f"pointer '{decl.name}' declared", decl, "in the region is not supported")
+        variable = Variable(decl.name, ctype, True, decl)
+        walk.scope.add(variable)
+        new_name = decl.name
+        if not region_level:
+            new_name = self._fresh(decl.name)
+        self.reserved.add(new_name)
+        self.hoisted[id(decl)] = _Hoisted(variable, new_name, region_level)
+        text = _declaration_text(decl, new_name)
+        (self.outer_declarations if region_level else self.hoisted_declarations).append(text)
+        if decl.init is None:
+            return None
+        if isinstance(decl.init, c_ast.InitList):
+            raise self.unsupported(f"initializer list of '{decl.name}'", decl)
+        assign = c_ast.Assignment("=", c_ast.ID(decl.name, coord=decl.coord), decl.init, coord=decl.coord)
+        return self._statement(assign, walk)
+
+    def _fresh(self, name: str) -> str:
+        if name not in self.reserved and self.outer.lookup(name) is None:
+            return name
+        k = 1
+        while f"{name}_{k}" in self.reserved or self.outer.lookup(f"{name}_{k}") is not None:
+            k += 1
+        return f"{name}_{k}"
+
+    # -- loops ---------------------------------------------------------------
+    def _for(self, node: c_ast.For, walk: _Walk) -> isl.Schedule | None:
+        scope = walk.scope.child()
+        name, init, ctype_base = self._loop_init(node, scope)
+        step = self._loop_step(node, name)
+        if node.cond is None:
+            raise self.unsupported("'for' loop without a condition", node)
+        dim = name
+        used = {l.dim for l in walk.loops}
+        k = 1
+        while dim in used:
+            dim = f"{name}_{k}"
+            k += 1
+        loop = _Loop(name, dim, step < 0, ctype_base)
+        inner_walk = _Walk(walk.loops, walk.domain, scope)
+        builder = self._builder(inner_walk, [loop])
+        position = len(walk.loops)
+        try:
+            lower = builder.pwaff(init)
+        except NonAffine as exc:
+            raise self.unsupported(f"loop start '{_text(init)}'", exc.node, "is not affine") from None
+        if lower.involves_dims(isl.dim_type.in_, position, 1):
+            raise self.unsupported(f"loop start '{_text(init)}' using its own iterator", init)
+        try:
+            condition = builder.condition(node.cond)
+        except NonAffine as exc:
+            raise self.unsupported(f"loop condition '{_text(node.cond)}'", exc.node, "is not affine") from None
+        domain = self._loop_domain(builder, walk.domain, position, lower, condition, step)
+        if not domain.is_bounded():
+            raise self.unsupported(f"loop '{name}' with no bound on its iterations", node)
+        self.iterator_names.add(name)
+        self.iterator_ctypes.append(ctype_base)
+        first = len(self.statements)
+        body_walk = _Walk(walk.loops + [loop], domain, scope)
+        child = self._item(node.stmt, body_walk, False)
+        if child is None:
+            return None
+        partial = None
+        for statement in self.statements[first:]:
+            pa = isl.PwAff.from_aff(isl.Aff.var_on_domain(
+                isl.LocalSpace.from_space(statement.domain.get_space()), isl.dim_type.set, position))
+            if loop.reverse:
+                pa = pa.neg()
+            piece = isl.UnionMap.from_map(isl.Map.from_pw_aff(pa))
+            partial = piece if partial is None else partial.union(piece)
+        if partial is None:
+            return child
+        return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
+
+    def _loop_init(self, node: c_ast.For, scope: Scope) -> tuple[str, c_ast.Node, str]:
+        init = node.init
+        if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+            decl = init.decls[0]
+            ctype = self.types.ctype(decl.type)
+            if not (ctype.is_scalar and ctype.is_integer):
+                raise self.unsupported(f"loop iterator '{decl.name}' of type '{ctype.base}'", decl,
+                                       "is not supported (it must be an integer)")
+            scope.add(Variable(decl.name, ctype, True, decl))
+            return decl.name, decl.init, ctype.base
+        if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+            name = init.lvalue.name
+            variable = scope.lookup(name)
+            if variable is None or not (variable.ctype.is_scalar and variable.ctype.is_integer):
+                raise self.unsupported(f"loop iterator '{name}'", init.lvalue,
+                                       "is not supported (it must be an integer variable)")
+            return name, init.rvalue, variable.ctype.base
+        raise self.unsupported("loop initialisation" if init is not None else "'for' loop without initialisation",
+                               init if init is not None else node, "is not of the form 'i = start'")
+
+    def _loop_step(self, node: c_ast.For, name: str) -> int:
+        nxt = node.next
+        step = None
+        if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == name:
+            step = {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(nxt.op)
+        elif isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) and nxt.lvalue.name == name:
+            if nxt.op in ("+=", "-="):
+                value = constant_value(nxt.rvalue, self.types.enumerators)
+                if value is not None:
+                    step = value if nxt.op == "+=" else -value
+            elif nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) and nxt.rvalue.op in ("+", "-"):
+                left, right = nxt.rvalue.left, nxt.rvalue.right
+                if isinstance(left, c_ast.ID) and left.name == name:
+                    value = constant_value(right, self.types.enumerators)
+                    if value is not None:
+                        step = value if nxt.rvalue.op == "+" else -value
+                elif nxt.rvalue.op == "+" and isinstance(right, c_ast.ID) and right.name == name:
+                    value = constant_value(left, self.types.enumerators)
+                    step = value
+        if step is None or step == 0:
+            what = f"loop increment '{_text(nxt)}'" if nxt is not None else "'for' loop without increment"
+            raise self.unsupported(what, nxt if nxt is not None else node,
+                                   "is not supported (it must add a non-zero constant to the iterator)")
+        return step
+
+    def _loop_domain(self, builder: AffineBuilder, outer: isl.Set, position: int, lower: isl.PwAff,
+                     condition: isl.Set, step: int) -> isl.Set:
+        """The iterations of ``for (i = lower; condition; i += step)`` inside ``outer``.
+
+        The loop runs from ``lower`` in steps of ``step`` until the first
+        value where ``condition`` fails, so an iteration ``i`` belongs to it
+        when no earlier value ``i'`` of the progression fails the condition.
+        """
+        outer = outer.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, position,
+                                                                 builder.space.get_dim_name(isl.dim_type.set, position))
+        it = builder.dim(position)
+        progression = (it.ge_set(lower) if step > 0 else it.le_set(lower)).intersect(outer)
+        if abs(step) != 1:
+            offset = it.sub(lower).mod_val(isl.Val.int_from_si(self.ctx, abs(step)))
+            progression = progression.intersect(offset.zero_set())
+        failing = progression.subtract(condition)
+        if failing.is_empty():
+            return progression.coalesce()
+        # earlier[i' -> i]: i' is reached no later than i
+        space = progression.get_space()
+        before = isl.Map.universe(isl.Space.map_from_set(space))
+        for k in range(position):
+            before = before.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
+        if step > 0:
+            before = before.order_le(isl.dim_type.in_, position, isl.dim_type.out, position)
+        else:
+            before = before.order_ge(isl.dim_type.in_, position, isl.dim_type.out, position)
+        stopped = before.intersect_domain(failing).range()
+        return progression.intersect(condition).subtract(stopped).coalesce()
+
+    # -- conditionals ----------------------------------------------------------
+    def _if(self, node: c_ast.If, walk: _Walk) -> isl.Schedule | None:
+        builder = self._builder(walk)
+        try:
+            condition = builder.condition(node.cond)
+        except NonAffine:
+            # a condition on data: one statement, its writes are may-writes
+            if _contains_loop(node):
+                raise self.unsupported(f"condition '{_text(node.cond)}'", node.cond,
+                                       "depends on data and guards a loop; not supported") from None
+            return self._statement(node, walk)
+        then_walk = _Walk(walk.loops, walk.domain.intersect(condition).coalesce(), walk.scope.child())
+        pieces = [self._item(node.iftrue, then_walk, False)]
+        if node.iffalse is not None:
+            else_walk = _Walk(walk.loops, walk.domain.subtract(condition).coalesce(), walk.scope.child())
+            pieces.append(self._item(node.iffalse, else_walk, False))
+        return _sequence([p for p in pieces if p is not None])
+
+    # -- statements ------------------------------------------------------------
+    def _statement(self, node: c_ast.Node, walk: _Walk) -> isl.Schedule | None:
+        if walk.domain.is_empty():
+            return None
+        name = f"S_{len(self.statements)}"
+        builder = self._builder(walk)
+        collector = AccessCollector(
+            name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
+            self.location, self.types.enumerators)
+        collector.statement_node(node, may=isinstance(node, c_ast.If))
+        self.records.extend(collector.result.records)
+        self.read_only_scalars |= collector.result.read_only_scalars
+        renames = {}
+        for record in collector.result.records:
+            if record.name != record.variable.name:
+                renames[record.variable.name] = record.name
+        domain = walk.domain.set_tuple_name(name)
+        empty = isl.UnionMap.empty(domain.get_space().params())
+        statement = Statement(
+            name=name, domain=domain, body=node,
+            iterators=tuple(l.c_name for l in walk.loops),
+            iterator_types=tuple(l.ctype for l in walk.loops),
+            line=node.coord.line if node.coord else self.region.begin_line,
+            reads=empty, must_writes=empty, may_writes=empty, renames=renames,
+        )
+        self.statements.append(statement)
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    # -- after the walk: arrays and relations ------------------------------------------------
+    def _finish(self) -> tuple[list[Array], list[Statement]]:
+        by_array: dict[str, list[AccessRecord]] = {}
+        for record in self.records:
+            by_array.setdefault(record.name, []).append(record)
+        reads: dict[str, isl.UnionMap] = {}
+        must: dict[str, isl.UnionMap] = {}
+        may: dict[str, isl.UnionMap] = {}
+        arrays: list[Array] = []
+        for array_name in sorted(by_array):
+            records = by_array[array_name]
+            variable = records[0].variable
+            rank = variable.ctype.rank
+            shape, views = delinearise(records, rank)
+            footprint = None
+            for record, subscripts in zip(records, views):
+                relation = access_relation(record, subscripts, shape.rank)
+                exact = all(s is not None for s in subscripts)
+                piece = isl.UnionMap.from_map(relation)
+                footprint = relation.range() if footprint is None else footprint.union(relation.range())
+                target = reads if not record.is_write else (must if record.must and exact else may)
+                target[record.statement] = target[record.statement].union(piece) if record.statement in target else piece
+            extents = self._extents(variable, shape)
+            assert footprint is not None
+            kind = ("local" if variable.declared_in_region else
+                    "scalar" if rank == 0 else
+                    "pointer" if variable.ctype.pointer_depth else "array")
+            arrays.append(Array(array_name, variable.ctype.base, shape.rank, tuple(extents),
+                                footprint.coalesce(), kind, shape.delinearised))
+        statements = []
+        for s in self.statements:
+            empty = s.reads
+            statements.append(Statement(
+                s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line,
+                reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty), s.renames))
+        return arrays, statements
+
+    def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
+        universe_walk = _Walk([], isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params)),
+                              self.outer)
+        builder = self._builder(universe_walk)
+        if shape.delinearised:
+            return [None] + [builder.pwaff(c_ast.ID(p)) for p in shape.sizes]
+        out: list[isl.PwAff | None] = []
+        for dim in variable.ctype.dims:
+            try:
+                out.append(builder.pwaff(dim) if dim is not None else None)
+            except NonAffine:
+                out.append(None)
+        out += [None] * variable.ctype.pointer_depth
+        return out
+
+    def _context(self, arrays: list[Array]) -> isl.Set:
+        """What the program implies about the parameters: declared extents are not negative."""
+        context = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params).params())
+        for array in arrays:
+            for extent in array.extents:
+                if extent is not None:
+                    context = context.intersect(extent.nonneg_set().params())
+        return context.coalesce()
+
+
+def _sequence(pieces: list[isl.Schedule]) -> isl.Schedule | None:
+    if not pieces:
+        return None
+    result = pieces[0]
+    for p in pieces[1:]:
+        result = result.sequence(p)
+    return result
+
+
+def _contains_loop(node: c_ast.Node) -> bool:
+    if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+        return True
+    return any(_contains_loop(child) for _, child in node.children())
+
+
+_GENERATOR = c_generator.CGenerator()
+
+
+def _text(node: c_ast.Node | None) -> str:
+    return _GENERATOR.visit(node) if node is not None else ""
+
+
+def _declaration_text(decl: c_ast.Decl, new_name: str) -> str:
+    """``decl`` as C text without its initialiser, under ``new_name``."""
+    import copy
+
+    clone = copy.deepcopy(decl)
+    clone.init = None
+    clone.name = new_name
+    node = clone.type
+    while not isinstance(node, c_ast.TypeDecl):
+        node = node.type
+    node.declname = new_name
+    return _GENERATOR.visit(clone) + ";"
+
+
+def _wider(current: str, candidate: str) -> str:
+    words = candidate.split()
+    if "long" in words or candidate in ("size_t", "ssize_t", "ptrdiff_t", "int64_t", "uint64_t",
+                                        "intptr_t", "uintptr_t", "intmax_t", "uintmax_t"):
+        wanted = "long long" if words.count("long") == 2 else "long"
+    elif "unsigned" in words or candidate in ("uint32_t",):
+        wanted = "long"
+    else:
+        wanted = "int"
+    return wanted if _INT_RANK[wanted] > _INT_RANK[current] else current

@@ -1,0 +1,93 @@
+"""Find each scanned region in the parsed translation unit.
+
+A region's two pragmas must be items of the same compound statement of a
+function body.  The statements between them are the region; the blocks from
+the function body down to that compound statement give its scope.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+from pycparser import c_ast
+
+from polypragma.diagnostics import FatalError, Location
+from polypragma.scan import Region
+
+
+@dataclass
+class LocatedRegion:
+    region: Region
+    function: c_ast.FuncDef
+    path: list[c_ast.Compound]  # from the function body to the block holding the region
+    items: list[c_ast.Node]
+
+
+def _same_file(a: str, b: str) -> bool:
+    return os.path.normpath(a) == os.path.normpath(b)
+
+
+def _pragmas(node: c_ast.Node, path: list[c_ast.Compound], out: list) -> None:
+    if isinstance(node, c_ast.Compound):
+        path = path + [node]
+        for index, item in enumerate(node.block_items or []):
+            if isinstance(item, c_ast.Pragma):
+                out.append((item, path, index))
+            else:
+                _pragmas(item, path, out)
+        return
+    for _, child in node.children():
+        _pragmas(child, path, out)
+
+
+def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[LocatedRegion | None]:
+    """Return, per region, where it sits; None for a region the preprocessor removed."""
+    found: dict[int, tuple] = {}
+    for ext in ast.ext:
+        if isinstance(ext, c_ast.FuncDef):
+            pragmas: list = []
+            _pragmas(ext.body, [], pragmas)
+            for pragma, path, index in pragmas:
+                if pragma.coord is not None and _same_file(str(pragma.coord.file), file):
+                    found[pragma.coord.line] = (ext, pragma, path, index)
+        elif isinstance(ext, c_ast.Pragma) and ext.coord is not None and _same_file(str(ext.coord.file), file):
+            word = ext.string.split()[0] if ext.string.split() else ""
+            if word in ("scop", "endscop"):
+                raise FatalError(f"'#pragma {word}' outside a function body; regions must sit inside one",
+                                 Location(file, ext.coord.line, 1))
+    located: list[LocatedRegion | None] = []
+    for region in regions:
+        begin = found.get(region.begin_line)
+        end = found.get(region.end_line)
+        if begin is None and end is None:
+            located.append(None)
+            continue
+        if begin is None or end is None or begin[2][-1] is not end[2][-1] or begin[0] is not end[0]:
+            raise FatalError(
+                f"the region of lines {region.begin_line}-{region.end_line} does not sit inside one "
+                "compound statement: '#pragma scop' and '#pragma endscop' must be in the same block",
+                region.location,
+            )
+        block = begin[2][-1]
+        items = [i for i in block.block_items[begin[3] + 1 : end[3]]]
+        located.append(LocatedRegion(region, begin[0], begin[2], items))
+    return located
+
+
+def identifiers(ast: c_ast.FileAST) -> set[str]:
+    """Every identifier the translation unit declares or uses."""
+    names: set[str] = set()
+
+    def visit(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.ID):
+            names.add(node.name)
+        elif isinstance(node, c_ast.Decl) and node.name:
+            names.add(node.name)
+        elif isinstance(node, c_ast.Typedef):
+            names.add(node.name)
+        for _, child in node.children():
+            visit(child)
+
+    visit(ast)
+    return names

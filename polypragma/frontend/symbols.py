@@ -1,0 +1,160 @@
+"""C declarations seen from a region: variable types and scopes."""
+
+from __future__ import annotations
+
+from pycparser import c_ast
+
+from polypragma.model import CType, Variable
+
+_INTEGER_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "_Bool", "bool"}
+_INTEGER_TYPEDEFS = {
+    "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "off_t",
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
+    "int_fast8_t", "int_fast16_t", "int_fast32_t", "int_fast64_t",
+    "uint_fast8_t", "uint_fast16_t", "uint_fast32_t", "uint_fast64_t",
+    "int_least8_t", "int_least16_t", "int_least32_t", "int_least64_t",
+    "uint_least8_t", "uint_least16_t", "uint_least32_t", "uint_least64_t",
+    "intmax_t", "uintmax_t",
+}
+_FLOAT_WORDS = {"float", "double"}
+
+
+class TypeTable:
+    """The typedefs of a translation unit, to see through ``typedef double real;``."""
+
+    def __init__(self, ast: c_ast.FileAST):
+        self.typedefs: dict[str, c_ast.Node] = {}
+        self.enumerators: dict[str, int] = {}
+        for node in ast.ext:
+            if isinstance(node, c_ast.Typedef):
+                self.typedefs[node.name] = node.type
+            self._collect_enums(node)
+
+    def _collect_enums(self, node: c_ast.Node) -> None:
+        for child in _walk(node):
+            if isinstance(child, c_ast.Enum) and child.values is not None:
+                value = -1
+                for e in child.values.enumerators:
+                    if e.value is not None:
+                        from polypragma.frontend.affine import constant_value
+
+                        v = constant_value(e.value, self.enumerators)
+                        value = v if v is not None else value + 1
+                    else:
+                        value += 1
+                    self.enumerators[e.name] = value
+
+    def ctype(self, node: c_ast.Node) -> CType:
+        """The :class:`CType` of a declarator (``Decl.type``)."""
+        dims: list[c_ast.Node | None] = []
+        pointers = 0
+        while True:
+            if isinstance(node, c_ast.ArrayDecl):
+                if pointers:
+                    # pointer to array etc.: treat as an opaque pointer level
+                    pointers += 1
+                else:
+                    dims.append(node.dim)
+                node = node.type
+            elif isinstance(node, c_ast.PtrDecl):
+                pointers += 1
+                node = node.type
+            elif isinstance(node, c_ast.TypeDecl):
+                inner = node.type
+                if isinstance(inner, c_ast.IdentifierType):
+                    names = inner.names
+                    if len(names) == 1 and names[0] in self.typedefs:
+                        resolved = self.ctype(self.typedefs[names[0]])
+                        return CType(
+                            base=names[0],
+                            is_integer=resolved.is_integer,
+                            is_float=resolved.is_float,
+                            dims=tuple(dims) + resolved.dims,
+                            pointer_depth=pointers + resolved.pointer_depth,
+                        )
+                    words = set(names)
+                    is_float = bool(words & _FLOAT_WORDS)
+                    is_integer = not is_float and (
+                        bool(words & _INTEGER_WORDS) or (len(names) == 1 and names[0] in _INTEGER_TYPEDEFS)
+                    )
+                    return CType(" ".join(names), is_integer, is_float, tuple(dims), pointers)
+                # struct, union, enum
+                kind = type(inner).__name__.lower()
+                name = getattr(inner, "name", None) or ""
+                is_enum = isinstance(inner, c_ast.Enum)
+                return CType(f"{kind} {name}".strip(), is_enum, False, tuple(dims), pointers)
+            elif isinstance(node, c_ast.FuncDecl):
+                return CType("function", False, False, tuple(dims), pointers)
+            else:
+                return CType("?", False, False, tuple(dims), pointers)
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+class Scope:
+    """A chain of name -> Variable maps, innermost last."""
+
+    def __init__(self, parent: "Scope | None" = None):
+        self.parent = parent
+        self.names: dict[str, Variable] = {}
+
+    def lookup(self, name: str) -> Variable | None:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.names:
+                return scope.names[name]
+            scope = scope.parent
+        return None
+
+    def add(self, variable: Variable) -> None:
+        self.names[variable.name] = variable
+
+    def child(self) -> "Scope":
+        return Scope(self)
+
+
+def declare(scope: Scope, decl: c_ast.Decl, types: TypeTable, in_region: bool = False) -> None:
+    """Add the variable a ``Decl`` introduces (if any) to ``scope``."""
+    if decl.name is None or isinstance(decl.type, c_ast.FuncDecl):
+        return
+    if "typedef" in (decl.storage or []):
+        return
+    scope.add(Variable(decl.name, types.ctype(decl.type), in_region, decl))
+
+
+def scope_at(ast: c_ast.FileAST, func: c_ast.FuncDef, path: list[c_ast.Compound], types: TypeTable,
+             upto: c_ast.Node) -> Scope:
+    """The scope seen at statement ``upto``: globals, parameters, and the
+    declarations of the enclosing blocks ``path`` (outermost first) before it."""
+    scope = Scope()
+    for node in ast.ext:
+        if isinstance(node, c_ast.Decl):
+            declare(scope, node, types)
+        elif isinstance(node, c_ast.FuncDef) and node is func:
+            break
+    scope = scope.child()
+    params = func.decl.type.args
+    if params is not None:
+        for p in params.params:
+            if isinstance(p, c_ast.Decl):
+                declare(scope, p, types)
+    for depth, block in enumerate(path):
+        scope = scope.child()
+        stop = path[depth + 1] if depth + 1 < len(path) else upto
+        for item in block.block_items or []:
+            if item is stop or _contains(item, stop):
+                if isinstance(item, c_ast.For) and isinstance(item.init, c_ast.DeclList):
+                    for d in item.init.decls:
+                        declare(scope, d, types)
+                break
+            if isinstance(item, c_ast.Decl):
+                declare(scope, item, types)
+    return scope
+
+
+def _contains(node: c_ast.Node, target: c_ast.Node) -> bool:
+    return any(n is target for n in _walk(node))

@@ -1,0 +1,153 @@
+"""The polyhedral model of one region: the data passed from the frontend on.
+
+All sets and maps are isl objects in one :class:`islpy.Context` per
+compilation.  Statement domains live in named spaces ``S_k[i, j, ...]``
+whose dimensions are the enclosing loop iterators, outermost first; arrays in
+spaces named after the C variable (``A[a0, a1]``), scalars written in the
+region as zero-dimensional arrays (``s[]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+from pycparser import c_ast
+
+from polypragma.scan import Region
+
+
+@dataclass(frozen=True)
+class CType:
+    """The C type of a variable, reduced to what the compiler needs."""
+
+    base: str  # element type as written, e.g. "double", "unsigned long", "real_t"
+    is_integer: bool
+    is_float: bool
+    # one entry per array dimension, outermost first: the C extent expression or None
+    dims: tuple[c_ast.Node | None, ...] = ()
+    pointer_depth: int = 0  # pointers below the array dimensions (double *A -> 1)
+
+    @property
+    def rank(self) -> int:
+        """Number of subscripts an element access takes."""
+        return len(self.dims) + self.pointer_depth
+
+    @property
+    def is_scalar(self) -> bool:
+        return self.rank == 0
+
+
+@dataclass(frozen=True)
+class Variable:
+    """A C variable seen from a region."""
+
+    name: str
+    ctype: CType
+    declared_in_region: bool = False
+    decl: c_ast.Decl | None = None
+
+
+@dataclass(frozen=True)
+class Array:
+    """An array (or a scalar written in the region, with rank 0) the region accesses.
+
+    ``extents`` holds one isl PwAff per dimension over the parameters, or
+    None where the declaration does not give it (the outermost dimension of a
+    pointer); ``footprint`` is the set of elements the region may touch.
+    """
+
+    name: str
+    element_type: str
+    rank: int
+    extents: tuple[isl.PwAff | None, ...]
+    footprint: isl.Set
+    kind: str  # "array", "pointer" (flat, possibly delinearised), "scalar", "local"
+    delinearised: bool = False
+
+    def describe(self) -> str:
+        dims = "".join(f"[{e}]" if e is not None else "[*]" for e in self.extent_strings())
+        return f"{self.element_type} {self.name}{dims} ({self.kind})"
+
+    def extent_strings(self) -> list[str | None]:
+        out = []
+        for e in self.extents:
+            if e is None:
+                out.append(None)
+            else:
+                text = str(e)
+                out.append(text[text.find("[(") + 2 : text.rfind(")]")] if "[(" in text else text)
+        return out
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement: an instance per point of ``domain``.
+
+    ``body`` is the pycparser node to print (an expression, a block with
+    private locals, or an ``if`` on data); ``iterators`` are the C names of
+    the domain dimensions and ``renames`` maps C names in the body to the
+    names they get in generated code (hoisted locals).
+    """
+
+    name: str
+    domain: isl.Set
+    body: c_ast.Node
+    iterators: tuple[str, ...]
+    iterator_types: tuple[str, ...]
+    line: int
+    reads: isl.UnionMap
+    must_writes: isl.UnionMap
+    may_writes: isl.UnionMap
+    renames: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Scop:
+    """The model of one region."""
+
+    region: Region
+    context: isl.Set
+    parameters: tuple[str, ...]
+    statements: tuple[Statement, ...]
+    arrays: tuple[Array, ...]
+    schedule: isl.Schedule
+    # C declarations to print before the generated block (region-level decls),
+    # and hoisted locals to print at the top of it: (name in generated code, decl text)
+    outer_declarations: tuple[str, ...] = ()
+    hoisted_declarations: tuple[str, ...] = ()
+    read_only_scalars: tuple[str, ...] = ()
+    iterator_type: str = "int"
+    reserved_names: frozenset[str] = frozenset()
+
+    @property
+    def domain(self) -> isl.UnionSet:
+        result = isl.UnionSet.empty(self.context.get_space())
+        for s in self.statements:
+            result = result.union(isl.UnionSet.from_set(s.domain))
+        return result
+
+    def _union(self, attr: str) -> isl.UnionMap:
+        result = isl.UnionMap.empty(self.context.get_space())
+        for s in self.statements:
+            result = result.union(getattr(s, attr))
+        return result
+
+    @property
+    def reads(self) -> isl.UnionMap:
+        return self._union("reads")
+
+    @property
+    def must_writes(self) -> isl.UnionMap:
+        return self._union("must_writes")
+
+    @property
+    def may_writes(self) -> isl.UnionMap:
+        """All writes, must and may."""
+        return self._union("may_writes").union(self.must_writes)
+
+    def statement(self, name: str) -> Statement:
+        for s in self.statements:
+            if s.name == name:
+                return s
+        raise KeyError(name)

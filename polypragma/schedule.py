@@ -1,0 +1,127 @@
+"""Scheduling: isl's scheduler on the dependences, or the original order.
+
+Validity, proximity and coincidence constraints are all set to the full
+dependences (flow, anti and output), as PPCG does without live-range
+reordering; band members the scheduler marks coincident carry no dependence
+and may run in parallel.  With rescheduling off, the original schedule tree
+is kept and its band members are marked coincident by a direct test on the
+dependences, so later stages see parallel loops either way.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polypragma.dependences import Dependences
+from polypragma.model import Scop
+
+FUSION_CHOICES = ("auto", "max", "min")
+
+
+@dataclass(frozen=True)
+class ScheduleOptions:
+    reschedule: bool = True
+    fusion: str = "auto"  # "auto": isl's clustering; "max": whole components; "min": serialize SCCs
+    max_operations: int = 2_000_000  # isl operations allowed to the scheduler per region; 0: no bound
+
+
+@dataclass(frozen=True)
+class ScheduleResult:
+    schedule: isl.Schedule
+    rescheduled: bool
+    fallback_reason: str | None = None  # why the original schedule was kept, when rescheduling was asked
+
+
+def configure_context(ctx: isl.Context, options: ScheduleOptions) -> None:
+    """The isl options polypragma relies on, set explicitly."""
+    ctx.set_schedule_maximize_band_depth(1)
+    ctx.set_schedule_maximize_coincidence(1)
+    ctx.set_schedule_outer_coincidence(1)
+    ctx.set_schedule_serialize_sccs(1 if options.fusion == "min" else 0)
+    ctx.set_schedule_whole_component(1 if options.fusion == "max" else 0)
+    ctx.set_ast_build_detect_min_max(1)
+    ctx.set_ast_build_atomic_upper_bound(1)
+    ctx.set_ast_always_print_block(1)
+
+
+def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions) -> ScheduleResult:
+    domain = scop.domain
+    if domain.is_empty() or not options.reschedule:
+        return ScheduleResult(mark_coincidence(scop.schedule, deps), False)
+    ctx = domain.get_ctx()
+    configure_context(ctx, options)
+    dependences = deps.all
+    constraints = (isl.ScheduleConstraints.on_domain(domain)
+                   .set_context(scop.context)
+                   .set_validity(dependences)
+                   .set_proximity(dependences)
+                   .set_coincidence(dependences))
+    ctx.reset_operations()
+    ctx.set_max_operations(options.max_operations)
+    try:
+        schedule = constraints.compute_schedule()
+    except isl.Error as exc:
+        if "maximal number of operations" in str(exc):
+            reason = f"the scheduler exceeded its bound of {options.max_operations} isl operations"
+        else:
+            reason = f"the scheduler failed ({exc})"
+        return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
+    return ScheduleResult(schedule, True)
+
+
+def mark_coincidence(schedule: isl.Schedule, deps: Dependences) -> isl.Schedule:
+    """Mark each band member of ``schedule`` coincident when it carries no dependence."""
+    dependences = deps.all
+
+    def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() != isl.schedule_node_type.band:
+            return node
+        domain = node.get_domain()
+        relevant = dependences.intersect_domain(domain).intersect_range(domain)
+        prefix = node.get_prefix_schedule_union_map()
+        partial = node.band_get_partial_schedule()
+        for member in range(node.band_n_member()):
+            outer = prefix
+            for k in range(member):
+                outer = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_at(k)))
+            same_outer = outer.apply_range(outer.reverse())
+            carried_candidates = relevant.intersect(same_outer)
+            mk = isl.UnionMap.from_union_pw_aff(partial.get_at(member))
+            distances = carried_candidates.apply_domain(mk).apply_range(mk).deltas()
+            parallel = distances.is_empty() or distances.is_subset(_zero_like(distances))
+            node = node.band_member_set_coincident(member, parallel)
+        return node
+
+    return schedule.map_schedule_node_bottom_up(visit)
+
+
+def _zero_like(deltas: isl.UnionSet) -> isl.UnionSet:
+    result = isl.UnionSet.empty(deltas.get_space())
+    for s in deltas.get_set_list():
+        zero = isl.Set.universe(s.get_space())
+        for d in range(s.dim(isl.dim_type.set)):
+            zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))
+        result = result.union(isl.UnionSet.from_set(zero))
+    return result
+
+
+def describe_bands(schedule: isl.Schedule) -> list[str]:
+    """One line per band: depth, members and which are parallel."""
+    lines: list[str] = []
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.band:
+            kinds = ["parallel" if node.band_member_get_coincident(k) else "sequential"
+                     for k in range(node.band_n_member())]
+            depth = node.get_schedule_depth()
+            lines.append(f"band at depth {depth}, {node.band_n_member()} member(s): {', '.join(kinds)}"
+                         f"{' (permutable)' if node.band_get_permutable() else ''}")
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    return lines
