@@ -117,6 +117,8 @@ class Scop:
     outer_declarations: tuple[str, ...] = ()
     hoisted_declarations: tuple[str, ...] = ()
     read_only_scalars: tuple[str, ...] = ()
+    # loop iterators declared before the region: generated code does not set them
+    outer_iterators: tuple[str, ...] = ()
     iterator_type: str = "int"
     reserved_names: frozenset[str] = frozenset()
 

@@ -102,7 +102,9 @@ def mark_coincidence(schedule: isl.Schedule, deps: Dependences) -> isl.Schedule:
 
 def _zero_like(deltas: isl.UnionSet) -> isl.UnionSet:
     result = isl.UnionSet.empty(deltas.get_space())
-    for s in deltas.get_set_list():
+    sets = deltas.get_set_list()
+    for k in range(sets.n_set()):
+        s = sets.get_at(k)
         zero = isl.Set.universe(s.get_space())
         for d in range(s.dim(isl.dim_type.set)):
             zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))

@@ -69,5 +69,7 @@ def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, o
     lines.append("{")
     lines += [printer.pad(1) + d for d in scop.hoisted_declarations]
     lines += inner
+    # the original loops set these; the generated ones do not (their values after the region are unspecified)
+    lines += [f"{printer.pad(1)}(void){name};" for name in scop.outer_iterators]
     lines.append("}")
     return lines, printer.helpers_used

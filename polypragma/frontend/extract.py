@@ -205,6 +205,7 @@ class RegionExtractor:
             outer_declarations=tuple(self.outer_declarations),
             hoisted_declarations=tuple(self.hoisted_declarations),
             read_only_scalars=tuple(sorted(self.read_only_scalars)),
+            outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
         )

@@ -1,0 +1,66 @@
+"""Compile and run C programs before and after polypragma, and compare what they print."""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shlex
+import subprocess
+from contextlib import redirect_stderr
+from dataclasses import dataclass
+from pathlib import Path
+
+from polypragma.cli import main as polypragma_main
+
+KERNELS = Path(__file__).parent / "kernels"
+CC = os.environ.get("CC", "gcc")
+CFLAGS = ["-O2", "-std=gnu11", "-fno-fast-math", "-ffp-contract=off"]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    defines: tuple[str, ...]
+    args: tuple[str, ...]
+
+
+def run_configs(path: Path) -> list[RunConfig]:
+    """The ``// RUN: <-D flags> -- <arguments>`` lines at the top of a kernel."""
+    configs = []
+    for line in path.read_text().splitlines():
+        match = re.match(r"\s*//\s*RUN:(.*)$", line)
+        if not match:
+            continue
+        flags, _, args = match.group(1).partition("--")
+        configs.append(RunConfig(tuple(shlex.split(flags)), tuple(shlex.split(args))))
+    return configs
+
+
+def kernel_paths() -> list[Path]:
+    return sorted(p for p in KERNELS.glob("*.c"))
+
+
+def compile_c(source: Path, exe: Path, defines=(), extra=(), include=(KERNELS,)) -> None:
+    command = [CC, *CFLAGS, *[f"-I{d}" for d in include], *defines, *extra, str(source), "-o", str(exe), "-lm"]
+    result = subprocess.run(command, capture_output=True, text=True)
+    if result.returncode != 0:
+        raise AssertionError(f"compilation failed: {' '.join(command)}\n{result.stderr}")
+
+
+def run(exe: Path, args=(), env=None, timeout=60) -> subprocess.CompletedProcess:
+    environment = dict(os.environ)
+    environment.update(env or {})
+    return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout, env=environment)
+
+
+def polypragma(source: Path, outdir: Path, options=(), defines=(), include=(KERNELS,)) -> tuple[int, str]:
+    """Run the command in-process; return its exit status and what it printed on stderr."""
+    argv = [str(source), "-o", str(outdir), *[f"-I{d}" for d in include], *options, *defines]
+    stream = io.StringIO()
+    with redirect_stderr(stream):
+        status = polypragma_main(argv)
+    return status, stream.getvalue()
+
+
+def generated_path(source: Path, outdir: Path) -> Path:
+    return outdir / (source.name[:-2] + ".polypragma.c")
