@@ -1,4 +1,4 @@
-// RUN: -DN=3 -DTSTEPS=1 -- 1
+// RUN: -DN=2 -DTSTEPS=1 -- 1
 // RUN: -DN=17 -DTSTEPS=3 -- 2
 // RUN: -DN=48 -DTSTEPS=5 -- 3
 // covers: fixed-size-global-arrays, decrementing-loop (j = N - 2; j >= 1; j--),

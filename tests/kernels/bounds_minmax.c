@@ -4,6 +4,7 @@
 // covers: min-max-macro-bounds (MAX(0, i - 2), MIN(m, i + 3)),
 //         ternary-bounds (j < (i < m ? i : m), j = (i > 2 ? i - 2 : 0)),
 //         integer-division-in-bounds (n / 2, (n + 1) / 3, (m + 2) / 4),
+//         modulo-in-bounds (n - n % 3, j = m % 4),
 //         comparisons (< <= > >=), decrementing-loops, iterator-values-in-
 //         computations ((double)(i * j % 7) / n), vla-params, triangular
 // bounds_minmax: assorted loop-bound shapes over an n x m grid
@@ -43,6 +44,11 @@ static void kernel_bounds(int n, int m, double A[n][m], double B[n][m],
         y[j] = B[(n - 1) / 2][j] + 1.0;
     for (j = 0; j < (m + 2) / 4; j++)
         y[j] = (double)(j * 3 % 4);
+
+    /* modulo by a constant in a bound */
+    for (i = 0; i < n - n % 3; i++)
+        for (j = m % 4; j < m; j++)
+            A[i][j] = A[i][j] * 0.5 + B[i][j];
 #pragma endscop
 }
 

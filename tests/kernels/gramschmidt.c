@@ -7,7 +7,7 @@
 // gramschmidt: QR decomposition by modified Gram-Schmidt (A is m x n, m >= n)
 #include "kernels.h"
 
-static void kernel_gramschmidt(int m, int n, double A[m][n], double R[n][n],
+static double kernel_gramschmidt(int m, int n, double A[m][n], double R[n][n],
                                double Q[m][n])
 {
     int i, j, k;
@@ -30,6 +30,8 @@ static void kernel_gramschmidt(int m, int n, double A[m][n], double R[n][n],
         }
     }
 #pragma endscop
+
+    return nrm;
 }
 
 int main(int argc, char **argv)
@@ -53,11 +55,12 @@ int main(int argc, char **argv)
         fill_array(&R[0][0], n * n, 0.0);
         fill_array(&Q[0][0], m * n, 0.0);
 
-        kernel_gramschmidt(m, n, A, R, Q);
+        double nrm = kernel_gramschmidt(m, n, A, R, Q);
 
         print_array_2d("A", &A[0][0], m, n);
         print_array_2d("R", &R[0][0], n, n);
         print_array_2d("Q", &Q[0][0], m, n);
+        print_scalar("nrm", nrm);
     }
     return 0;
 }

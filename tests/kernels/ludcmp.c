@@ -1,13 +1,13 @@
 // RUN: -- 1 1
 // RUN: -- 4 19
 // RUN: -- 7 50
-// covers: scalar-written-in-region (w, declared at function top),
+// covers: scalar-written-in-region (w, declared at function top, printed),
 //         decrementing-loop (i = n - 1; i >= 0; i--), triangular-loops,
 //         vla-params, sequence-of-nests, imperfect-nest
 // ludcmp: LU decomposition followed by forward and backward substitution
 #include "kernels.h"
 
-static void kernel_ludcmp(int n, double A[n][n], double b[n], double x[n],
+static double kernel_ludcmp(int n, double A[n][n], double b[n], double x[n],
                           double y[n])
 {
     int i, j, k;
@@ -43,6 +43,8 @@ static void kernel_ludcmp(int n, double A[n][n], double b[n], double x[n],
         x[i] = w / A[i][i];
     }
 #pragma endscop
+
+    return w;
 }
 
 int main(int argc, char **argv)
@@ -51,6 +53,7 @@ int main(int argc, char **argv)
     int n = arg_size(argc, argv, 2, 30);
     double A[n][n];
     double b[n], x[n], y[n];
+    double w;
 
     rng_seed(seed);
     init_diag_dominant(&A[0][0], n, (double)n);
@@ -58,10 +61,11 @@ int main(int argc, char **argv)
     fill_array(x, n, 0.0);
     fill_array(y, n, 0.0);
 
-    kernel_ludcmp(n, A, b, x, y);
+    w = kernel_ludcmp(n, A, b, x, y);
 
     print_array_2d("A", &A[0][0], n, n);
     print_array_1d("y", y, n);
     print_array_1d("x", x, n);
+    print_scalar("w", w);
     return 0;
 }

@@ -27,7 +27,7 @@ static void kernel_vecnorm(int n, int m, float *X, float *Y, float *Z, float *nr
                          + fabsf(Y[i * m + j] - 0.1f)
                          + floorf(4.0f * Y[i * m + j]) * 0.125f
                          + ceilf(2.0f * Y[i * m + j]) * 0.0625f
-                         + expf(-(float)j / (float)m) * powf(Y[i * m + j], 2.0f);
+                         + expf(-(float)j / (float)m) * powf(Y[i * m + j], 1.5f);
         }
 #pragma endscop
 }
