@@ -55,6 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-operations", type=int, default=ScheduleOptions.max_operations, metavar="N",
                         help="bound on the isl operations of the scheduler per region; past it the original "
                              "schedule is kept, with a warning (default: %(default)s, 0: no bound)")
+    parser.add_argument("--schedule-timeout", type=float, default=ScheduleOptions.timeout, metavar="SECONDS",
+                        help="time the scheduler may spend on one region; past it the original schedule is "
+                             "kept, with a warning (default: %(default)g, 0: no bound)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each stage, its time and what it found")
     parser.add_argument("--version", action="version", version=f"polypragma {__version__}")
@@ -71,6 +74,6 @@ def main(argv: list[str] | None = None) -> int:
         strict=args.strict,
         verbose=args.verbose,
         schedule=ScheduleOptions(reschedule=args.reschedule, fusion=args.fusion,
-                                 max_operations=args.max_operations),
+                                 max_operations=args.max_operations, timeout=args.schedule_timeout),
     )
     return compile_file(args.source, options, Reporter(sys.stderr))

@@ -106,7 +106,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     log("frontend", f"{region}: removed by the preprocessor, left as written")
                     continue
                 try:
-                    lines, used = _compile_region(region, where, ast, types, reserved, options, log, reporter)
+                    lines, used = _compile_region(region, where, ast, types, reserved, options, log, reporter,
+                                                  text.splitlines())
                 except Unsupported as exc:
                     if options.strict:
                         reporter.report(exc.diagnostic("error"))
@@ -122,12 +123,13 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
 
 
 def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[str], options: Options,
-                    log: _Log, reporter: Reporter) -> tuple[list[str], set[str]]:
+                    log: _Log, reporter: Reporter, source_lines: list[str]) -> tuple[list[str], set[str]]:
     ctx = isl.Context()
     configure_context(ctx, options.schedule)
     started = time.perf_counter()
     scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)
-    scop = RegionExtractor(ctx, region, where.items, scope, types, reserved).extract()
+    scop = RegionExtractor(ctx, region, where.items, scope, types, reserved, source_lines=source_lines,
+                           used_outside=where.used_outside).extract()
     log("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "
         f"[{', '.join(scop.parameters)}], arrays [{', '.join(a.describe() for a in scop.arrays)}]", started)
     if options.verbose:

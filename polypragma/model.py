@@ -27,6 +27,7 @@ class CType:
     # one entry per array dimension, outermost first: the C extent expression or None
     dims: tuple[c_ast.Node | None, ...] = ()
     pointer_depth: int = 0  # pointers below the array dimensions (double *A -> 1)
+    is_unsigned: bool = False
 
     @property
     def rank(self) -> int:

@@ -10,6 +10,8 @@ dependences, so later stages see parallel loops either way.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 from dataclasses import dataclass
 
 import islpy as isl
@@ -25,6 +27,7 @@ class ScheduleOptions:
     reschedule: bool = True
     fusion: str = "auto"  # "auto": isl's clustering; "max": whole components; "min": serialize SCCs
     max_operations: int = 2_000_000  # isl operations allowed to the scheduler per region; 0: no bound
+    timeout: float = 60.0  # seconds of scheduler time per region; 0: no bound
 
 
 @dataclass(frozen=True)
@@ -61,7 +64,10 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions) ->
     ctx.reset_operations()
     ctx.set_max_operations(options.max_operations)
     try:
-        schedule = constraints.compute_schedule()
+        schedule = _bounded(constraints, options.timeout)
+    except TimeoutError:
+        reason = f"the scheduler did not finish within {options.timeout:g} s (--schedule-timeout)"
+        return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
     except isl.Error as exc:
         if "maximal number of operations" in str(exc):
             reason = f"the scheduler exceeded its bound of {options.max_operations} isl operations"
@@ -72,6 +78,47 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions) ->
         ctx.set_max_operations(0)
         ctx.reset_operations()
     return ScheduleResult(schedule, True)
+
+
+def _bounded(constraints: isl.ScheduleConstraints, timeout: float) -> isl.Schedule:
+    """``constraints.compute_schedule()``, given up after ``timeout`` seconds.
+
+    isl's operation count does not bound every part of the scheduler (a 3-D
+    stencil over fixed-size arrays runs for many minutes within it), so the
+    computation runs in a forked process that is killed when time is up; the
+    schedule comes back in isl's text form.
+    """
+    if timeout <= 0 or "fork" not in multiprocessing.get_all_start_methods():
+        return constraints.compute_schedule()
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
+
+    def work() -> None:
+        try:
+            sender.send(("ok", constraints.compute_schedule().to_str()))
+        except isl.Error as exc:
+            sender.send(("error", str(exc)))
+        finally:
+            sender.close()
+            os._exit(0)
+
+    process = context.Process(target=work, daemon=True)
+    process.start()
+    sender.close()
+    try:
+        if not receiver.poll(timeout):
+            raise TimeoutError
+        status, text = receiver.recv()
+    except EOFError:
+        status, text = "error", "the scheduler process ended without an answer"
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join()
+        receiver.close()
+    if status != "ok":
+        raise isl.Error(text)
+    return isl.Schedule.read_from_str(constraints.get_ctx(), text)
 
 
 def mark_coincidence(schedule: isl.Schedule, deps: Dependences) -> isl.Schedule:

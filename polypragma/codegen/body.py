@@ -9,7 +9,7 @@ class BodyPrinter(c_generator.CGenerator):
     """pycparser's C generator with identifiers replaced by ``substitutions``."""
 
     def __init__(self, substitutions: dict[str, str]):
-        super().__init__()
+        super().__init__(reduce_parentheses=True)
         self.substitutions = substitutions
 
     def visit_ID(self, n: c_ast.ID) -> str:

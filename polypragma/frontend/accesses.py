@@ -27,7 +27,7 @@ PURE_FUNCTIONS = frozenset(
         "sinh", "cosh", "tanh", "cbrt", "hypot", "erf", "erfc", "copysign", "fma",
     )
     for suffix in ("", "f")
-) | {"abs", "labs", "llabs", "min", "max"}
+) | {"abs", "labs", "llabs"}
 
 
 @dataclass
@@ -125,8 +125,8 @@ class AccessCollector:
             return
         if isinstance(node, c_ast.Assignment):
             compound = node.op != "="
-            self.lvalue(node.lvalue, may, also_read=compound)
             self.expression(node.rvalue, may)
+            self.lvalue(node.lvalue, may, also_read=compound)
         elif isinstance(node, c_ast.UnaryOp):
             if node.op in ("++", "--", "p++", "p--"):
                 self.lvalue(node.expr, may, also_read=True)
@@ -185,6 +185,8 @@ class AccessCollector:
             base = base.name
         for s in subscripts:
             self.expression(s, False)
+        if isinstance(base, c_ast.StructRef):
+            raise self._unsupported("struct member access", base)
         if not isinstance(base, c_ast.ID):
             raise self._unsupported("subscript of a computed pointer", node)
         name = base.name
@@ -220,6 +222,8 @@ class AccessCollector:
         assert variable is not None
         rank = variable.ctype.rank
         if len(subscripts) != rank:
+            if is_write and not subscripts:
+                raise self._unsupported(f"assignment to pointer or array '{name}'", node)
             if len(subscripts) < rank:
                 raise self._unsupported(f"use of array '{name}' without all its subscripts", node)
             raise self._unsupported(f"too many subscripts on '{name}'", node)

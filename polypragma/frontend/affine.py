@@ -18,6 +18,26 @@ import islpy as isl
 from pycparser import c_ast
 
 
+_SIGNED_WIDE = {"int", "long", "signed", "long long", "long int", "signed int", "long long int",
+                "signed long", "signed long long", "int64_t", "int32_t", "intptr_t", "ptrdiff_t",
+                "ssize_t", "intmax_t", "off_t"}
+_UNSIGNED_WIDE = {"unsigned", "unsigned int", "unsigned long", "unsigned long long", "unsigned long int",
+                  "long unsigned int", "size_t", "uint32_t", "uint64_t", "uintptr_t", "uintmax_t"}
+
+
+def cast_kind(node: c_ast.Cast) -> str | None:
+    """"signed" or "unsigned" for a cast to an integer type at least as wide as int, else None."""
+    target = node.to_type.type
+    if not isinstance(target, c_ast.TypeDecl) or not isinstance(target.type, c_ast.IdentifierType):
+        return None
+    name = " ".join(target.type.names)
+    if name in _SIGNED_WIDE:
+        return "signed"
+    if name in _UNSIGNED_WIDE:
+        return "unsigned"
+    return None
+
+
 class NonAffine(Exception):
     def __init__(self, node: c_ast.Node, what: str):
         super().__init__(what)
@@ -91,16 +111,22 @@ class AffineBuilder:
     """Builds isl objects over the set space ``[params] -> { [dims] }``."""
 
     def __init__(self, ctx: isl.Context, params: list[str], dims: list[str],
-                 resolve: Callable[[str], Resolution | None]):
+                 resolve: Callable[[str], Resolution | None],
+                 is_unsigned: Callable[[str], bool] = lambda name: False):
         self.ctx = ctx
         self.space = isl.Space.create_from_names(ctx, set=list(dims), params=list(params))
         self.local_space = isl.LocalSpace.from_space(self.space)
         self.resolve = resolve
+        self.is_unsigned_name = is_unsigned
+        # Sets on which the expressions built so far mean what they mean in C: an
+        # unsigned comparison or conversion is exact only where its operands are not
+        # negative.  The caller checks them on the points where the code runs.
+        self.requirements: list[tuple[isl.Set, c_ast.Node]] = []
 
     # -- constructors ---------------------------------------------------
     def constant(self, value: int) -> isl.PwAff:
         aff = isl.Aff.zero_on_domain(self.local_space)
-        return isl.PwAff.from_aff(aff.set_constant_val(isl.Val.int_from_si(self.ctx, value)))
+        return isl.PwAff.from_aff(aff.set_constant_val(isl.Val(str(value), context=self.ctx)))
 
     def dim(self, position: int) -> isl.PwAff:
         return isl.PwAff.from_aff(isl.Aff.var_on_domain(self.local_space, isl.dim_type.set, position))
@@ -130,7 +156,13 @@ class AffineBuilder:
                 return self.param(value)
             return self.constant(value)
         if isinstance(node, c_ast.Cast):
-            return self.pwaff(node.expr)
+            kind = cast_kind(node)
+            if kind is None:
+                raise NonAffine(node, "cast to a type narrower than int or not an integer")
+            value = self.pwaff(node.expr)
+            if kind == "unsigned":
+                self.requirements.append((value.nonneg_set(), node))
+            return value
         if isinstance(node, c_ast.UnaryOp):
             if node.op == "-":
                 return self.pwaff(node.expr).neg()
@@ -184,10 +216,31 @@ class AffineBuilder:
             if op in compare:
                 left = self.pwaff(node.left)
                 right = self.pwaff(node.right)
+                if self.is_unsigned(node.left) or self.is_unsigned(node.right):
+                    self.requirements.append((left.nonneg_set().intersect(right.nonneg_set()), node))
                 return getattr(left, compare[op])(right)
         if isinstance(node, c_ast.UnaryOp) and node.op == "!":
             return self.condition(node.expr).complement()
         return self.pwaff(node).non_zero_set()
+
+
+    def is_unsigned(self, node: c_ast.Node) -> bool:
+        """Whether C evaluates ``node`` in an unsigned type (conservatively)."""
+        if isinstance(node, c_ast.Constant):
+            return node.type != "char" and "u" in node.value.lower()  # 'u' is no hex digit
+        if isinstance(node, c_ast.ID):
+            return self.is_unsigned_name(node.name)
+        if isinstance(node, c_ast.Cast):
+            return cast_kind(node) == "unsigned"
+        if isinstance(node, c_ast.UnaryOp):
+            return node.op in ("-", "+", "~") and self.is_unsigned(node.expr)
+        if isinstance(node, c_ast.BinaryOp):
+            if node.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+                return False
+            return self.is_unsigned(node.left) or self.is_unsigned(node.right)
+        if isinstance(node, c_ast.TernaryOp):
+            return self.is_unsigned(node.iftrue) or self.is_unsigned(node.iffalse)
+        return False
 
 
 def _constant_of(pa: isl.PwAff) -> int | None:

@@ -35,6 +35,7 @@ class _Loop:
     dim: str  # dimension name in isl spaces (unique along a path)
     reverse: bool
     ctype: str
+    unsigned: bool = False
 
 
 @dataclass
@@ -53,8 +54,11 @@ class _Hoisted:
 
 class RegionExtractor:
     def __init__(self, ctx: isl.Context, region: Region, items: list[c_ast.Node], scope: Scope,
-                 types: TypeTable, reserved_names: set[str]):
+                 types: TypeTable, reserved_names: set[str], *, source_lines: list[str] | None = None,
+                 used_outside: dict[str, c_ast.Node] | None = None):
         self.ctx = ctx
+        self.source_lines = source_lines or []
+        self.used_outside = used_outside or {}
         self.region = region
         self.items = items
         self.outer = scope
@@ -78,10 +82,47 @@ class RegionExtractor:
     def location(self, node: c_ast.Node | None) -> Location:
         if node is None or node.coord is None:
             return self.region.location
-        return Location(str(node.coord.file), node.coord.line, node.coord.column or 1)
+        line, column = node.coord.line, node.coord.column or 1
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("*", "&", "-", "+", "!", "~") \
+                and 0 < line <= len(self.source_lines):
+            # pycparser places a prefix operator at its operand: find the operator itself
+            text = self.source_lines[line - 1]
+            k = min(column - 1, len(text)) - 1
+            while k >= 0 and text[k] in " \t(":
+                k -= 1
+            if k >= 0 and text[k] == node.op:
+                column = k + 1
+        return Location(str(node.coord.file), line, column)
 
     def unsupported(self, construct: str, node: c_ast.Node | None, why: str = "is not supported") -> Unsupported:
         return Unsupported(construct, self.location(node), why)
+
+    def not_affine(self, construct: str, exc: NonAffine, walk: "_Walk") -> Unsupported:
+        """The diagnostic for ``construct`` that failed to be affine because of ``exc``."""
+        reason = exc.what
+        if isinstance(exc.node, c_ast.ID):
+            name = exc.node.name
+            variable = walk.scope.lookup(name)
+            if name in self.outer_iterators and name not in {l.c_name for l in walk.loops}:
+                reason = f"loop iterator '{name}' is used outside its loop"
+            elif variable is not None and variable.declared_in_region:
+                reason = f"'{name}' is a variable of the region"
+            elif name in self.written:
+                reason = f"'{name}' is written in the region"
+            elif variable is None:
+                reason = f"'{name}' is not a known integer variable"
+            elif not (variable.ctype.is_scalar and variable.ctype.is_integer):
+                reason = f"'{name}' is not an integer scalar"
+        return Unsupported(construct, self.location(exc.node), f"is not affine: {reason}")
+
+    def check_requirements(self, builder: AffineBuilder, points: isl.Set, construct: str) -> None:
+        """Unsigned comparisons and conversions must see no negative value where they run."""
+        for required, node in builder.requirements:
+            if not points.is_subset(required):
+                raise self.unsupported(f"{construct} '{_text(node)}'", node,
+                                       "mixes unsigned values with values that may be negative; "
+                                       "not supported (C would wrap them around)")
+        builder.requirements.clear()
 
     # -- the pre-pass: who is written, who is a parameter -----------------
     def _prepass(self) -> None:
@@ -148,7 +189,16 @@ class RegionExtractor:
 
     def _builder(self, walk: _Walk, extra: list[_Loop] | None = None) -> AffineBuilder:
         loops = walk.loops + (extra or [])
-        return AffineBuilder(self.ctx, self.params, [l.dim for l in loops], self._resolver(walk, extra))
+
+        def is_unsigned(name: str) -> bool:
+            for loop in reversed(loops):
+                if loop.c_name == name:
+                    return loop.unsigned
+            variable = self.outer.lookup(name) if name in self.params else None
+            return variable is not None and variable.ctype.is_unsigned
+
+        return AffineBuilder(self.ctx, self.params, [l.dim for l in loops], self._resolver(walk, extra),
+                             is_unsigned)
 
     def _classify(self, walk: _Walk):
         loop_names = {l.c_name for l in walk.loops}
@@ -286,7 +336,7 @@ class RegionExtractor:
     # -- loops ---------------------------------------------------------------
     def _for(self, node: c_ast.For, walk: _Walk) -> isl.Schedule | None:
         scope = walk.scope.child()
-        name, init, ctype_base = self._loop_init(node, scope)
+        name, init, ctype_base, unsigned = self._loop_init(node, scope, walk)
         step = self._loop_step(node, name)
         if node.cond is None:
             raise self.unsupported("'for' loop without a condition", node)
@@ -296,23 +346,28 @@ class RegionExtractor:
         while dim in used:
             dim = f"{name}_{k}"
             k += 1
-        loop = _Loop(name, dim, step < 0, ctype_base)
+        loop = _Loop(name, dim, step < 0, ctype_base, unsigned)
         inner_walk = _Walk(walk.loops, walk.domain, scope)
         builder = self._builder(inner_walk, [loop])
         position = len(walk.loops)
         try:
             lower = builder.pwaff(init)
         except NonAffine as exc:
-            raise self.unsupported(f"loop start '{_text(init)}'", exc.node, "is not affine") from None
+            raise self.not_affine(f"loop start '{_text(init)}'", exc, inner_walk) from None
         if lower.involves_dims(isl.dim_type.in_, position, 1):
             raise self.unsupported(f"loop start '{_text(init)}' using its own iterator", init)
+        outer_points = walk.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, position, dim)
+        if unsigned:
+            builder.requirements.append((lower.nonneg_set(), init))
+        self.check_requirements(builder, outer_points, "loop start")
         try:
             condition = builder.condition(node.cond)
         except NonAffine as exc:
-            raise self.unsupported(f"loop condition '{_text(node.cond)}'", exc.node, "is not affine") from None
-        domain = self._loop_domain(builder, walk.domain, position, lower, condition, step)
+            raise self.not_affine(f"loop condition '{_text(node.cond)}'", exc, inner_walk) from None
+        domain, evaluated = self._loop_domain(builder, walk.domain, position, lower, condition, step)
         if not domain.is_bounded():
             raise self.unsupported(f"loop '{name}' with no bound on its iterations", node)
+        self.check_requirements(builder, evaluated, "loop condition")
         self.iterator_names.add(name)
         self.iterator_ctypes.append(ctype_base)
         first = len(self.statements)
@@ -332,7 +387,7 @@ class RegionExtractor:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
 
-    def _loop_init(self, node: c_ast.For, scope: Scope) -> tuple[str, c_ast.Node, str]:
+    def _loop_init(self, node: c_ast.For, scope: Scope, walk: _Walk) -> tuple[str, c_ast.Node, str, bool]:
         init = node.init
         if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
             decl = init.decls[0]
@@ -341,14 +396,23 @@ class RegionExtractor:
                 raise self.unsupported(f"loop iterator '{decl.name}' of type '{ctype.base}'", decl,
                                        "is not supported (it must be an integer)")
             scope.add(Variable(decl.name, ctype, True, decl))
-            return decl.name, decl.init, ctype.base
+            return decl.name, decl.init, ctype.base, ctype.is_unsigned
         if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
             name = init.lvalue.name
             variable = scope.lookup(name)
             if variable is None or not (variable.ctype.is_scalar and variable.ctype.is_integer):
                 raise self.unsupported(f"loop iterator '{name}'", init.lvalue,
                                        "is not supported (it must be an integer variable)")
-            return name, init.rvalue, variable.ctype.base
+            if any(l.c_name == name for l in walk.loops):
+                raise self.unsupported(f"loop iterator '{name}' of an enclosing loop reused", init.lvalue,
+                                       "by an inner loop is not supported")
+            if name in self.used_outside:
+                raise self.unsupported(
+                    f"loop iterator '{name}'", init.lvalue,
+                    f"is used outside the region (line {self.used_outside[name].coord.line}), which would see "
+                    "its final value; not supported: declare it in the loop, 'for (int "
+                    f"{name} = ...'")
+            return name, init.rvalue, variable.ctype.base, variable.ctype.is_unsigned
         raise self.unsupported("loop initialisation" if init is not None else "'for' loop without initialisation",
                                init if init is not None else node, "is not of the form 'i = start'")
 
@@ -378,12 +442,13 @@ class RegionExtractor:
         return step
 
     def _loop_domain(self, builder: AffineBuilder, outer: isl.Set, position: int, lower: isl.PwAff,
-                     condition: isl.Set, step: int) -> isl.Set:
+                     condition: isl.Set, step: int) -> tuple[isl.Set, isl.Set]:
         """The iterations of ``for (i = lower; condition; i += step)`` inside ``outer``.
 
         The loop runs from ``lower`` in steps of ``step`` until the first
         value where ``condition`` fails, so an iteration ``i`` belongs to it
         when no earlier value ``i'`` of the progression fails the condition.
+        Returns the iterations and the points where the condition is evaluated.
         """
         outer = outer.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, position,
                                                                  builder.space.get_dim_name(isl.dim_type.set, position))
@@ -394,7 +459,8 @@ class RegionExtractor:
             progression = progression.intersect(offset.zero_set())
         failing = progression.subtract(condition)
         if failing.is_empty():
-            return progression.coalesce()
+            domain = progression.coalesce()
+            return domain, self._evaluated(domain, outer, it, lower, position, step)
         # earlier[i' -> i]: i' is reached no later than i
         space = progression.get_space()
         before = isl.Map.universe(isl.Space.map_from_set(space))
@@ -405,13 +471,24 @@ class RegionExtractor:
         else:
             before = before.order_ge(isl.dim_type.in_, position, isl.dim_type.out, position)
         stopped = before.intersect_domain(failing).range()
-        return progression.intersect(condition).subtract(stopped).coalesce()
+        domain = progression.intersect(condition).subtract(stopped).coalesce()
+        return domain, self._evaluated(domain, outer, it, lower, position, step)
+
+    def _evaluated(self, domain: isl.Set, outer: isl.Set, it: isl.PwAff, lower: isl.PwAff, position: int,
+                   step: int) -> isl.Set:
+        """The points where the loop condition is evaluated: the start, and the step after each iteration."""
+        start = it.eq_set(lower).intersect(outer)
+        shift = isl.Map.from_multi_aff(isl.MultiAff.identity(isl.Space.map_from_set(domain.get_space())).set_aff(
+            position, isl.Aff.var_on_domain(isl.LocalSpace.from_space(domain.get_space()), isl.dim_type.set,
+                                            position).add_constant_val(isl.Val(str(step), context=self.ctx))))
+        return start.union(domain.apply(shift)).coalesce()
 
     # -- conditionals ----------------------------------------------------------
     def _if(self, node: c_ast.If, walk: _Walk) -> isl.Schedule | None:
         builder = self._builder(walk)
         try:
             condition = builder.condition(node.cond)
+            self.check_requirements(builder, walk.domain, "condition")
         except NonAffine:
             # a condition on data: one statement, its writes are may-writes
             if _contains_loop(node):

@@ -22,6 +22,8 @@ class LocatedRegion:
     function: c_ast.FuncDef
     path: list[c_ast.Compound]  # from the function body to the block holding the region
     items: list[c_ast.Node]
+    # names whose value after the region may be read, with the node that reads them
+    used_outside: dict[str, c_ast.Node] = None  # type: ignore[assignment]
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -71,8 +73,94 @@ def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[Located
             )
         block = begin[2][-1]
         items = [i for i in block.block_items[begin[3] + 1 : end[3]]]
-        located.append(LocatedRegion(region, begin[0], begin[2], items))
+        located.append(LocatedRegion(region, begin[0], begin[2], items,
+                                     _read_after(begin[0], block, end[3])))
     return located
+
+
+def _continuation(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> list[c_ast.Node]:
+    """What may run after item ``index`` of ``block``, roughly in execution order: the rest of the
+    block, then for each enclosing statement outwards the rest of its block; an enclosing loop
+    adds its condition, its increment and its whole body (the next iterations)."""
+    parents: dict[int, c_ast.Node] = {}
+    for node in _walk(function.body):
+        for _, child in node.children():
+            parents[id(child)] = node
+    sequence: list[c_ast.Node] = list((block.block_items or [])[index + 1:])
+    node: c_ast.Node = block
+    while id(node) in parents:
+        parent = parents[id(node)]
+        if isinstance(parent, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+            sequence += [n for n in (getattr(parent, "next", None), parent.cond, parent.stmt) if n is not None]
+        elif isinstance(parent, c_ast.Compound):
+            items = parent.block_items or []
+            position = next(k for k, item in enumerate(items) if item is node)
+            sequence += items[position + 1:]
+        node = parent
+    return sequence
+
+
+def _read_after(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> dict[str, c_ast.Node]:
+    """Names whose value on leaving the region may be read later: on some path, a use of
+    them comes before any assignment to them."""
+    read: dict[str, c_ast.Node] = {}
+
+    def scan(node: c_ast.Node | None, killed: frozenset[str]) -> frozenset[str]:
+        """Record reads in ``node``; return the names certainly assigned once it has run."""
+        if node is None:
+            return killed
+        if isinstance(node, c_ast.ID):
+            if node.name not in killed:
+                read.setdefault(node.name, node)
+            return killed
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+            killed = scan(node.rvalue, killed)
+            if node.op != "=":
+                scan(node.lvalue, killed)
+            return killed | {node.lvalue.name}
+        if isinstance(node, c_ast.For):
+            killed = scan(node.init, killed)
+            scan(node.cond, killed)
+            inner = scan(node.stmt, killed)
+            scan(node.next, inner)
+            scan(node.cond, inner)
+            return killed
+        if isinstance(node, c_ast.While):
+            scan(node.cond, killed)
+            scan(node.cond, scan(node.stmt, killed))
+            return killed
+        if isinstance(node, c_ast.DoWhile):
+            killed = scan(node.stmt, killed)
+            scan(node.cond, killed)
+            return killed
+        if isinstance(node, c_ast.If):
+            scan(node.cond, killed)
+            then = scan(node.iftrue, killed)
+            otherwise = scan(node.iffalse, killed) if node.iffalse is not None else killed
+            return then & otherwise
+        if isinstance(node, c_ast.TernaryOp):
+            scan(node.cond, killed)
+            scan(node.iftrue, killed)
+            scan(node.iffalse, killed)
+            return killed
+        if isinstance(node, c_ast.BinaryOp) and node.op in ("&&", "||"):
+            killed = scan(node.left, killed)
+            scan(node.right, killed)
+            return killed
+        for _, child in node.children():
+            killed = scan(child, killed)
+        return killed
+
+    killed: frozenset[str] = frozenset()
+    for item in _continuation(function, block, index):
+        killed = scan(item, killed)
+    return read
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
 
 
 def identifiers(ast: c_ast.FileAST) -> set[str]:

@@ -10,6 +10,7 @@ coordinate in the user's file.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -67,6 +68,10 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         first = next((line for line in result.stderr.splitlines() if "error" in line), result.stderr.strip())
+        match = re.match(r"(.*?):(\d+):(?:(\d+):)?\s*(?:fatal )?error:\s*(.*)$", first)
+        if match:
+            location = Location(match.group(1), int(match.group(2)), int(match.group(3) or 1))
+            raise FatalError(f"the C preprocessor failed: {match.group(4)}", location)
         raise FatalError(f"the C preprocessor failed: {first}", Location(path, 1, 1))
     return result.stdout
 
@@ -74,14 +79,25 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
 def parse(path: str, options: PreprocessOptions) -> c_ast.FileAST:
     """Preprocess and parse ``path``; raise :class:`FatalError` if either fails."""
     text = preprocess(path, options)
+    parser = c_parser.CParser()
     try:
-        return c_parser.CParser().parse(text, path)
+        return parser.parse(text, path)
     except c_parser.ParseError as exc:
         message = str(exc)
-        parts = message.split(":", 3)
-        if len(parts) == 4 and parts[1].strip().isdigit():
-            location = Location(parts[0], int(parts[1]), int(parts[2]) if parts[2].strip().isdigit() else 1)
-            message = parts[3].strip()
+        match = re.match(r"(.*?):(\d+):(\d+):\s*(.*)$", message, re.S)
+        if match:
+            location = Location(match.group(1), int(match.group(2)), int(match.group(3)))
+            message = match.group(4)
         else:
+            # the parser names only the file: the current token says where it stopped
+            message = message.split(": ", 1)[-1]
             location = Location(path, 1, 1)
+            try:
+                token = parser._peek()  # noqa: SLF001 - pycparser keeps no public position
+                if token is not None:
+                    coord = parser._tok_coord(token)  # noqa: SLF001
+                    location = Location(str(coord.file), coord.line, coord.column or 1)
+                    message = f"{message} before '{token.value}'"
+            except Exception:  # a different pycparser version: keep the file-level location
+                pass
         raise FatalError(f"cannot parse the file: {message}", location) from None

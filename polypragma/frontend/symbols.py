@@ -17,6 +17,9 @@ _INTEGER_TYPEDEFS = {
     "intmax_t", "uintmax_t",
 }
 _FLOAT_WORDS = {"float", "double"}
+_UNSIGNED_TYPEDEFS = {"size_t", "uintptr_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintmax_t",
+                      "uint_fast8_t", "uint_fast16_t", "uint_fast32_t", "uint_fast64_t",
+                      "uint_least8_t", "uint_least16_t", "uint_least32_t", "uint_least64_t"}
 
 
 class TypeTable:
@@ -63,6 +66,10 @@ class TypeTable:
                 inner = node.type
                 if isinstance(inner, c_ast.IdentifierType):
                     names = inner.names
+                    if len(names) == 1 and names[0] in _UNSIGNED_TYPEDEFS | _INTEGER_TYPEDEFS:
+                        # standard names: trust the name, not the stub header's typedef
+                        return CType(names[0], True, False, tuple(dims), pointers,
+                                     names[0] in _UNSIGNED_TYPEDEFS)
                     if len(names) == 1 and names[0] in self.typedefs:
                         resolved = self.ctype(self.typedefs[names[0]])
                         return CType(
@@ -71,13 +78,15 @@ class TypeTable:
                             is_float=resolved.is_float,
                             dims=tuple(dims) + resolved.dims,
                             pointer_depth=pointers + resolved.pointer_depth,
+                            is_unsigned=resolved.is_unsigned,
                         )
                     words = set(names)
                     is_float = bool(words & _FLOAT_WORDS)
                     is_integer = not is_float and (
                         bool(words & _INTEGER_WORDS) or (len(names) == 1 and names[0] in _INTEGER_TYPEDEFS)
                     )
-                    return CType(" ".join(names), is_integer, is_float, tuple(dims), pointers)
+                    unsigned = is_integer and ("unsigned" in words or "_Bool" in words or "bool" in words)
+                    return CType(" ".join(names), is_integer, is_float, tuple(dims), pointers, unsigned)
                 # struct, union, enum
                 kind = type(inner).__name__.lower()
                 name = getattr(inner, "name", None) or ""
