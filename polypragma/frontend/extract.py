@@ -607,7 +607,7 @@ def _contains_loop(node: c_ast.Node) -> bool:
     return any(_contains_loop(child) for _, child in node.children())
 
 
-_GENERATOR = c_generator.CGenerator()
+_GENERATOR = c_generator.CGenerator(reduce_parentheses=True)
 
 
 def _text(node: c_ast.Node | None) -> str:

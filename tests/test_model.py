@@ -1,0 +1,112 @@
+"""The polyhedral model and the dependences of small regions, compared on isl's printed form."""
+
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from polypragma import dependences
+from polypragma.frontend.extract import RegionExtractor
+from polypragma.frontend.locate import identifiers, locate
+from polypragma.frontend.preprocess import PreprocessOptions, parse
+from polypragma.frontend.symbols import TypeTable, scope_at
+from polypragma.scan import scan
+
+
+def model(tmp_path, body: str, params: str = "int n, int m, double *A, double *B, double C[n][m], double s"):
+    source = tmp_path / "k.c"
+    source.write_text(f"void k({params})\n{{\n  int i, j;\n#pragma scop\n{body}\n#pragma endscop\n}}\n")
+    ast = parse(str(source), PreprocessOptions())
+    regions = scan(source.read_text(), str(source))
+    where = locate(ast, regions, str(source))[0]
+    types = TypeTable(ast)
+    scope = scope_at(ast, where.function, where.path, types, where.items[0])
+    return RegionExtractor(isl.Context(), regions[0], where.items, scope, types, identifiers(ast),
+                           used_outside=where.used_outside).extract()
+
+
+def same(a, b: str) -> bool:
+    return a.is_equal(type(a)(b, context=a.get_ctx()))
+
+
+def test_domains_and_accesses_of_a_triangular_nest(tmp_path):
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = i; j <= m - 1; j += 2)\n    C[i][j] = C[j][i] * s;")
+    (statement,) = scop.statements
+    assert scop.parameters == ("n", "m")
+    assert same(statement.domain, "[n, m] -> { S_0[i, j] : 0 <= i < n and i <= j < m and (j - i) mod 2 = 0 }")
+    assert same(statement.must_writes, "[n, m] -> { S_0[i, j] -> C[i, j] : 0 <= i < n and i <= j < m and (j - i) mod 2 = 0 }")
+    assert same(statement.reads, "[n, m] -> { S_0[i, j] -> C[j, i] : 0 <= i < n and i <= j < m and (j - i) mod 2 = 0 }")
+    assert scop.read_only_scalars == ("s",)
+
+
+def test_loop_runs_until_its_condition_first_fails(tmp_path):
+    # C stops at the first i where the condition fails: i = 3 here, although 5 <= i < 7 would pass
+    scop = model(tmp_path, "for (i = 0; i < 3 || (i >= 5 && i < 7); i++)\n  A[i] = 0;")
+    assert same(scop.statements[0].domain, "[n, m] -> { S_0[i] : 0 <= i <= 2 }")
+
+
+def test_c_division_truncates_toward_zero(tmp_path):
+    scop = model(tmp_path, "for (i = -n; i < n; i++)\n  if (i / 2 == -1)\n    A[i + n] = 0;")
+    # -3 / 2 == -1 and -2 / 2 == -1 in C (floor division would put -3 and -4 there)
+    assert same(scop.statements[0].domain, "[n, m] -> { S_0[i] : -3 <= i <= -2 and i >= -n }")
+
+
+def test_decreasing_loop_keeps_its_order(tmp_path):
+    scop = model(tmp_path, "for (i = n - 1; i >= 0; i--)\n  A[i] = A[i + 1];")
+    deps = dependences.compute(scop)
+    # iteration i writes A[i]; the next one, i - 1, reads it: a flow dependence, never an anti one
+    assert same(deps.flow, "[n, m] -> { S_0[i] -> S_0[i - 1] : 1 <= i <= n - 1 }")
+    assert deps.anti.is_empty()
+
+
+def test_flat_pointer_is_delinearised(tmp_path):
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < m; j++)\n    A[i*m + j] = B[(i*m + j)];")
+    arrays = {a.name: a for a in scop.arrays}
+    assert arrays["A"].rank == 2 and arrays["A"].delinearised
+    assert same(scop.statements[0].must_writes,
+                "[n, m] -> { S_0[i, j] -> A[i, j] : 0 <= i < n and 0 <= j < m }")
+
+
+def test_flat_pointer_that_leaves_its_row_touches_the_whole_array(tmp_path):
+    # j runs past m: the view A[i][j] with inner extent m would be wrong
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j <= m; j++)\n    A[i*m + j] = 1.0;")
+    arrays = {a.name: a for a in scop.arrays}
+    assert arrays["A"].rank == 1 and not arrays["A"].delinearised
+    statement = scop.statements[0]
+    assert statement.must_writes.is_empty()  # a write to an unknown element is only a may-write
+    assert not statement.may_writes.is_empty()
+
+
+def test_written_scalar_is_a_zero_dimensional_array(tmp_path):
+    scop = model(tmp_path, "s = 0;\nfor (i = 0; i < n; i++)\n  s += A[i];")
+    arrays = {a.name: a for a in scop.arrays}
+    assert arrays["s"].rank == 0
+    deps = dependences.compute(scop)
+    assert same(deps.flow.intersect_domain(isl.UnionSet("[n, m] -> { S_1[i] }", context=deps.flow.get_ctx())),
+                "[n, m] -> { S_1[i] -> S_1[i + 1] : 0 <= i < n - 1 }")
+    assert same(deps.live_in, "[n, m] -> { S_1[i] -> A[i] : 0 <= i < n }")
+
+
+def test_data_dependent_condition_gives_may_writes(tmp_path):
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  if (A[i] > 0.5)\n    B[i] = A[i];")
+    statement = scop.statements[0]
+    assert statement.must_writes.is_empty()
+    assert same(statement.may_writes, "[n, m] -> { S_0[i] -> B[i] : 0 <= i < n }")
+
+
+def test_live_out_excludes_overwritten_values(tmp_path):
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  A[0] = i;\nA[0] = 1;")
+    deps = dependences.compute(scop)
+    assert same(deps.live_out, "[n, m] -> { S_1[] -> A[0] }")
+
+
+@pytest.mark.parametrize("body, construct", [
+    ("for (i = 0; i < n * m; i++) A[i] = 0;", "loop condition 'i < n * m' is not affine: product of two variables"),
+    ("while (n > 0) A[0] = 0;", "'while' loop is not supported"),
+])
+def test_unsupported_constructs_name_themselves(tmp_path, body, construct):
+    from polypragma.diagnostics import Unsupported
+
+    with pytest.raises(Unsupported) as info:
+        model(tmp_path, body)
+    assert construct in info.value.message
