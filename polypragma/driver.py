@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -11,7 +10,7 @@ import islpy as isl
 
 from polypragma import dependences as dependence_analysis
 from polypragma.codegen import c_target
-from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
+from polypragma.diagnostics import FatalError, Reporter, Unsupported
 from polypragma.frontend.extract import RegionExtractor
 from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, parse

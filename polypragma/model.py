@@ -71,13 +71,14 @@ class Array:
         return f"{self.element_type} {self.name}{dims} ({self.kind})"
 
     def extent_strings(self) -> list[str | None]:
-        out = []
+        """The extents as C expressions over the parameters."""
+        out: list[str | None] = []
         for e in self.extents:
             if e is None:
                 out.append(None)
             else:
-                text = str(e)
-                out.append(text[text.find("[(") + 2 : text.rfind(")]")] if "[(" in text else text)
+                build = isl.AstBuild.from_context(isl.Set.universe(e.get_domain_space().params()))
+                out.append(build.expr_from_pw_aff(e).to_C_str())
         return out
 
 

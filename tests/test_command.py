@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from harness import KERNELS, compile_c, generated_path, kernel_paths, polypragma, run, run_configs
+from harness import KERNELS, compile_c, generated_path, kernel_paths, polypragma, run
 
 TOP = Path(__file__).resolve().parent.parent
 

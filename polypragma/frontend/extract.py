@@ -13,17 +13,18 @@ local declared in the region.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import islpy as isl
 from pycparser import c_ast, c_generator
 
 from polypragma.diagnostics import Location, Unsupported
-from polypragma.frontend.accesses import (AccessCollector, AccessRecord, PURE_FUNCTIONS,
-                                          access_relation, delinearise)
+from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
+from polypragma.frontend.arrays import build_arrays
+from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
 from polypragma.frontend.symbols import Scope, TypeTable
-from polypragma.model import Array, CType, Scop, Statement, Variable
+from polypragma.model import Array, Scop, Statement, Variable
 from polypragma.scan import Region
 
 _INT_RANK = {"int": 1, "long": 2, "long long": 3}
@@ -68,6 +69,7 @@ class RegionExtractor:
         self.records: list[AccessRecord] = []
         self.read_only_scalars: set[str] = set()
         self.hoisted: dict[int, _Hoisted] = {}  # id(Variable.decl) -> hoisting
+        self.hoisted_names: set[str] = set()
         self.outer_declarations: list[str] = []
         self.hoisted_declarations: list[str] = []
         self.written: set[str] = set()
@@ -315,6 +317,7 @@ class RegionExtractor:
         if not region_level:
             new_name = self._fresh(decl.name)
         self.reserved.add(new_name)
+        self.hoisted_names.add(new_name)
         self.hoisted[id(decl)] = _Hoisted(variable, new_name, region_level)
         text = _declaration_text(decl, new_name)
         (self.outer_declarations if region_level else self.hoisted_declarations).append(text)
@@ -326,10 +329,15 @@ class RegionExtractor:
         return self._statement(assign, walk)
 
     def _fresh(self, name: str) -> str:
-        if name not in self.reserved and self.outer.lookup(name) is None:
+        """A name for a hoisted local that hides nothing the region sees and no other hoisted local."""
+        def taken(candidate: str) -> bool:
+            return (candidate in self.hoisted_names or self.outer.lookup(candidate) is not None
+                    or candidate in self.params or candidate in self.outer_iterators)
+
+        if not taken(name):
             return name
         k = 1
-        while f"{name}_{k}" in self.reserved or self.outer.lookup(f"{name}_{k}") is not None:
+        while taken(f"{name}_{k}") or f"{name}_{k}" in self.reserved:
             k += 1
         return f"{name}_{k}"
 
@@ -337,7 +345,12 @@ class RegionExtractor:
     def _for(self, node: c_ast.For, walk: _Walk) -> isl.Schedule | None:
         scope = walk.scope.child()
         name, init, ctype_base, unsigned = self._loop_init(node, scope, walk)
-        step = self._loop_step(node, name)
+        step = loop_step(node, name, self.types.enumerators)
+        if not step:
+            nxt = node.next
+            what = f"loop increment '{_text(nxt)}'" if nxt is not None else "'for' loop without increment"
+            raise self.unsupported(what, nxt if nxt is not None else node,
+                                   "is not supported (it must add a non-zero constant to the iterator)")
         if node.cond is None:
             raise self.unsupported("'for' loop without a condition", node)
         dim = name
@@ -364,7 +377,7 @@ class RegionExtractor:
             condition = builder.condition(node.cond)
         except NonAffine as exc:
             raise self.not_affine(f"loop condition '{_text(node.cond)}'", exc, inner_walk) from None
-        domain, evaluated = self._loop_domain(builder, walk.domain, position, lower, condition, step)
+        domain, evaluated = loop_domain(builder, walk.domain, position, lower, condition, step)
         if not domain.is_bounded():
             raise self.unsupported(f"loop '{name}' with no bound on its iterations", node)
         self.check_requirements(builder, evaluated, "loop condition")
@@ -416,73 +429,6 @@ class RegionExtractor:
         raise self.unsupported("loop initialisation" if init is not None else "'for' loop without initialisation",
                                init if init is not None else node, "is not of the form 'i = start'")
 
-    def _loop_step(self, node: c_ast.For, name: str) -> int:
-        nxt = node.next
-        step = None
-        if isinstance(nxt, c_ast.UnaryOp) and isinstance(nxt.expr, c_ast.ID) and nxt.expr.name == name:
-            step = {"++": 1, "p++": 1, "--": -1, "p--": -1}.get(nxt.op)
-        elif isinstance(nxt, c_ast.Assignment) and isinstance(nxt.lvalue, c_ast.ID) and nxt.lvalue.name == name:
-            if nxt.op in ("+=", "-="):
-                value = constant_value(nxt.rvalue, self.types.enumerators)
-                if value is not None:
-                    step = value if nxt.op == "+=" else -value
-            elif nxt.op == "=" and isinstance(nxt.rvalue, c_ast.BinaryOp) and nxt.rvalue.op in ("+", "-"):
-                left, right = nxt.rvalue.left, nxt.rvalue.right
-                if isinstance(left, c_ast.ID) and left.name == name:
-                    value = constant_value(right, self.types.enumerators)
-                    if value is not None:
-                        step = value if nxt.rvalue.op == "+" else -value
-                elif nxt.rvalue.op == "+" and isinstance(right, c_ast.ID) and right.name == name:
-                    value = constant_value(left, self.types.enumerators)
-                    step = value
-        if step is None or step == 0:
-            what = f"loop increment '{_text(nxt)}'" if nxt is not None else "'for' loop without increment"
-            raise self.unsupported(what, nxt if nxt is not None else node,
-                                   "is not supported (it must add a non-zero constant to the iterator)")
-        return step
-
-    def _loop_domain(self, builder: AffineBuilder, outer: isl.Set, position: int, lower: isl.PwAff,
-                     condition: isl.Set, step: int) -> tuple[isl.Set, isl.Set]:
-        """The iterations of ``for (i = lower; condition; i += step)`` inside ``outer``.
-
-        The loop runs from ``lower`` in steps of ``step`` until the first
-        value where ``condition`` fails, so an iteration ``i`` belongs to it
-        when no earlier value ``i'`` of the progression fails the condition.
-        Returns the iterations and the points where the condition is evaluated.
-        """
-        outer = outer.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, position,
-                                                                 builder.space.get_dim_name(isl.dim_type.set, position))
-        it = builder.dim(position)
-        progression = (it.ge_set(lower) if step > 0 else it.le_set(lower)).intersect(outer)
-        if abs(step) != 1:
-            offset = it.sub(lower).mod_val(isl.Val.int_from_si(self.ctx, abs(step)))
-            progression = progression.intersect(offset.zero_set())
-        failing = progression.subtract(condition)
-        if failing.is_empty():
-            domain = progression.coalesce()
-            return domain, self._evaluated(domain, outer, it, lower, position, step)
-        # earlier[i' -> i]: i' is reached no later than i
-        space = progression.get_space()
-        before = isl.Map.universe(isl.Space.map_from_set(space))
-        for k in range(position):
-            before = before.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
-        if step > 0:
-            before = before.order_le(isl.dim_type.in_, position, isl.dim_type.out, position)
-        else:
-            before = before.order_ge(isl.dim_type.in_, position, isl.dim_type.out, position)
-        stopped = before.intersect_domain(failing).range()
-        domain = progression.intersect(condition).subtract(stopped).coalesce()
-        return domain, self._evaluated(domain, outer, it, lower, position, step)
-
-    def _evaluated(self, domain: isl.Set, outer: isl.Set, it: isl.PwAff, lower: isl.PwAff, position: int,
-                   step: int) -> isl.Set:
-        """The points where the loop condition is evaluated: the start, and the step after each iteration."""
-        start = it.eq_set(lower).intersect(outer)
-        shift = isl.Map.from_multi_aff(isl.MultiAff.identity(isl.Space.map_from_set(domain.get_space())).set_aff(
-            position, isl.Aff.var_on_domain(isl.LocalSpace.from_space(domain.get_space()), isl.dim_type.set,
-                                            position).add_constant_val(isl.Val(str(step), context=self.ctx))))
-        return start.union(domain.apply(shift)).coalesce()
-
     # -- conditionals ----------------------------------------------------------
     def _if(self, node: c_ast.If, walk: _Walk) -> isl.Schedule | None:
         builder = self._builder(walk)
@@ -532,33 +478,7 @@ class RegionExtractor:
 
     # -- after the walk: arrays and relations ------------------------------------------------
     def _finish(self) -> tuple[list[Array], list[Statement]]:
-        by_array: dict[str, list[AccessRecord]] = {}
-        for record in self.records:
-            by_array.setdefault(record.name, []).append(record)
-        reads: dict[str, isl.UnionMap] = {}
-        must: dict[str, isl.UnionMap] = {}
-        may: dict[str, isl.UnionMap] = {}
-        arrays: list[Array] = []
-        for array_name in sorted(by_array):
-            records = by_array[array_name]
-            variable = records[0].variable
-            rank = variable.ctype.rank
-            shape, views = delinearise(records, rank)
-            footprint = None
-            for record, subscripts in zip(records, views):
-                relation = access_relation(record, subscripts, shape.rank)
-                exact = all(s is not None for s in subscripts)
-                piece = isl.UnionMap.from_map(relation)
-                footprint = relation.range() if footprint is None else footprint.union(relation.range())
-                target = reads if not record.is_write else (must if record.must and exact else may)
-                target[record.statement] = target[record.statement].union(piece) if record.statement in target else piece
-            extents = self._extents(variable, shape)
-            assert footprint is not None
-            kind = ("local" if variable.declared_in_region else
-                    "scalar" if rank == 0 else
-                    "pointer" if variable.ctype.pointer_depth else "array")
-            arrays.append(Array(array_name, variable.ctype.base, shape.rank, tuple(extents),
-                                footprint.coalesce(), kind, shape.delinearised))
+        arrays, reads, must, may = build_arrays(self.records, self._extents)
         statements = []
         for s in self.statements:
             empty = s.reads

@@ -1,0 +1,188 @@
+"""From the accesses of all statements to arrays and access relations.
+
+Building the relations waits until the whole region is seen, because
+delinearising a flat pointer (``A[i*n + j]`` read as ``A[i][j]`` with inner
+extent ``n``) must agree across all the accesses to that array: an access
+that does not fit the common view, or leaves its row, makes the array stay
+one-dimensional, and such accesses touch the whole array.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import islpy as isl
+
+from polypragma.frontend.accesses import AccessRecord
+from polypragma.frontend.affine import AffineBuilder, Polynomial, polynomial
+from polypragma.model import Array, Variable
+
+def _linear_pwaff(poly: Polynomial, builder: AffineBuilder) -> isl.PwAff | None:
+    """A polynomial of degree at most one as a PwAff, or None."""
+    result = builder.constant(0)
+    for monomial, coefficient in sorted(poly.items()):
+        if len(monomial) == 0:
+            term = builder.constant(coefficient)
+        elif len(monomial) == 1:
+            meaning = builder.resolve(monomial[0])
+            if meaning is None or meaning[0] not in ("dim", "param"):
+                return None
+            var = builder.dim(meaning[1]) if meaning[0] == "dim" else builder.param(meaning[1])
+            term = var.mul(builder.constant(coefficient))
+        else:
+            return None
+        result = result.add(term)
+    return result
+
+
+def _split_sizes(poly: Polynomial, is_param: Callable[[str], bool]) -> list[str] | None:
+    """The inner extents (outermost first) that delinearise ``poly``, or None."""
+    sizes: list[str] = []
+    current = dict(poly)
+    while any(len(m) >= 2 for m in current):
+        nonlinear = [set(m) for m in current if len(m) >= 2]
+        common = {p for p in set.intersection(*nonlinear) if is_param(p)}
+        if len(common) != 1:
+            return None
+        (size,) = common
+        sizes.insert(0, size)
+        current = {_without(m, size): c for m, c in current.items() if size in m}
+    return sizes
+
+
+def _without(monomial: tuple[str, ...], name: str) -> tuple[str, ...]:
+    items = list(monomial)
+    items.remove(name)
+    return tuple(items)
+
+
+def _decompose(poly: Polynomial, sizes: list[str]) -> list[Polynomial]:
+    components: list[Polynomial] = []
+    current = dict(poly)
+    for size in reversed(sizes):
+        inner = {m: c for m, c in current.items() if size not in m}
+        current = {_without(m, size): c for m, c in current.items() if size in m}
+        components.insert(0, inner)
+    components.insert(0, current)
+    return components
+
+
+@dataclass
+class ArrayShape:
+    rank: int
+    sizes: list[str] = field(default_factory=list)  # parameters of the inner extents if delinearised
+    delinearised: bool = False
+
+
+def delinearise(records: list[AccessRecord], rank: int) -> tuple[ArrayShape, list[list[isl.PwAff | None]]]:
+    """Decide the shape of one array from all its accesses.
+
+    Returns the shape and, per record, the subscripts as PwAffs (None where
+    the access must be taken as touching the whole array).
+    """
+    plain = [[s.affine for s in r.subscripts] for r in records]
+    if rank != 1 or all(all(s is not None for s in subs) for subs in plain):
+        return ArrayShape(rank), plain
+    candidates = [r.subscripts[0].poly for r in records if r.subscripts[0].affine is None and r.subscripts[0].poly]
+    sizes = None
+    if candidates:
+        first = records[[r.subscripts[0].affine is None and bool(r.subscripts[0].poly) for r in records].index(True)]
+
+        def is_param(name: str) -> bool:
+            meaning = first.builder.resolve(name)
+            return meaning is not None and meaning[0] == "param"
+
+        sizes = _split_sizes(candidates[0], is_param)
+    if sizes:
+        views: list[list[isl.PwAff | None]] = []
+        ok = True
+        for r in records:
+            sub = r.subscripts[0]
+            poly = sub.poly
+            if poly is None and sub.affine is not None:
+                def is_symbol(name: str, b=r.builder) -> bool:
+                    m = b.resolve(name)
+                    return m is not None and m[0] in ("dim", "param")
+                poly = polynomial(sub.node, is_symbol)
+            if poly is None:
+                ok = False
+                break
+            parts = [_linear_pwaff(p, r.builder) for p in _decompose(poly, sizes)]
+            if any(p is None for p in parts):
+                ok = False
+                break
+            # every inner component must stay within its extent on the domain
+            for part, size in zip(parts[1:], sizes):
+                meaning = r.builder.resolve(size)
+                if meaning is None or meaning[0] != "param":
+                    ok = False
+                    break
+                bound = r.builder.param(meaning[1])
+                inside = part.ge_set(r.builder.constant(0)).intersect(part.lt_set(bound))
+                if not r.domain.is_subset(inside):
+                    ok = False
+                    break
+            if not ok:
+                break
+            views.append(parts)
+        if ok:
+            return ArrayShape(1 + len(sizes), list(sizes), True), views
+    return ArrayShape(1), plain
+
+
+def access_relation(record: AccessRecord, subscripts: list[isl.PwAff | None], rank: int) -> isl.Map:
+    """``{ S[i..] -> A[a..] }`` for one access, restricted to the statement domain.
+
+    A None subscript makes the access cover that whole dimension.
+    """
+    domain = record.domain
+    if rank == 0:
+        relation = isl.Map.from_domain(domain)
+    else:
+        relation = None
+        for sub in subscripts:
+            if sub is None:
+                piece = isl.Map.universe(isl.Map.from_pw_aff(record.builder.constant(0)).get_space())
+            else:
+                piece = isl.Map.from_pw_aff(sub)
+            relation = piece if relation is None else relation.flat_range_product(piece)
+        assert relation is not None
+        relation = relation.intersect_domain(domain)
+    relation = relation.set_tuple_name(isl.dim_type.in_, record.statement)
+    return relation.set_tuple_name(isl.dim_type.out, record.name)
+
+
+def build_arrays(records: list[AccessRecord],
+                 extents_of: Callable[[Variable, ArrayShape], list[isl.PwAff | None]]):
+    """The arrays of a region and, per statement name, its reads, must-writes and may-writes.
+
+    A write is a must-write only when it is certain (not under a condition on
+    data) and exact (every subscript known).
+    """
+    by_array: dict[str, list[AccessRecord]] = {}
+    for record in records:
+        by_array.setdefault(record.name, []).append(record)
+    reads: dict[str, isl.UnionMap] = {}
+    must: dict[str, isl.UnionMap] = {}
+    may: dict[str, isl.UnionMap] = {}
+    arrays: list[Array] = []
+    for array_name in sorted(by_array):
+        group = by_array[array_name]
+        variable = group[0].variable
+        shape, views = delinearise(group, variable.ctype.rank)
+        footprint = None
+        for record, subscripts in zip(group, views):
+            relation = access_relation(record, subscripts, shape.rank)
+            exact = all(s is not None for s in subscripts)
+            footprint = relation.range() if footprint is None else footprint.union(relation.range())
+            target = reads if not record.is_write else (must if record.must and exact else may)
+            piece = isl.UnionMap.from_map(relation)
+            target[record.statement] = target[record.statement].union(piece) if record.statement in target else piece
+        assert footprint is not None
+        kind = ("local" if variable.declared_in_region else
+                "scalar" if variable.ctype.rank == 0 else
+                "pointer" if variable.ctype.pointer_depth else "array")
+        arrays.append(Array(array_name, variable.ctype.base, shape.rank, tuple(extents_of(variable, shape)),
+                            footprint.coalesce(), kind, shape.delinearised))
+    return arrays, reads, must, may
