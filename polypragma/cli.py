@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from polypragma import __version__
@@ -28,11 +29,21 @@ examples:
 """
 
 
+def cmake_dir() -> str:
+    """The directory holding PolyPragmaConfig.cmake: inside the installed package, or the
+    repository's cmake/ when running from a checkout."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for candidate in (os.path.join(here, "cmake"), os.path.join(os.path.dirname(here), "cmake")):
+        if os.path.exists(os.path.join(candidate, "PolyPragmaConfig.cmake")):
+            return candidate
+    raise SystemExit("polypragma: the CMake package is not installed with this copy of polypragma")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="polypragma", description=DESCRIPTION, epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("source", metavar="SOURCE.c", help="C file with marked regions")
+    parser.add_argument("source", metavar="SOURCE.c", nargs="?", help="C file with marked regions")
     parser.add_argument("-o", dest="output_dir", metavar="OUTDIR",
                         help="directory for the outputs (default: the directory of SOURCE.c)")
     parser.add_argument("--target", choices=TARGETS, default="c",
@@ -61,11 +72,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each stage, its time and what it found")
     parser.add_argument("--version", action="version", version=f"polypragma {__version__}")
+    parser.add_argument("--cmake-dir", action="store_true",
+                        help="print the directory of polypragma's CMake package (for PolyPragma_DIR) and exit")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.cmake_dir:
+        print(cmake_dir())
+        return 0
+    if args.source is None:
+        parser.error("the following arguments are required: SOURCE.c")
     options = Options(
         output_dir=args.output_dir,
         target=args.target,
