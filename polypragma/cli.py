@@ -10,6 +10,7 @@ from polypragma import __version__
 from polypragma.diagnostics import Reporter
 from polypragma.driver import TARGETS, Options, compile_file
 from polypragma.frontend.preprocess import PreprocessOptions
+from polypragma.gpu.sizes import SizeOptions, parse_list
 from polypragma.schedule import FUSION_CHOICES, ScheduleOptions
 
 DESCRIPTION = """\
@@ -47,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", dest="output_dir", metavar="OUTDIR",
                         help="directory for the outputs (default: the directory of SOURCE.c)")
     parser.add_argument("--target", choices=TARGETS, default="c",
-                        help="what to generate: 'c' is sequential C, or OpenMP C with --openmp (default: c)")
+                        help="what to generate: 'c' is sequential C, or OpenMP C with --openmp; 'opencl' embeds "
+                             "OpenCL kernels and host code in the C file (link with -lOpenCL) (default: c)")
     parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                         help="add DIR to the preprocessor's include path (as for the C compiler)")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
@@ -66,6 +68,20 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-operations", type=int, default=ScheduleOptions.max_operations, metavar="N",
                         help="bound on the isl operations of the scheduler per region; past it the original "
                              "schedule is kept, with a warning (default: %(default)s, 0: no bound)")
+    sizes = parser.add_argument_group("GPU mapping (opencl target)")
+    sizes.add_argument("--tile-size", type=parse_list, metavar="T[,T...]",
+                       help="tile sizes of the mapped loops, outermost first (default 256; 32,32; 4,8,32)")
+    sizes.add_argument("--block-size", type=parse_list, metavar="B[,B...]",
+                       help="threads per block along the mapped loops, outermost first; the last is x "
+                            "(default 256; 8,32; 2,4,32)")
+    sizes.add_argument("--grid-size", type=parse_list, metavar="G[,G...]",
+                       help="most blocks along the mapped loops; blocks wrap around the tiles (default 65535)")
+    sizes.add_argument("--sizes", metavar="MAP",
+                       help="per-kernel sizes in PPCG's notation, e.g. "
+                            "'{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'")
+    sizes.add_argument("--dump-sizes", action="store_true", help="print the sizes used, in --sizes notation")
+    sizes.add_argument("--no-fp-contract", dest="fp_contract", action="store_false",
+                       help="forbid fused multiply-add in kernels, for results that match the CPU's bit for bit")
     parser.add_argument("--schedule-timeout", type=float, default=ScheduleOptions.timeout, metavar="SECONDS",
                         help="time the scheduler may spend on one region; past it the original schedule is "
                              "kept, with a warning (default: %(default)g, 0: no bound)")
@@ -94,5 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         verbose=args.verbose,
         schedule=ScheduleOptions(reschedule=args.reschedule, fusion=args.fusion,
                                  max_operations=args.max_operations, timeout=args.schedule_timeout),
+        sizes=SizeOptions(args.tile_size, args.block_size, args.grid_size, args.sizes),
+        fp_contract=args.fp_contract,
+        dump_sizes=args.dump_sizes,
     )
     return compile_file(args.source, options, Reporter(sys.stderr))

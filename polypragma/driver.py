@@ -17,9 +17,11 @@ from polypragma.frontend.preprocess import PreprocessOptions, parse
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
-from polypragma.splice import Replacement, splice, write_atomically
+from polypragma.gpu.sizes import SizeError, SizeOptions, dump as dump_sizes
+from polypragma.splice import Insertion, Replacement, splice, write_atomically
 
-TARGETS = ("c",)
+TARGETS = ("c", "opencl")
+GPU_TARGETS = ("opencl", "cuda")
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,9 @@ class Options:
     strict: bool = False
     verbose: bool = False
     schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
+    sizes: SizeOptions = field(default_factory=SizeOptions)
+    fp_contract: bool = True
+    dump_sizes: bool = False
 
 
 def output_path(source: str, options: Options) -> str:
@@ -84,6 +89,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
 
     replacements: list[Replacement] = []
     helpers: set[str] = set()
+    gpu_regions: list = []
     if regions:
         started = time.perf_counter()
         try:
@@ -105,8 +111,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     log("frontend", f"{region}: removed by the preprocessor, left as written")
                     continue
                 try:
-                    lines, used = _compile_region(region, where, ast, types, reserved, options, log, reporter,
-                                                  text.splitlines())
+                    lines, used, gpu_region = _compile_region(region, where, ast, types, reserved, options, log,
+                                                              reporter, text.splitlines())
                 except Unsupported as exc:
                     if options.strict:
                         reporter.report(exc.diagnostic("error"))
@@ -115,14 +121,27 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     continue
                 replacements.append(Replacement(region, lines))
                 helpers |= used
-    content = splice(text, source, options.target, replacements, helpers)
+                if gpu_region is not None:
+                    gpu_regions.append(gpu_region)
+    insertions: list[Insertion] = []
+    if gpu_regions:
+        from polypragma.codegen import opencl_target
+
+        block = opencl_target.generate(gpu_regions, source, fp_contract=options.fp_contract)
+        first = min(r.scop.region.begin_line for r in gpu_regions)
+        insertions.append(Insertion(_insertion_line(text, first), block))
+        if options.dump_sizes:
+            for r in gpu_regions:
+                print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
+    content = splice(text, source, options.target, replacements, helpers, insertions,
+                     os.path.basename(destination))
     write_atomically(destination, content)
     log("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)")
     return 1 if reporter.error_count else 0
 
 
 def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[str], options: Options,
-                    log: _Log, reporter: Reporter, source_lines: list[str]) -> tuple[list[str], set[str]]:
+                    log: _Log, reporter: Reporter, source_lines: list[str]):
     ctx = isl.Context()
     configure_context(ctx, options.schedule)
     started = time.perf_counter()
@@ -149,6 +168,76 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             log("schedule", "  " + line)
 
     started = time.perf_counter()
+    if options.target in GPU_TARGETS:
+        from polypragma.codegen import gpu
+
+        try:
+            gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), source_name(region))
+        except SizeError as exc:
+            raise FatalError(str(exc), region.location) from None
+        for kernel in gpu_region.mapping.kernels:
+            log("gpu", f"{region}: {kernel.describe()}")
+        for array in gpu_region.arrays:
+            moves = [w for w, on in (("copied in", array.copy_in), ("copied out", array.copy_out)) if on]
+            log("gpu", f"  {array.name}: {array.elements} element(s) of {array.device_type}"
+                f"{', ' + ' and '.join(moves) if moves else ', device only' if array.local else ', not transferred'}")
+        original = source_lines[region.begin_line : region.end_line - 1]
+        call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
+        lines = [f"if ({call} != 0) {{", c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
+        log("codegen", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s)", started)
+        return lines, set(), gpu_region
     lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file)
     log("codegen", f"{region}: {len(lines)} line(s) of C", started)
-    return lines, used
+    return lines, used, None
+
+
+def source_name(region: Region) -> str:
+    return region.file
+
+
+def _region_sizes(region: Region, options: Options) -> SizeOptions:
+    """The sizes for a region: the command line's, overridden by its '#pragma polypragma' lines."""
+    sizes = options.sizes
+    from polypragma.gpu.sizes import parse_list
+    import dataclasses
+    import shlex
+
+    for line in region.options:
+        words = shlex.split(line)
+        k = 0
+        while k < len(words):
+            word = words[k]
+            key, _, value = word.partition("=")
+            if not value and k + 1 < len(words):
+                value = words[k + 1]
+                k += 1
+            field_name = {"--tile-size": "tile", "--block-size": "block", "--grid-size": "grid",
+                          "--sizes": "per_kernel"}.get(key)
+            if field_name is None:
+                raise FatalError(f"unknown option '{key}' in '#pragma polypragma' (tile, block, grid sizes and "
+                                 "--sizes are accepted)", region.location)
+            try:
+                parsed = value if field_name == "per_kernel" else parse_list(value)
+            except SizeError as exc:
+                raise FatalError(str(exc), region.location) from None
+            sizes = dataclasses.replace(sizes, **{field_name: parsed})
+            k += 1
+    return sizes
+
+
+def _insertion_line(text: str, before: int) -> int:
+    """The line after which generated file-scope code goes: after the last '#include' at the
+    outermost preprocessor level before line ``before`` (0 for the top of the file)."""
+    depth = 0
+    last = 0
+    for number, line in enumerate(text.splitlines()[: before - 1], start=1):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            word = stripped[1:].strip().split(" ")[0].split("(")[0]
+            if word in ("if", "ifdef", "ifndef"):
+                depth += 1
+            elif word == "endif":
+                depth -= 1
+            elif word == "include" and depth == 0:
+                last = number
+    return last

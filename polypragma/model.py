@@ -28,6 +28,7 @@ class CType:
     dims: tuple[c_ast.Node | None, ...] = ()
     pointer_depth: int = 0  # pointers below the array dimensions (double *A -> 1)
     is_unsigned: bool = False
+    resolved: str = ""  # the element type with typedefs resolved, e.g. "double", "unsigned long"
 
     @property
     def rank(self) -> int:
@@ -65,6 +66,10 @@ class Array:
     footprint: isl.Set
     kind: str  # "array", "pointer" (flat, possibly delinearised), "scalar", "local"
     delinearised: bool = False
+    resolved_type: str = ""  # element type with typedefs resolved
+    c_name: str = ""  # the C variable (differs from name for renamed hoisted locals: same then)
+    region_level: bool = False  # a local declared at the region's top level (visible after it)
+    extent_nodes: tuple = ()  # the declared C extent expressions (pycparser nodes or None)
 
     def describe(self) -> str:
         dims = "".join(f"[{e}]" if e is not None else "[*]" for e in self.extent_strings())
@@ -123,6 +128,8 @@ class Scop:
     outer_iterators: tuple[str, ...] = ()
     iterator_type: str = "int"
     reserved_names: frozenset[str] = frozenset()
+    # C types (typedefs resolved) of the parameters and read-only scalars
+    scalar_types: dict[str, str] = field(default_factory=dict)
 
     @property
     def domain(self) -> isl.UnionSet:

@@ -31,8 +31,16 @@ class Replacement:
     lines: list[str]
 
 
+@dataclass(frozen=True)
+class Insertion:
+    """Generated file-scope code placed after line ``after`` of the source (0: at the top)."""
+
+    after: int
+    lines: list[str]
+
+
 def splice(text: str, source: str, target: str, replacements: list[Replacement],
-           helpers: set[str]) -> str:
+           helpers: set[str], insertions: list[Insertion] = (), output_name: str = "") -> str:
     original = text.splitlines(keepends=True)
     if original and not original[-1].endswith("\n"):
         original[-1] += "\n"
@@ -42,8 +50,17 @@ def splice(text: str, source: str, target: str, replacements: list[Replacement],
         out += [f"#ifndef {macro}\n", HELPER_DEFINITIONS[name] + "\n", "#endif\n"]
     out.append(line_directive(1, source) + "\n")
     position = 0  # index into original
+    pending = sorted(insertions, key=lambda i: i.after)
     for replacement in sorted(replacements, key=lambda r: r.region.begin_line):
         region = replacement.region
+        while pending and pending[0].after < region.begin_line:
+            insertion = pending.pop(0)
+            out += original[position : insertion.after]
+            if output_name:
+                out.append(line_directive(len(out) + 2, output_name) + "\n")
+            out += [line + "\n" for line in insertion.lines]
+            out.append(line_directive(insertion.after + 1, source) + "\n")
+            position = insertion.after
         out += original[position : region.begin_line - 1]
         out.append(f"/* polypragma: region {region.index} (lines {region.begin_line}-{region.end_line}) */\n")
         out += [line + "\n" for line in replacement.lines]

@@ -40,8 +40,8 @@ def kernel_paths() -> list[Path]:
     return sorted(p for p in KERNELS.glob("*.c"))
 
 
-def compile_c(source: Path, exe: Path, defines=(), extra=(), include=(KERNELS,)) -> None:
-    command = [CC, *CFLAGS, *[f"-I{d}" for d in include], *defines, *extra, str(source), "-o", str(exe), "-lm"]
+def compile_c(source: Path, exe: Path, defines=(), extra=(), include=(KERNELS,), libs=()) -> None:
+    command = [CC, *CFLAGS, *[f"-I{d}" for d in include], *defines, *extra, str(source), "-o", str(exe), *libs, "-lm"]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         raise AssertionError(f"compilation failed: {' '.join(command)}\n{result.stderr}")
@@ -64,3 +64,49 @@ def polypragma(source: Path, outdir: Path, options=(), defines=(), include=(KERN
 
 def generated_path(source: Path, outdir: Path) -> Path:
     return outdir / (source.name[:-2] + ".polypragma.c")
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|nan|inf)")
+
+
+def outputs_match(expected: str, got: str, rtol: float = 1e-9, atol: float = 1e-12) -> str | None:
+    """None when ``got`` equals ``expected`` up to a relative tolerance on numbers, else the first difference."""
+    a_lines, b_lines = expected.splitlines(), got.splitlines()
+    if len(a_lines) != len(b_lines):
+        return f"{len(b_lines)} lines instead of {len(a_lines)}"
+    for number, (a, b) in enumerate(zip(a_lines, b_lines), start=1):
+        if a == b:
+            continue
+        if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
+            return f"line {number}: {b!r} instead of {a!r}"
+        for x, y in zip(_NUMBER.findall(a), _NUMBER.findall(b)):
+            fx, fy = float(x), float(y)
+            if fx != fy and abs(fx - fy) > atol + rtol * max(abs(fx), abs(fy)):
+                return f"line {number}: {b!r} instead of {a!r}"
+    return None
+
+
+_opencl_state: dict = {}
+
+
+def opencl_device() -> str | None:
+    """Why OpenCL programs cannot run here, or None when an OpenCL device is present."""
+    if "why" not in _opencl_state:
+        import tempfile
+
+        probe = ("#define CL_TARGET_OPENCL_VERSION 120\n#include <CL/cl.h>\n"
+                 "int main(void) { cl_uint n = 0; cl_platform_id p; cl_device_id d;\n"
+                 "  if (clGetPlatformIDs(1, &p, &n) != CL_SUCCESS || n == 0) return 1;\n"
+                 "  return clGetDeviceIDs(p, CL_DEVICE_TYPE_ALL, 1, &d, NULL) != CL_SUCCESS; }\n")
+        with tempfile.TemporaryDirectory() as tmp:
+            source = Path(tmp) / "probe.c"
+            source.write_text(probe)
+            built = subprocess.run([CC, str(source), "-o", f"{tmp}/probe", "-lOpenCL"], capture_output=True)
+            if built.returncode != 0:
+                why = "no OpenCL headers or library (install ocl-icd-opencl-dev)"
+            elif subprocess.run([f"{tmp}/probe"]).returncode != 0:
+                why = "no OpenCL device (install pocl-opencl-icd)"
+            else:
+                why = None
+        _opencl_state["why"] = why
+    return _opencl_state["why"]

@@ -15,9 +15,9 @@ PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
 
 
-def iterator_prefix(reserved: frozenset[str] | set[str]) -> str:
+def iterator_prefix(reserved: frozenset[str] | set[str], preferred: str = "c") -> str:
     """A prefix ``p`` such that no reserved name has the form ``p<digits>``."""
-    for prefix in ("c", "t", "pp_c", "polypragma_c"):
+    for prefix in (preferred, f"pp_{preferred}", f"polypragma_{preferred}"):
         pattern = re.compile(re.escape(prefix) + r"\d+$")
         if not any(pattern.match(name) for name in reserved):
             return prefix

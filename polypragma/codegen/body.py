@@ -24,3 +24,50 @@ class BodyPrinter(c_generator.CGenerator):
         self.indent_level = indent
         text = self._generate_stmt(node, add_indent=False)
         return text.rstrip("\n").split("\n")
+
+
+# math functions whose float variants OpenCL spells without the 'f' (it overloads them)
+_OPENCL_FLOAT_VARIANTS = {
+    name + "f": name for name in (
+        "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs", "fmin", "fmax", "floor",
+        "ceil", "round", "trunc", "fmod", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
+        "tanh", "cbrt", "hypot", "erf", "erfc", "copysign", "fma")
+}
+_OPENCL_FUNCTIONS = {**_OPENCL_FLOAT_VARIANTS, "labs": "abs", "llabs": "abs"}
+
+
+class DeviceBodyPrinter(BodyPrinter):
+    """Statement bodies inside kernels: multi-dimensional subscripts of device
+    buffers become one flat index, scalars kept in device memory are read
+    through their buffer, and math functions take the target's names."""
+
+    def __init__(self, substitutions: dict[str, str], arrays: dict, opencl: bool):
+        super().__init__(substitutions)
+        self.arrays = arrays  # name -> DeviceArray
+        self.opencl = opencl
+
+    def visit_ID(self, n: c_ast.ID) -> str:
+        array = self.arrays.get(n.name)
+        if array is not None and array.scalar:
+            return f"{n.name}[0]"
+        return super().visit_ID(n)
+
+    def visit_ArrayRef(self, n: c_ast.ArrayRef) -> str:
+        subscripts = []
+        base = n
+        while isinstance(base, c_ast.ArrayRef):
+            subscripts.insert(0, base.subscript)
+            base = base.name
+        array = self.arrays.get(base.name) if isinstance(base, c_ast.ID) else None
+        if array is None or not array.linearise:
+            return super().visit_ArrayRef(n)
+        index = f"({self.visit(subscripts[0])})"
+        for extent, sub in zip(array.inner_extents, subscripts[1:]):
+            index = f"({index}) * ({extent}) + ({self.visit(sub)})"
+        return f"{base.name}[{index}]"
+
+    def visit_FuncCall(self, n: c_ast.FuncCall) -> str:
+        if self.opencl and isinstance(n.name, c_ast.ID) and n.name.name in _OPENCL_FUNCTIONS:
+            args = self.visit(n.args) if n.args is not None else ""
+            return f"{_OPENCL_FUNCTIONS[n.name.name]}({args})"
+        return super().visit_FuncCall(n)

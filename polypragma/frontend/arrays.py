@@ -154,7 +154,8 @@ def access_relation(record: AccessRecord, subscripts: list[isl.PwAff | None], ra
 
 
 def build_arrays(records: list[AccessRecord],
-                 extents_of: Callable[[Variable, ArrayShape], list[isl.PwAff | None]]):
+                 extents_of: Callable[[Variable, ArrayShape], list[isl.PwAff | None]],
+                 region_level: Callable[[Variable], bool]):
     """The arrays of a region and, per statement name, its reads, must-writes and may-writes.
 
     A write is a must-write only when it is certain (not under a condition on
@@ -184,5 +185,7 @@ def build_arrays(records: list[AccessRecord],
                 "scalar" if variable.ctype.rank == 0 else
                 "pointer" if variable.ctype.pointer_depth else "array")
         arrays.append(Array(array_name, variable.ctype.base, shape.rank, tuple(extents_of(variable, shape)),
-                            footprint.coalesce(), kind, shape.delinearised))
+                            footprint.coalesce(), kind, shape.delinearised,
+                            resolved_type=variable.ctype.resolved or variable.ctype.base, c_name=variable.name,
+                            region_level=region_level(variable), extent_nodes=tuple(variable.ctype.dims)))
     return arrays, reads, must, may

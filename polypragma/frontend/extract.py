@@ -260,6 +260,8 @@ class RegionExtractor:
             outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
+            scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
+                          for name in [*self.params, *sorted(self.read_only_scalars)]},
         )
 
     def _block(self, items: list[c_ast.Node], walk: _Walk, region_level: bool = False) -> isl.Schedule | None:
@@ -478,7 +480,11 @@ class RegionExtractor:
 
     # -- after the walk: arrays and relations ------------------------------------------------
     def _finish(self) -> tuple[list[Array], list[Statement]]:
-        arrays, reads, must, may = build_arrays(self.records, self._extents)
+        def region_level(variable: Variable) -> bool:
+            hoisted = self.hoisted.get(id(variable.decl)) if variable.decl is not None else None
+            return hoisted is not None and hoisted.at_region_level
+
+        arrays, reads, must, may = build_arrays(self.records, self._extents, region_level)
         statements = []
         for s in self.statements:
             empty = s.reads

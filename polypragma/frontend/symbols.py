@@ -17,6 +17,12 @@ _INTEGER_TYPEDEFS = {
     "intmax_t", "uintmax_t",
 }
 _FLOAT_WORDS = {"float", "double"}
+_STANDARD_RESOLVED = {
+    "size_t": "unsigned long", "ssize_t": "long", "ptrdiff_t": "long", "intptr_t": "long",
+    "uintptr_t": "unsigned long", "off_t": "long", "intmax_t": "long", "uintmax_t": "unsigned long",
+    "int8_t": "signed char", "int16_t": "short", "int32_t": "int", "int64_t": "long",
+    "uint8_t": "unsigned char", "uint16_t": "unsigned short", "uint32_t": "unsigned int", "uint64_t": "unsigned long",
+}
 _UNSIGNED_TYPEDEFS = {"size_t", "uintptr_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "uintmax_t",
                       "uint_fast8_t", "uint_fast16_t", "uint_fast32_t", "uint_fast64_t",
                       "uint_least8_t", "uint_least16_t", "uint_least32_t", "uint_least64_t"}
@@ -69,7 +75,7 @@ class TypeTable:
                     if len(names) == 1 and names[0] in _UNSIGNED_TYPEDEFS | _INTEGER_TYPEDEFS:
                         # standard names: trust the name, not the stub header's typedef
                         return CType(names[0], True, False, tuple(dims), pointers,
-                                     names[0] in _UNSIGNED_TYPEDEFS)
+                                     names[0] in _UNSIGNED_TYPEDEFS, _STANDARD_RESOLVED.get(names[0], "long"))
                     if len(names) == 1 and names[0] in self.typedefs:
                         resolved = self.ctype(self.typedefs[names[0]])
                         return CType(
@@ -79,6 +85,7 @@ class TypeTable:
                             dims=tuple(dims) + resolved.dims,
                             pointer_depth=pointers + resolved.pointer_depth,
                             is_unsigned=resolved.is_unsigned,
+                            resolved=resolved.resolved,
                         )
                     words = set(names)
                     is_float = bool(words & _FLOAT_WORDS)
@@ -86,7 +93,8 @@ class TypeTable:
                         bool(words & _INTEGER_WORDS) or (len(names) == 1 and names[0] in _INTEGER_TYPEDEFS)
                     )
                     unsigned = is_integer and ("unsigned" in words or "_Bool" in words or "bool" in words)
-                    return CType(" ".join(names), is_integer, is_float, tuple(dims), pointers, unsigned)
+                    return CType(" ".join(names), is_integer, is_float, tuple(dims), pointers, unsigned,
+                                 " ".join(names))
                 # struct, union, enum
                 kind = type(inner).__name__.lower()
                 name = getattr(inner, "name", None) or ""

@@ -1,0 +1,219 @@
+"""Kernels and host code for the GPU targets, shared by CUDA and OpenCL.
+
+The same isl ASTs feed both targets; a :class:`GpuSyntax` subclass says how
+each target spells a kernel, its block and thread ids, buffers, transfers,
+launches and error checks.  Per region the output is:
+
+* kernel functions (one per :class:`polypragma.gpu.mapping.Kernel`);
+* one host function that returns 0 after running the region on the device,
+  or 1 when no device is used (the caller then runs the original loops).
+  It allocates the buffers, copies in, runs the host loops with the launches,
+  copies out and frees.  Every API call is checked; a failure names the call,
+  the region's file and line and the error.  ``POLYPRAGMA_DEVICE=cpu`` skips
+  the device, ``POLYPRAGMA_DEVICE=gpu`` makes a missing device or any failure
+  fatal, and the default uses a device when one is present.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polypragma.codegen.ast_build import iterator_prefix
+from polypragma.codegen.body import DeviceBodyPrinter
+from polypragma.codegen.printer import CFamilyPrinter
+from polypragma.dependences import Dependences
+from polypragma.gpu.data import DeviceArray, device_arrays
+from polypragma.gpu.mapping import KERNEL_MARK, GpuMapping, Kernel, map_to_gpu
+from polypragma.gpu.sizes import SizeOptions
+from polypragma.model import Scop
+
+
+def symbol_stem(source: str) -> str:
+    """An identifier fragment from a source file name, for unique function names."""
+    stem = re.sub(r"\W", "_", source.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    return stem if stem and not stem[0].isdigit() else f"f_{stem}"
+
+
+@dataclass(frozen=True)
+class GpuRegion:
+    """Everything printed for one region."""
+
+    scop: Scop
+    mapping: GpuMapping
+    arrays: tuple[DeviceArray, ...]
+    function: str  # host function name
+    kernel_names: tuple[str, ...]
+    names: dict  # prefixes: host iterators, block and thread ids, kernel iterators
+    uses_double: bool
+
+    def signature_parameters(self) -> list[tuple[str, str]]:
+        """(C type, name) of the host function's parameters, in order."""
+        out = [(self.scop.scalar_types[p], p) for p in self.scop.parameters]
+        out += [(self.scop.scalar_types[s], s) for s in self.scop.read_only_scalars]
+        out += [(f"{a.device_type} *", a.host_name) for a in self.arrays if not a.local]
+        return out
+
+    def call_arguments(self) -> list[str]:
+        out = list(self.scop.parameters) + list(self.scop.read_only_scalars)
+        for a in self.arrays:
+            if a.local:
+                continue
+            out.append(f"({a.device_type} *)&{a.host_name}" if a.scalar else f"({a.device_type} *){a.host_name}")
+        return out
+
+
+def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOptions, source: str) -> GpuRegion:
+    reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
+    names = {}
+    for role, preferred in (("host", "c"), ("block", "b"), ("thread", "t"), ("kernel", "k"), ("host_h", "h")):
+        prefix = iterator_prefix(reserved, preferred)
+        names[role] = prefix
+        reserved |= {f"{prefix}{k}" for k in range(64)}
+    mapping = map_to_gpu(schedule, scop.context, sizes,
+                         {"host": names["host_h"], "block": names["block"], "thread": names["thread"]})
+    arrays = tuple(device_arrays(scop, deps))
+    stem = symbol_stem(source)
+    function = f"polypragma_{stem}_region{scop.region.index}"
+    kernel_names = tuple(f"{function}_kernel{k.index}" for k in mapping.kernels)
+    uses_double = any("double" in a.device_type for a in arrays) or any(
+        "double" in scop.scalar_types.get(s, "") for s in scop.read_only_scalars)
+    return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double)
+
+
+class GpuSyntax:
+    """How a GPU target spells things; subclasses per target."""
+
+    opencl = False
+
+    def kernel_header(self, name: str, params: list[str]) -> str:
+        raise NotImplementedError
+
+    def array_param(self, array: DeviceArray) -> str:
+        raise NotImplementedError
+
+    def block_id(self, dim: int) -> str:
+        raise NotImplementedError
+
+    def thread_id(self, dim: int) -> str:
+        raise NotImplementedError
+
+
+# -- kernels ----------------------------------------------------------------------------
+
+
+class KernelPrinter(CFamilyPrinter):
+    def __init__(self, region: GpuRegion, syntax: GpuSyntax):
+        super().__init__(region.scop.iterator_type)
+        self.region = region
+        self.syntax = syntax
+        self.statements = {s.name: s for s in region.scop.statements}
+        self.arrays = {a.name: a for a in region.arrays}
+
+    def user(self, n: isl.AstNode, depth: int) -> list[str]:
+        call = n.user_get_expr()
+        statement = self.statements[call.get_op_arg(0).get_id().get_name()]
+        substitutions = dict(statement.renames)
+        for k, (name, ctype) in enumerate(zip(statement.iterators, statement.iterator_types)):
+            value = self.expr(call.get_op_arg(k + 1))
+            if ctype != self.iterator_type:
+                value = f"(({ctype})({value}))"
+            elif not value.isidentifier() and not value.lstrip("-").isdigit():
+                value = f"({value})"
+            substitutions[name] = value
+        printer = DeviceBodyPrinter(substitutions, self.arrays, self.syntax.opencl)
+        return printer.statement(statement.body, len(self.pad(depth)))
+
+
+def kernel_arrays(region: GpuRegion, kernel: Kernel) -> list[DeviceArray]:
+    used: set[str] = set()
+    for statement in region.scop.statements:
+        if statement.name in kernel.statements:
+            for relation in (statement.reads, statement.may_writes, statement.must_writes):
+                maps = relation.get_map_list()
+                for k in range(maps.n_map()):
+                    used.add(maps.get_at(k).get_tuple_name(isl.dim_type.out))
+    return [a for a in region.arrays if a.name in used]
+
+
+def kernel_scalar_params(region: GpuRegion, kernel: Kernel) -> list[tuple[str, str]]:
+    scop = region.scop
+    out = [(scop.scalar_types[p], p) for p in scop.parameters]
+    out += [(scop.scalar_types[s], s) for s in scop.read_only_scalars]
+    out += [(scop.iterator_type, h) for h in kernel.host_params]
+    return out
+
+
+def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[list[str], list[str]]:
+    """The helper macros a kernel needs, and its text."""
+    ctx = kernel.context.get_ctx()
+    names = isl.IdList.alloc(ctx, 0)
+    for k in range(64):
+        names = names.add(isl.Id(f"{region.names['kernel']}{k}", context=ctx))
+    build = isl.AstBuild.from_context(kernel.context).set_iterators(names)
+    ast = build.node_from_schedule_map(kernel.schedule.intersect_domain(kernel.domain))
+    printer = KernelPrinter(region, syntax)
+    body = printer.node(ast, 1)
+    params = [syntax.array_param(a) for a in kernel_arrays(region, kernel)]
+    params += [f"const {t} {n}" for t, n in kernel_scalar_params(region, kernel)]
+    lines = [syntax.kernel_header(region.kernel_names[kernel.index], params), "{"]
+    for d, name in enumerate(kernel.block_params):
+        lines.append(f"  const int {name} = {syntax.block_id(kernel.mapped - 1 - d)};")
+    for d, name in enumerate(kernel.thread_params):
+        lines.append(f"  const int {name} = {syntax.thread_id(kernel.mapped - 1 - d)};")
+    lines += body
+    lines.append("}")
+    return printer.helper_lines(), lines
+
+
+# -- host code ---------------------------------------------------------------------------
+
+
+def host_expression(pa: isl.PwAff, kernel: Kernel, host_names: list[str], printer: CFamilyPrinter) -> str:
+    """``pa`` (over parameters and host dimensions h_j) as C with the host loops' iterators."""
+    for j, h in enumerate(kernel.host_params):
+        position = pa.get_space().find_dim_by_name(isl.dim_type.param, h)
+        if position >= 0:
+            pa = pa.set_dim_id(isl.dim_type.param, position, isl.Id(host_names[j], context=pa.get_ctx()))
+    build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
+    return printer.expr(build.expr_from_pw_aff(pa.coalesce()))
+
+
+class HostPrinter(CFamilyPrinter):
+    """The host loops; a kernel mark becomes a launch, its subtree is not printed."""
+
+    def __init__(self, region: GpuRegion, launch):
+        super().__init__(region.scop.iterator_type)
+        self.region = region
+        self.launch = launch  # (kernel, host iterator names, depth) -> lines
+        self.host_names = [f"{region.names['host']}{k}" for k in range(64)]
+
+    def mark(self, n: isl.AstNode, depth: int) -> list[str]:
+        name = n.mark_get_id().get_name()
+        if name.startswith(KERNEL_MARK):
+            kernel = self.region.mapping.kernels[int(name[len(KERNEL_MARK):])]
+            return self.launch(kernel, self.host_names, depth)
+        return self.node(n.mark_get_node(), depth)
+
+    def user(self, n: isl.AstNode, depth: int) -> list[str]:
+        raise AssertionError("statement outside any kernel")
+
+
+def host_ast(region: GpuRegion) -> isl.AstNode:
+    ctx = region.scop.context.get_ctx()
+    names = isl.IdList.alloc(ctx, 0)
+    for k in range(64):
+        names = names.add(isl.Id(f"{region.names['host']}{k}", context=ctx))
+    build = isl.AstBuild.from_context(region.scop.context).set_iterators(names)
+    return build.node_from_schedule(region.mapping.host_schedule)
+
+
+def c_string(text: str) -> list[str]:
+    """``text`` as the lines of a C string literal."""
+    out = []
+    for line in text.split("\n"):
+        escaped = line.replace("\\", "\\\\").replace('"', '\\"')
+        out.append(f'  "{escaped}\\n"')
+    return out

@@ -1,0 +1,1 @@
+"""GPU mapping: host/kernel split, tiling, block and thread mapping, and device data."""

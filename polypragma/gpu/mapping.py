@@ -1,0 +1,266 @@
+"""Host/kernel split and the mapping of kernels onto blocks and threads.
+
+Host/kernel split (PPCG, TACO 2013, section 6): walking the schedule tree
+from the root, the first band whose outermost member is coincident starts a
+kernel; non-coincident leading members of a band stay on the host (the band
+is split).  A subtree without any coincident member runs as a one-thread
+kernel, so that data stays on the device.  Each kernel is marked in the tree
+with a ``kernel_<k>`` mark; band members above it are made atomic so the
+host AST holds one launch per kernel.
+
+Mapping: the kernel's leading coincident members (at most three) are tiled.
+Tile ``g = floor((x - min) / T)`` and point ``p = (x - min) mod T`` replace
+member ``x``.  Blocks wrap around the tiles and threads around the points as
+in PPCG: block ``b`` runs the tiles with ``g = b (mod G)``, thread ``t`` the
+points with ``p = t (mod B)``.  These congruences are constraints on the
+kernel's schedule with ``b`` and ``t`` as parameters, so isl's AST generator
+writes the strided loops, and any tile, block and grid size is correct.
+The innermost mapped member goes to ``x``.
+
+In a kernel, every dependence between two instances has equal values of the
+mapped members (they are coincident), so all of them stay within one thread:
+no barrier is needed between the mapped loops and what they enclose.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polypragma.gpu.sizes import KernelSizes, SizeOptions
+
+KERNEL_MARK = "kernel_"
+
+
+@dataclass(frozen=True)
+class Kernel:
+    index: int
+    host_depth: int  # number of host loop dimensions around the kernel
+    host_params: tuple[str, ...]  # names of those dimensions inside the kernel (h0, h1, ...)
+    domain: isl.UnionSet  # instances, with the host dimensions as parameters
+    schedule: isl.UnionMap  # instances -> [tiles..., points..., rest...], with block/thread congruences
+    mapped: int  # number of mapped members (0: one thread)
+    sizes: KernelSizes
+    block_params: tuple[str, ...]  # parameter names of the block ids, one per mapped member (x last)
+    thread_params: tuple[str, ...]
+    tile_counts: tuple[isl.PwAff, ...]  # tiles per mapped member, over parameters and host dimensions
+    context: isl.Set  # parameters of the kernel AST: program parameters, host dims, block and thread ids
+    statements: tuple[str, ...]
+
+    def describe(self) -> str:
+        if not self.mapped:
+            return f"kernel {self.index}: one thread (no parallel loop), statements {', '.join(self.statements)}"
+        return (f"kernel {self.index}: {self.mapped} parallel loop(s) mapped, tile {list(self.sizes.tile)}, "
+                f"block {list(self.sizes.block)}, grid {list(self.sizes.grid)}, "
+                f"statements {', '.join(self.statements)}")
+
+
+@dataclass(frozen=True)
+class GpuMapping:
+    host_schedule: isl.Schedule  # with kernel marks
+    kernels: tuple[Kernel, ...]
+
+
+def _has_coincident(node: isl.ScheduleNode) -> bool:
+    found = False
+
+    def visit(n: isl.ScheduleNode) -> bool:
+        nonlocal found
+        if n.get_type() == isl.schedule_node_type.band:
+            if any(n.band_member_get_coincident(k) for k in range(n.band_n_member())):
+                found = True
+        return not found
+
+    node.foreach_descendant_top_down(visit)
+    return found
+
+
+def _leading_coincident(node: isl.ScheduleNode) -> int:
+    count = 0
+    while count < node.band_n_member() and node.band_member_get_coincident(count):
+        count += 1
+    return count
+
+
+def place_kernels(schedule: isl.Schedule) -> tuple[isl.Schedule, list[tuple[int, int]]]:
+    """Insert ``kernel_<k>`` marks; return the schedule and, per kernel, (mark index, mapped members)."""
+    kernels: list[tuple[int, int]] = []
+    root = schedule.get_root()
+    if root.n_children() == 0:
+        return schedule, kernels
+
+    def mark(node: isl.ScheduleNode, mapped: int) -> isl.ScheduleNode:
+        ctx = node.get_ctx()
+        k = len(kernels)
+        kernels.append((k, mapped))
+        node = node.insert_mark(isl.Id(f"{KERNEL_MARK}{k}", context=ctx))
+        return node
+
+    def walk(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        kind = node.get_type()
+        if kind in (isl.schedule_node_type.band,):
+            if not _has_coincident(node):
+                return mark(node, 0)
+            lead = _leading_coincident(node)
+            if lead:
+                return mark(node, min(lead, 3))
+            # keep the sequential leading members on the host
+            host_members = 0
+            while host_members < node.band_n_member() and not node.band_member_get_coincident(host_members):
+                host_members += 1
+            if host_members < node.band_n_member():
+                node = node.band_split(host_members)
+            for k in range(node.band_n_member()):
+                node = node.band_member_set_ast_loop_type(k, isl.ast_loop_type.atomic)
+            node = walk(node.child(0))
+            return node.parent()
+        if kind == isl.schedule_node_type.leaf:
+            return mark(node, 0)
+        if kind in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
+            if not _has_coincident(node):
+                return mark(node, 0)
+            for k in range(node.n_children()):
+                node = walk(node.child(k)).parent()
+            return node
+        if kind == isl.schedule_node_type.filter and not _has_coincident(node):
+            # a filter below a sequence: the kernel goes under it
+            node = mark(node.child(0), 0)
+            return node.parent()
+        if node.n_children() == 0:
+            return node
+        return walk(node.child(0)).parent()
+
+    root = walk(root.child(0)).parent()
+    return root.get_schedule(), kernels
+
+
+def _host_parameter_set(prefix: isl.UnionMap, names: list[str]) -> isl.UnionSet:
+    """``{ [x0, ..] : x_j = h_j }`` in the range space of ``prefix``, with h_j as new parameters."""
+    space = isl.Set.from_union_set(prefix.range()).get_space() if not prefix.range().is_empty() \
+        else None
+    if space is None:
+        return prefix.range()
+    n_params = space.dim(isl.dim_type.param)
+    space = space.add_dims(isl.dim_type.param, len(names))
+    for j, name in enumerate(names):
+        space = space.set_dim_name(isl.dim_type.param, n_params + j, name)
+    result = isl.Set.universe(space)
+    local = isl.LocalSpace.from_space(space)
+    for j in range(len(names)):
+        c = isl.Constraint.equality_alloc(local)
+        c = c.set_coefficient_val(isl.dim_type.set, j, isl.Val.one(space.get_ctx()))
+        c = c.set_coefficient_val(isl.dim_type.param, n_params + j, isl.Val.negone(space.get_ctx()))
+        result = result.add_constraint(c)
+    return isl.UnionSet.from_set(result)
+
+
+def _add_params(space: isl.Space, names: list[str]) -> isl.Space:
+    n = space.dim(isl.dim_type.param)
+    space = space.add_dims(isl.dim_type.param, len(names))
+    for j, name in enumerate(names):
+        space = space.set_dim_name(isl.dim_type.param, n + j, name)
+    return space
+
+
+def _param_pwaff(space: isl.Space, name: str) -> isl.PwAff:
+    """The parameter ``name`` as a PwAff on the set space ``space``."""
+    position = space.find_dim_by_name(isl.dim_type.param, name)
+    return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, position))
+
+
+def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelSizes,
+                 names: dict[str, str], context: isl.Set) -> Kernel:
+    """The kernel rooted at ``node`` (the child of its mark)."""
+    ctx = node.get_ctx()
+    depth = node.get_schedule_depth()
+    host_params = [f"{names['host']}{j}" for j in range(depth)]
+    domain = node.get_domain()
+    prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
+    if depth:
+        kernel_domain = prefix.intersect_range(_host_parameter_set(prefix, host_params)).domain()
+    else:
+        kernel_domain = domain
+    subtree = node.get_subtree_schedule_union_map().intersect_domain(kernel_domain)
+    statements = sorted({m.get_tuple_name(isl.dim_type.in_) for m in _maps(subtree)})
+    block_params = [f"{names['block']}{d}" for d in range(mapped)]
+    thread_params = [f"{names['thread']}{d}" for d in range(mapped)]
+    kernel_context = context
+    for name in host_params + block_params + thread_params:
+        position = kernel_context.dim(isl.dim_type.param)
+        kernel_context = kernel_context.add_dims(isl.dim_type.param, 1).set_dim_name(
+            isl.dim_type.param, position, name)
+    tile_counts: list[isl.PwAff] = []
+    schedule = subtree
+    if mapped:
+        range_set = isl.Set.from_union_set(subtree.range())
+        space = range_set.get_space()
+        space = _add_params(space, [p for p in block_params + thread_params
+                                     if space.find_dim_by_name(isl.dim_type.param, p) < 0])
+        n_dims = space.dim(isl.dim_type.set)
+        local = isl.LocalSpace.from_space(space)
+        pieces: list[isl.PwAff] = []
+        points: list[isl.PwAff] = []
+        for d in range(mapped):
+            var = isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
+            low = range_set.dim_min(d)
+            high = range_set.dim_max(d)
+            tile = sizes.tile[d]
+            lifted = low.add_dims(isl.dim_type.in_, n_dims)
+            offset = var.sub(lifted)
+            value = isl.Val(str(tile), context=ctx)
+            pieces.append(offset.scale_down_val(value).floor())
+            points.append(offset.mod_val(value))
+            tile_counts.append(high.sub(low).scale_down_val(value).floor().add_constant_val(isl.Val.one(ctx)))
+        rest = [isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d)) for d in range(mapped, n_dims)]
+        transform = None
+        for pa in pieces + points + rest:
+            piece = isl.Map.from_pw_aff(pa)
+            transform = piece if transform is None else transform.flat_range_product(piece)
+        assert transform is not None
+        out_space = transform.range().get_space()
+        out_local = isl.LocalSpace.from_space(out_space)
+        for d in range(mapped):
+            g = isl.PwAff.from_aff(isl.Aff.var_on_domain(out_local, isl.dim_type.set, d))
+            p = isl.PwAff.from_aff(isl.Aff.var_on_domain(out_local, isl.dim_type.set, mapped + d))
+            b = _param_pwaff(out_space, block_params[d])
+            t = _param_pwaff(out_space, thread_params[d])
+            grid = isl.Val(str(sizes.grid[d]), context=ctx)
+            block = isl.Val(str(sizes.block[d]), context=ctx)
+            congruence = g.sub(b).mod_val(grid).zero_set().intersect(p.sub(t).mod_val(block).zero_set())
+            transform = transform.intersect_range(congruence)
+            zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(kernel_context.get_space())))
+            bp = _param_pwaff(kernel_context.get_space(), block_params[d])
+            tp = _param_pwaff(kernel_context.get_space(), thread_params[d])
+            kernel_context = kernel_context.intersect(bp.ge_set(zero)).intersect(
+                bp.lt_set(zero.add_constant_val(grid))).intersect(tp.ge_set(zero)).intersect(
+                tp.lt_set(zero.add_constant_val(block)))
+        schedule = subtree.apply_range(isl.UnionMap.from_map(transform))
+    return Kernel(index, depth, tuple(host_params), kernel_domain, schedule, mapped, sizes, tuple(block_params),
+                  tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements))
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    maps = umap.get_map_list()
+    return [maps.get_at(k) for k in range(maps.n_map())]
+
+
+def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: dict[str, str]) -> GpuMapping:
+    marked, placed = place_kernels(schedule)
+    kernels: list[Kernel] = []
+    found: dict[int, isl.ScheduleNode] = {}
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.mark:
+            name = node.mark_get_id().get_name()
+            if name.startswith(KERNEL_MARK):
+                found[int(name[len(KERNEL_MARK):])] = node.child(0)
+                return False
+        return True
+
+    marked.get_root().foreach_descendant_top_down(visit)
+    for index, mapped in placed:
+        node = found[index]
+        sizes = options.for_kernel(index, mapped)
+        kernels.append(build_kernel(node, index, mapped, sizes, names, context))
+    return GpuMapping(marked, tuple(kernels))

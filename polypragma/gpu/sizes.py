@@ -1,0 +1,113 @@
+"""Tile, block and grid sizes per kernel.
+
+Defaults suit current GPUs (compute capability 8.0 and 9.0): 256 threads a
+block, 32 of them along ``x`` (the innermost mapped loop) when two or three
+loops are mapped.  Users set them for all kernels (``--tile-size``,
+``--block-size``, ``--grid-size``) or per kernel in PPCG's notation::
+
+    --sizes '{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'
+
+Sizes are listed outermost first, so the last entry is ``x``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+
+DEFAULT_TILE = {1: (256,), 2: (32, 32), 3: (4, 8, 32)}
+DEFAULT_BLOCK = {1: (256,), 2: (8, 32), 3: (2, 4, 32)}
+DEFAULT_GRID = {1: (65535,), 2: (65535, 65535), 3: (256, 65535, 65535)}
+
+
+class SizeError(ValueError):
+    pass
+
+
+@dataclass(frozen=True)
+class KernelSizes:
+    tile: tuple[int, ...]
+    block: tuple[int, ...]
+    grid: tuple[int, ...]
+
+
+def _fit(values: tuple[int, ...] | None, mapped: int, default: tuple[int, ...]) -> tuple[int, ...]:
+    """``values`` (outermost first) cut or padded to ``mapped`` entries, keeping the innermost ones."""
+    if not values:
+        return default
+    if len(values) >= mapped:
+        return tuple(values[len(values) - mapped:])
+    return tuple(default[: mapped - len(values)]) + tuple(values)
+
+
+@dataclass(frozen=True)
+class SizeOptions:
+    tile: tuple[int, ...] | None = None
+    block: tuple[int, ...] | None = None
+    grid: tuple[int, ...] | None = None
+    per_kernel: str | None = None  # PPCG's notation
+
+    def for_kernel(self, index: int, mapped: int) -> KernelSizes:
+        if mapped == 0:
+            return KernelSizes((), (), ())
+        tile = _fit(self.tile, mapped, DEFAULT_TILE[mapped])
+        block = _fit(self.block, mapped, DEFAULT_BLOCK[mapped])
+        grid = _fit(self.grid, mapped, DEFAULT_GRID[mapped])
+        if self.per_kernel:
+            chosen = parse_sizes(self.per_kernel).get(index, {})
+            tile = _fit(chosen.get("tile"), mapped, tile)
+            block = _fit(chosen.get("block"), mapped, block)
+            grid = _fit(chosen.get("grid"), mapped, grid)
+        for name, values in (("tile", tile), ("block", block), ("grid", grid)):
+            if any(v <= 0 for v in values):
+                raise SizeError(f"{name} sizes must be positive, got {list(values)}")
+        return KernelSizes(tile, block, grid)
+
+
+def parse_list(text: str) -> tuple[int, ...]:
+    try:
+        values = tuple(int(v) for v in text.replace(" ", "").split(",") if v)
+    except ValueError:
+        raise SizeError(f"expected sizes like '32,32', got '{text}'") from None
+    if not values or any(v <= 0 for v in values):
+        raise SizeError(f"expected positive sizes like '32,32', got '{text}'")
+    return values
+
+
+def parse_sizes(text: str, kernels: int = 256) -> dict[int, dict[str, tuple[int, ...]]]:
+    """``{ kernel[i] -> tile[..] ... }`` as {kernel: {"tile": (...), ...}} for kernels 0..kernels-1."""
+    try:
+        relation = isl.UnionMap(text)
+    except isl.Error as exc:
+        raise SizeError(f"cannot read --sizes '{text}': {exc}") from None
+    result: dict[int, dict[str, tuple[int, ...]]] = {}
+    for k in range(kernels):
+        point = isl.UnionSet(f"{{ kernel[{k}] }}")
+        image = point.apply(relation)
+        if image.is_empty():
+            continue
+        sets = image.get_set_list()
+        for j in range(sets.n_set()):
+            s = sets.get_at(j)
+            name = s.get_tuple_name()
+            if name not in ("tile", "block", "grid"):
+                raise SizeError(f"--sizes: unknown size kind '{name}' (tile, block or grid)")
+            if not s.is_singleton():
+                raise SizeError(f"--sizes: {name} of kernel {k} is not a single point")
+            values = s.sample_point()
+            result.setdefault(k, {})[name] = tuple(
+                int(values.get_coordinate_val(isl.dim_type.set, d).to_python()) for d in range(s.dim(isl.dim_type.set)))
+    return result
+
+
+def dump(kernels) -> str:
+    """The sizes used, in the notation ``--sizes`` reads."""
+    parts = []
+    for kernel in kernels:
+        if kernel.mapped:
+            s = kernel.sizes
+            parts.append(f"kernel[{kernel.index}] -> tile[{','.join(map(str, s.tile))}]; "
+                         f"kernel[{kernel.index}] -> block[{','.join(map(str, s.block))}]; "
+                         f"kernel[{kernel.index}] -> grid[{','.join(map(str, s.grid))}]")
+    return "{ " + "; ".join(parts) + " }"

@@ -1,0 +1,68 @@
+"""Every corpus kernel through the opencl target, run for real on an OpenCL device
+(PoCL on the CPU here) with POLYPRAGMA_DEVICE=gpu, against the original program."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from harness import (compile_c, generated_path, kernel_paths, opencl_device, outputs_match, polypragma, run,
+                     run_configs)
+from polypragma.scan import scan
+
+VARIANTS = {
+    "default": [],
+    # tiles larger than blocks and not multiples of them, and a grid smaller than the tile count
+    "wrap": ["--tile-size", "5,7,6", "--block-size", "2,3,4", "--grid-size", "2,3,2"],
+    "original-order": ["--no-reschedule", "--tile-size", "3,16", "--block-size", "3,8"],
+}
+
+# kernels the GPU targets leave as written, and the diagnostic that says why
+LEFT_AS_WRITTEN = {
+    # Ab[i * (2 * bw + 1) + j - i + bw]: the row length is no single parameter, so the access is taken to
+    # touch the whole of a pointer of unknown size, which cannot be transferred
+    "banded": "elements of 'Ab' accessed cannot be bounded",
+}
+
+_originals: dict = {}
+
+
+@pytest.fixture(scope="module", autouse=True)
+def need_opencl():
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("path", kernel_paths(), ids=lambda p: p.stem)
+def test_kernel_on_opencl(path, variant, tmp_path, tmp_path_factory):
+    configs = run_configs(path)
+    regions = scan(path.read_text(), str(path))
+    for index, defines in enumerate(dict.fromkeys(c.defines for c in configs)):
+        outdir = tmp_path / f"d{index}"
+        # PoCL contracts a*b+c into fma by default and gcc -O2 does not: keep the arithmetic the same
+        options = ["--target", "opencl", "--no-fp-contract", *VARIANTS[variant]]
+        status, messages = polypragma(path, outdir, options, defines)
+        assert status == 0, messages
+        generated = generated_path(path, outdir)
+        if path.stem in LEFT_AS_WRITTEN:
+            assert LEFT_AS_WRITTEN[path.stem] in messages, messages
+        else:
+            assert "warning" not in messages and "error" not in messages, messages
+            assert generated.read_text().count("/* polypragma: region ") == len(regions)
+        exe = outdir / "gen"
+        compile_c(generated, exe, defines, libs=["-lOpenCL"])
+        key = (path, defines)
+        if key not in _originals:
+            _originals[key] = tmp_path_factory.mktemp("orig") / path.stem
+            compile_c(path, _originals[key], defines)
+        for config in (c for c in configs if c.defines == defines):
+            expected = run(_originals[key], config.args)
+            got = run(exe, config.args, env={"POLYPRAGMA_DEVICE": "gpu"})
+            assert got.returncode == 0, got.stderr
+            # float kernels: PoCL's single-precision math differs from glibc's in the last bits
+            rtol = 2e-5 if re.search(r"\bfloat\b", path.read_text()) else 1e-9
+            difference = outputs_match(expected.stdout, got.stdout, rtol)
+            assert difference is None, f"arguments {config.args}: {difference}"
