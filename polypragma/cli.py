@@ -16,7 +16,11 @@ from polypragma.schedule import FUSION_CHOICES, ScheduleOptions
 DESCRIPTION = """\
 Compile the loop nests marked with '#pragma scop' ... '#pragma endscop' in a C
 file.  For SOURCE.c it writes OUTDIR/SOURCE.polypragma.c: the same file with
-each region replaced by generated code (everything else is copied unchanged).
+each region replaced by generated code (everything else is copied unchanged),
+and for the cuda target OUTDIR/SOURCE.polypragma.cu with the kernels.  The GPU
+targets keep the original loops as the fallback taken when no device is
+present or POLYPRAGMA_DEVICE=cpu; POLYPRAGMA_DEVICE=gpu makes a missing device
+or a device failure an error.
 Regions polypragma cannot handle are left as written, with a warning.
 """
 
@@ -47,9 +51,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("source", metavar="SOURCE.c", nargs="?", help="C file with marked regions")
     parser.add_argument("-o", dest="output_dir", metavar="OUTDIR",
                         help="directory for the outputs (default: the directory of SOURCE.c)")
-    parser.add_argument("--target", choices=TARGETS, default="c",
-                        help="what to generate: 'c' is sequential C, or OpenMP C with --openmp; 'opencl' embeds "
-                             "OpenCL kernels and host code in the C file (link with -lOpenCL) (default: c)")
+    parser.add_argument("--target", choices=TARGETS, default="cuda",
+                        help="what to generate: 'cuda' writes SOURCE.polypragma.cu with the kernels and host code "
+                             "(compile with nvcc, link with cudart); 'opencl' embeds OpenCL kernels and host code in "
+                             "the C file (link with -lOpenCL); 'c' is sequential C, or OpenMP C with --openmp "
+                             "(default: cuda)")
     parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                         help="add DIR to the preprocessor's include path (as for the C compiler)")
     parser.add_argument("-D", dest="defines", action="append", default=[], metavar="NAME[=VALUE]",
@@ -68,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--max-operations", type=int, default=ScheduleOptions.max_operations, metavar="N",
                         help="bound on the isl operations of the scheduler per region; past it the original "
                              "schedule is kept, with a warning (default: %(default)s, 0: no bound)")
-    sizes = parser.add_argument_group("GPU mapping (opencl target)")
+    sizes = parser.add_argument_group("GPU mapping (cuda and opencl targets)")
     sizes.add_argument("--tile-size", type=parse_list, metavar="T[,T...]",
                        help="tile sizes of the mapped loops, outermost first (default 256; 32,32; 4,8,32)")
     sizes.add_argument("--block-size", type=parse_list, metavar="B[,B...]",

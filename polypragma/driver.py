@@ -18,16 +18,16 @@ from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
 from polypragma.gpu.sizes import SizeError, SizeOptions, dump as dump_sizes
-from polypragma.splice import Insertion, Replacement, splice, write_atomically
+from polypragma.splice import Insertion, Replacement, banner, splice, write_atomically
 
-TARGETS = ("c", "opencl")
+TARGETS = ("cuda", "opencl", "c")
 GPU_TARGETS = ("opencl", "cuda")
 
 
 @dataclass(frozen=True)
 class Options:
     output_dir: str | None = None
-    target: str = "c"
+    target: str = "cuda"
     preprocess: PreprocessOptions = field(default_factory=PreprocessOptions)
     openmp: bool = False
     strict: bool = False
@@ -38,12 +38,12 @@ class Options:
     dump_sizes: bool = False
 
 
-def output_path(source: str, options: Options) -> str:
+def output_path(source: str, options: Options, suffix: str = ".c") -> str:
     directory = options.output_dir if options.output_dir is not None else os.path.dirname(source)
     stem = os.path.basename(source)
     if stem.endswith(".c"):
         stem = stem[:-2]
-    return os.path.join(directory, f"{stem}.polypragma.c")
+    return os.path.join(directory, f"{stem}.polypragma{suffix}")
 
 
 class _Log:
@@ -124,10 +124,19 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 if gpu_region is not None:
                     gpu_regions.append(gpu_region)
     insertions: list[Insertion] = []
-    if gpu_regions:
-        from polypragma.codegen import opencl_target
+    cuda_unit: list[str] | None = None
+    if options.target == "cuda":
+        from polypragma.codegen import cuda_target
 
-        block = opencl_target.generate(gpu_regions, source, fp_contract=options.fp_contract)
+        cuda_unit = (cuda_target.generate(gpu_regions, source) if gpu_regions
+                     else cuda_target.empty_unit(source))
+    if gpu_regions:
+        from polypragma.codegen import cuda_target, opencl_target
+
+        if options.target == "opencl":
+            block = opencl_target.generate(gpu_regions, source, fp_contract=options.fp_contract)
+        else:
+            block = cuda_target.prototypes(gpu_regions)
         first = min(r.scop.region.begin_line for r in gpu_regions)
         insertions.append(Insertion(_insertion_line(text, first), block))
         if options.dump_sizes:
@@ -135,6 +144,12 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
     content = splice(text, source, options.target, replacements, helpers, insertions,
                      os.path.basename(destination))
+    if cuda_unit is not None:
+        unit = "\n".join([banner(source, options.target), *cuda_unit]) + "\n"
+        if not options.fp_contract:
+            unit = unit.replace("#include <cuda_runtime.h>", "#include <cuda_runtime.h>\n/* compile with nvcc -fmad=false "
+                                "for results that match the CPU bit for bit */", 1)
+        write_atomically(output_path(source, options, ".cu"), unit)
     write_atomically(destination, content)
     log("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)")
     return 1 if reporter.error_count else 0

@@ -55,7 +55,8 @@ def run(exe: Path, args=(), env=None, timeout=60) -> subprocess.CompletedProcess
 
 def polypragma(source: Path, outdir: Path, options=(), defines=(), include=(KERNELS,)) -> tuple[int, str]:
     """Run the command in-process; return its exit status and what it printed on stderr."""
-    argv = [str(source), "-o", str(outdir), *[f"-I{d}" for d in include], *options, *defines]
+    target = [] if any(o == "--target" or o.startswith("--target=") for o in options) else ["--target", "c"]
+    argv = [str(source), "-o", str(outdir), *[f"-I{d}" for d in include], *target, *options, *defines]
     stream = io.StringIO()
     with redirect_stderr(stream):
         status = polypragma_main(argv)

@@ -36,7 +36,8 @@ def test_default_output_directory_is_the_source_directory(tmp_path):
     result = subprocess.run([sys.executable, "-m", "polypragma", str(source)], capture_output=True, text=True, cwd=TOP)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "plain.polypragma.c").exists()
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.c", "plain.polypragma.c"]  # no temporary left
+    # the cuda target (the default) always writes both outputs; no temporary is left behind
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["plain.c", "plain.polypragma.c", "plain.polypragma.cu"]
 
 
 def test_input_is_never_modified(tmp_path):
@@ -54,7 +55,9 @@ def test_outputs_are_byte_identical_across_processes(tmp_path):
     script = (
         "import sys\nfrom polypragma.cli import main\n"
         "for path in sys.argv[2:]:\n"
-        "    assert main([path, '-o', sys.argv[1], '-I', %r, '--openmp']) == 0\n" % str(KERNELS)
+        "    for target in ('c', 'opencl', 'cuda'):\n"
+        "        assert main([path, '-o', sys.argv[1] + '/' + target, '-I', %r, '--openmp', '--target', target]) in (0,)\n"
+        % str(KERNELS)
     )
     paths = [str(p) for p in kernel_paths()]
     outputs = []
@@ -63,8 +66,8 @@ def test_outputs_are_byte_identical_across_processes(tmp_path):
         env = dict(os.environ, PYTHONHASHSEED=seed)
         subprocess.run([sys.executable, "-c", script, str(outdir), *paths], check=True, cwd=TOP, env=env,
                        capture_output=True)
-        outputs.append({p.name: p.read_bytes() for p in sorted(outdir.iterdir())})
-    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == len(paths)
+        outputs.append({str(p.relative_to(outdir)): p.read_bytes() for p in sorted(outdir.rglob("*")) if p.is_file()})
+    assert outputs[0].keys() == outputs[1].keys() and len(outputs[0]) == 4 * len(paths)
     differing = [name for name in outputs[0] if outputs[0][name] != outputs[1][name]]
     assert not differing
 

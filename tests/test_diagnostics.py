@@ -736,7 +736,7 @@ def test_command_line_exit_status(tmp_path: Path):
     assert markup.returncode == 1, markup.stderr
     (diag,) = diagnostics(markup.stderr)
     assert (diag.severity, diag.line, diag.col) == ("error", 4, 4)
-    assert output_files(tmp_path / "out") == ["kernel.polypragma.c"]
+    assert output_files(tmp_path / "out") == ["kernel.polypragma.c", "kernel.polypragma.cu"]  # cuda: the default
     assert_untouched(source, text)
     assert_untouched(marked, MARKUP["scop-never-closed"][0])
 

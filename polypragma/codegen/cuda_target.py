@@ -1,0 +1,180 @@
+"""The ``cuda`` target: ``NAME.polypragma.cu`` with the kernels and one ``extern "C"``
+host function per region; the C file declares and calls them.
+
+The C file needs no CUDA header and compiles with the project's C compiler;
+the ``.cu`` file compiles with nvcc; linking needs only cudart.
+"""
+
+from __future__ import annotations
+
+from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, host_ast, host_expression, kernel_arrays,
+                                    kernel_lines, kernel_scalar_params, symbol_stem)
+from polypragma.codegen.printer import HELPER_DEFINITIONS
+from polypragma.gpu.data import DeviceArray
+from polypragma.gpu.mapping import Kernel
+
+
+class CudaSyntax(GpuSyntax):
+    def kernel_header(self, name: str, params: list[str]) -> str:
+        return f"__global__ void {name}({', '.join(params)})"
+
+    def array_param(self, array: DeviceArray) -> str:
+        qualifier = "" if array.written else "const "
+        return f"{qualifier}{array.device_type} *__restrict__ {array.name}"
+
+    def block_id(self, dim: int) -> str:
+        return f"(int)blockIdx.{'xyz'[dim]}"
+
+    def thread_id(self, dim: int) -> str:
+        return f"(int)threadIdx.{'xyz'[dim]}"
+
+
+RUNTIME = r"""
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <cuda_runtime.h>
+
+/* POLYPRAGMA_DEVICE: "cpu" runs the original loops, "gpu" requires the device, unset or "auto" uses it if present */
+static int polypragma_device_mode(void)
+{
+  const char *mode = getenv("POLYPRAGMA_DEVICE");
+  if (mode == NULL || mode[0] == '\0' || strcmp(mode, "auto") == 0)
+    return 0;
+  if (strcmp(mode, "cpu") == 0)
+    return 1;
+  if (strcmp(mode, "gpu") == 0)
+    return 2;
+  fprintf(stderr, "polypragma: POLYPRAGMA_DEVICE must be 'cpu', 'gpu' or 'auto', not '%s'\n", mode);
+  exit(1);
+}
+
+/* A failure: reported always; fatal with POLYPRAGMA_DEVICE=gpu, else the caller runs the original loops. */
+static int polypragma_cuda_fail(const char *call, cudaError_t error, const char *where)
+{
+  fprintf(stderr, "polypragma: %s: %s failed: %s\n", where, call, cudaGetErrorString(error));
+  if (polypragma_device_mode() == 2)
+    exit(1);
+  return 1;
+}
+
+#define POLYPRAGMA_CUDA_CHECK(call, where) \
+  do { cudaError_t polypragma_error_ = (call); \
+       if (polypragma_error_ != cudaSuccess) return polypragma_cuda_fail(#call, polypragma_error_, where); } while (0)
+
+/* 0 when a device is there to use; 1 when the original loops must run */
+static int polypragma_cuda_setup(const char *where)
+{
+  static int state = -1;
+  int mode = polypragma_device_mode();
+  if (mode == 1)
+    return 1;
+  if (state < 0) {
+    int count = 0;
+    cudaError_t error = cudaGetDeviceCount(&count);
+    state = error == cudaSuccess && count > 0;
+    if (!state && mode == 2) {
+      fprintf(stderr, "polypragma: %s: no CUDA device (POLYPRAGMA_DEVICE=gpu): %s\n", where,
+              error == cudaSuccess ? "no device found" : cudaGetErrorString(error));
+      exit(1);
+    }
+  }
+  return state ? 0 : 1;
+}
+"""
+
+
+def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
+    scop = region.scop
+    where_text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
+    where = '"' + where_text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
+    lines = [f'extern "C" int {region.function}({params})', "{",
+             f"  if (polypragma_cuda_setup({where}) != 0)", "    return 1;"]
+    for a in region.arrays:
+        lines.append(f"  size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
+        lines.append(f"  {a.device_type} *dev_{a.name} = NULL;")
+        lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} > 0 ? bytes_{a.name} "
+                     f": sizeof({a.device_type})), {where});")
+    for a in region.arrays:
+        if a.copy_in:
+            lines.append(f"  if (bytes_{a.name} > 0)")
+            lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy(dev_{a.name}, {a.host_name}, bytes_{a.name}, "
+                         f"cudaMemcpyHostToDevice), {where});")
+
+    def launch(kernel: Kernel, host_names: list[str], depth: int) -> list[str]:
+        pad = "  " * depth
+        inner = pad + "  "
+        out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
+        args = [f"dev_{a.name}" for a in kernel_arrays(region, kernel)]
+        for ctype, name in kernel_scalar_params(region, kernel):
+            args.append(host_names[kernel.host_params.index(name)] if name in kernel.host_params else name)
+        grid = ["1", "1", "1"]
+        block = ["1", "1", "1"]
+        if kernel.mapped:
+            counts = [host_expression(c, kernel, host_names, printer) for c in kernel.tile_counts]
+            out.append(f"{inner}long tiles[{kernel.mapped}];")
+            for d in range(kernel.mapped):
+                launch_dim = kernel.mapped - 1 - d
+                out.append(f"{inner}tiles[{d}] = {counts[d]};")
+                out.append(f"{inner}if (tiles[{d}] > {kernel.sizes.grid[d]}) tiles[{d}] = {kernel.sizes.grid[d]};")
+                grid[launch_dim] = f"(unsigned)tiles[{d}]"
+                block[launch_dim] = str(kernel.sizes.block[d])
+            condition = " && ".join(f"tiles[{d}] > 0" for d in range(kernel.mapped))
+        else:
+            condition = "1"
+        out.append(f"{inner}if ({condition}) {{")
+        out.append(f"{inner}  dim3 grid({', '.join(grid)}), block({', '.join(block)});")
+        out.append(f"{inner}  {region.kernel_names[kernel.index]}<<<grid, block>>>({', '.join(args)});")
+        out.append(f"{inner}  POLYPRAGMA_CUDA_CHECK(cudaGetLastError(), {where});")
+        out.append(f"{inner}}}")
+        out.append(f"{pad}}}")
+        return out
+
+    printer = HostPrinter(region, launch)
+    lines += printer.node(host_ast(region), 1)
+    lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaDeviceSynchronize(), {where});")
+    for a in region.arrays:
+        if a.copy_out:
+            lines.append(f"  if (bytes_{a.name} > 0)")
+            lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy({a.host_name}, dev_{a.name}, bytes_{a.name}, "
+                         f"cudaMemcpyDeviceToHost), {where});")
+    for a in region.arrays:
+        lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaFree(dev_{a.name}), {where});")
+    lines += ["  return 0;", "}"]
+    return lines, printer.helpers_used
+
+
+def prototypes(regions: list[GpuRegion]) -> list[str]:
+    """Declarations of the host functions, for the C file."""
+    out = []
+    for region in regions:
+        params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
+        out.append(f"int {region.function}({params});")
+    return out
+
+
+def generate(regions: list[GpuRegion], source: str) -> list[str]:
+    """The body of the ``.cu`` file."""
+    syntax = CudaSyntax()
+    kernels: list[str] = []
+    host: list[str] = []
+    macros: set[str] = set()
+    for region in regions:
+        for kernel in region.mapping.kernels:
+            helpers, lines = kernel_lines(region, kernel, syntax)
+            macros |= set(helpers)
+            kernels += lines + [""]
+        function, used = host_function(region, source)
+        macros |= {HELPER_DEFINITIONS[name] for name in used}
+        host += function + [""]
+    guarded = []
+    for definition in sorted(macros):
+        macro = definition.split()[1].split("(")[0]
+        guarded += [f"#ifndef {macro}", definition, "#endif"]
+    return RUNTIME.strip("\n").split("\n") + [""] + guarded + [""] + kernels + host
+
+
+def empty_unit(stem: str) -> list[str]:
+    """The ``.cu`` file of a source without regions: valid, and defines nothing."""
+    return [f"/* no region in this file: nothing to run on the device ({symbol_stem(stem)}) */"]

@@ -1,0 +1,68 @@
+"""Every corpus kernel through the cuda target: the .cu compiles with nvcc for sm_90 without
+warnings, the program links with cudart, and here (no GPU) it takes the fallback and prints
+exactly what the original prints; POLYPRAGMA_DEVICE=gpu makes it fail loudly instead."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from harness import CC, CFLAGS, KERNELS, compile_c, kernel_paths, polypragma, run, run_configs
+from polypragma.scan import scan
+
+NVCC = os.environ.get("NVCC", "nvcc")
+pytestmark = pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is needed for the cuda target's tests")
+
+LEFT_AS_WRITTEN = {"banded": "elements of 'Ab' accessed cannot be bounded"}
+
+
+def build(path, outdir, defines=(), options=()):
+    status, messages = polypragma(path, outdir, ["--target", "cuda", *options], defines)
+    assert status == 0, messages
+    stem = path.name[:-2]
+    unit = outdir / f"{stem}.polypragma.cu"
+    assert unit.exists()
+    compiled = subprocess.run([NVCC, "-arch=sm_90", "-O2", f"-I{KERNELS}", *defines, "-c", str(unit), "-o",
+                               str(outdir / "unit.o")], capture_output=True, text=True)
+    assert compiled.returncode == 0, compiled.stderr
+    assert "warning" not in compiled.stderr.lower(), compiled.stderr
+    c_object = outdir / "main.o"
+    result = subprocess.run([CC, *CFLAGS, "-Wall", f"-I{KERNELS}", *defines, "-c",
+                             str(outdir / f"{stem}.polypragma.c"), "-o", str(c_object)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    exe = outdir / "prog"
+    linked = subprocess.run([NVCC, "-arch=sm_90", str(c_object), str(outdir / "unit.o"), "-o", str(exe), "-lm"],
+                            capture_output=True, text=True)
+    assert linked.returncode == 0, linked.stderr
+    return exe, messages
+
+
+@pytest.mark.parametrize("path", kernel_paths(), ids=lambda p: p.stem)
+def test_kernel_compiles_and_falls_back(path, tmp_path):
+    configs = run_configs(path)
+    defines = configs[0].defines
+    exe, messages = build(path, tmp_path, defines)
+    regions = scan(path.read_text(), str(path))
+    text = (tmp_path / f"{path.name[:-2]}.polypragma.c").read_text()
+    if path.stem in LEFT_AS_WRITTEN:
+        assert LEFT_AS_WRITTEN[path.stem] in messages
+    else:
+        assert "warning" not in messages, messages
+        assert text.count("/* polypragma: region ") == len(regions)
+    original = tmp_path / "original"
+    compile_c(path, original, defines)
+    for config in (c for c in configs if c.defines == defines):
+        assert run(exe, config.args).stdout == run(original, config.args).stdout
+
+
+def test_device_required_fails_loudly(tmp_path):
+    exe, _ = build(KERNELS / "gemm.c", tmp_path)
+    result = run(exe, ["1", "5", "6", "7"], env={"POLYPRAGMA_DEVICE": "gpu"})
+    if result.returncode == 0:
+        pytest.skip("a CUDA device is present: the program ran on it")
+    assert result.returncode == 1
+    assert "region 0" in result.stderr and "POLYPRAGMA_DEVICE=gpu" in result.stderr
+    assert result.stdout == ""
