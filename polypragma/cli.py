@@ -86,6 +86,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="per-kernel sizes in PPCG's notation, e.g. "
                             "'{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'")
     sizes.add_argument("--dump-sizes", action="store_true", help="print the sizes used, in --sizes notation")
+    sizes.add_argument("--explain", action="store_true",
+                       help="say per region which loops run on the host, which went to blocks and threads, the "
+                            "sizes, and which arrays are copied in and out and why")
     sizes.add_argument("--no-fp-contract", dest="fp_contract", action="store_false",
                        help="forbid fused multiply-add in kernels, for results that match the CPU's bit for bit")
     parser.add_argument("--schedule-timeout", type=float, default=ScheduleOptions.timeout, metavar="SECONDS",
@@ -119,5 +122,6 @@ def main(argv: list[str] | None = None) -> int:
         sizes=SizeOptions(args.tile_size, args.block_size, args.grid_size, args.sizes),
         fp_contract=args.fp_contract,
         dump_sizes=args.dump_sizes,
+        explain=args.explain,
     )
     return compile_file(args.source, options, Reporter(sys.stderr))

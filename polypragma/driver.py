@@ -36,6 +36,7 @@ class Options:
     sizes: SizeOptions = field(default_factory=SizeOptions)
     fp_contract: bool = True
     dump_sizes: bool = False
+    explain: bool = False
 
 
 def output_path(source: str, options: Options, suffix: str = ".c") -> str:
@@ -192,6 +193,9 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             raise FatalError(str(exc), region.location) from None
         for kernel in gpu_region.mapping.kernels:
             log("gpu", f"{region}: {kernel.describe()}")
+        if options.explain:
+            for line in gpu.explain(gpu_region):
+                print(line, file=reporter.stream)
         for array in gpu_region.arrays:
             moves = [w for w, on in (("copied in", array.copy_in), ("copied out", array.copy_out)) if on]
             log("gpu", f"  {array.name}: {array.elements} element(s) of {array.device_type}"

@@ -217,3 +217,39 @@ def c_string(text: str) -> list[str]:
         escaped = line.replace("\\", "\\\\").replace('"', '\\"')
         out.append(f'  "{escaped}\\n"')
     return out
+
+
+def explain(region: GpuRegion) -> list[str]:
+    """A report for --explain: the kernels, their mapping and the data moves, with reasons."""
+    scop = region.scop
+    where = f"{scop.region.file}:{scop.region.begin_line}"
+    kernels = region.mapping.kernels
+    out = [f"{where}: note: region {scop.region.index}: {len(kernels)} kernel(s)"]
+    axes = "xyz"
+    for kernel in kernels:
+        lines = sorted({s.line for s in scop.statements if s.name in kernel.statements})
+        head = (f"  kernel {kernel.index} (statements at line(s) {', '.join(map(str, lines))}): "
+                f"inside {kernel.host_depth} host loop(s)")
+        if not kernel.mapped:
+            out.append(head + "; no parallel loop: runs on one thread, so the data stays on the device")
+            continue
+        mapped = ", ".join(f"loop {d + 1} -> blocks.{axes[kernel.mapped - 1 - d]} and threads."
+                           f"{axes[kernel.mapped - 1 - d]}" for d in range(kernel.mapped))
+        out.append(f"{head}; the outer {kernel.mapped} parallel loop(s) of its band are tiled: {mapped}; "
+                   f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
+                   f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles)")
+    for a in region.arrays:
+        if a.local:
+            out.append(f"  {a.name}: device only (a local of the region)")
+            continue
+        why = []
+        if a.copy_in:
+            why.append("copied in (" + ("its values on entry may be read" if a.live_in else
+                                        "not every element is certainly written, and the copy-out must not "
+                                        "overwrite host data") + ")")
+        if a.copy_out:
+            why.append("copied out (written in the region)")
+        if not why:
+            why.append("not transferred")
+        out.append(f"  {a.name}: {a.elements} element(s) of {a.device_type}; " + "; ".join(why))
+    return out

@@ -36,6 +36,7 @@ class DeviceArray:
     written: bool
     local: bool  # lives on the device only
     linearise: bool  # subscripts in bodies are rewritten as one flat index
+    live_in: bool = False  # values on entry may be read
 
     @property
     def scalar(self) -> bool:
@@ -113,5 +114,5 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             device_type=array.resolved_type or array.element_type, rank=array.rank, inner_extents=inner,
             elements=elements, copy_in=not local and (has_live_in or (is_written and not fully)),
             copy_out=not local and is_written, written=is_written, local=local,
-            linearise=array.rank >= 2 and not array.delinearised))
+            linearise=array.rank >= 2 and not array.delinearised, live_in=has_live_in))
     return result

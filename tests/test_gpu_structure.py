@@ -1,0 +1,84 @@
+"""The shape of the GPU code: kernels per region, host loops, one-thread kernels, sizes."""
+
+from __future__ import annotations
+
+import re
+
+from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
+
+
+def cuda_unit(path, outdir, *options):
+    status, messages = polypragma(path, outdir, ["--target", "cuda", *options])
+    assert status == 0, messages
+    return (outdir / (path.name[:-2] + ".polypragma.cu")).read_text(), messages
+
+
+def host_function(unit: str, region: int) -> str:
+    start = unit.index(f"int polypragma_")
+    start = unit.index(f"_region{region}(", start)
+    return unit[start: unit.index("\n}\n", start)]
+
+
+def test_a_region_of_four_nests_gives_a_kernel_per_nest_without_fusion(tmp_path):
+    # gemver: A += u1 v1^T + u2 v2^T; x += beta A^T y; x += z; w += alpha A x
+    unit, _ = cuda_unit(KERNELS / "gemver.c", tmp_path, "--fusion=min")
+    kernels = re.findall(r"__global__ void (\w+)\(", unit)
+    assert kernels == [f"polypragma_gemver_region0_kernel{k}" for k in range(4)]
+    fused, _ = cuda_unit(KERNELS / "gemver.c", tmp_path / "fused")
+    assert len(re.findall(r"__global__ void", fused)) == 3  # isl fuses the x updates
+
+
+def test_time_loop_stays_on_the_host_around_two_launches(tmp_path):
+    unit, _ = cuda_unit(KERNELS / "jacobi_2d.c", tmp_path)
+    host = host_function(unit, 0)
+    loop = host.index("for (")
+    launches = [m.start() for m in re.finditer(r"<<<grid, block>>>", host)]
+    assert len(launches) == 2 and all(at > loop for at in launches)
+    # the time loop's iterator reaches the kernels as an argument
+    assert re.search(r"kernel0<<<grid, block>>>\(.*\bc0\)", host)
+
+
+def test_sequential_code_runs_as_one_thread_kernel(tmp_path):
+    source = tmp_path / "chain.c"
+    source.write_text(
+        "#include <stdio.h>\n"
+        "static void chain(int n, double x[n]) {\n#pragma scop\n"
+        "  for (int i = 1; i < n; i++)\n    x[i] = x[i - 1] * 0.5 + x[i];\n#pragma endscop\n}\n"
+        "int main(void) { double x[50]; for (int i = 0; i < 50; i++) x[i] = i;\n"
+        "  chain(50, x); for (int i = 0; i < 50; i++) printf(\"%.17g\\n\", x[i]); return 0; }\n")
+    unit, messages = cuda_unit(source, tmp_path / "cuda", "--explain")
+    assert "runs on one thread" in messages
+    assert "dim3 grid(1, 1, 1), block(1, 1, 1)" in unit
+    if opencl_device() is None:
+        status, _ = polypragma(source, tmp_path / "cl", ["--target", "opencl"])
+        assert status == 0
+        compile_c(generated_path(source, tmp_path / "cl"), tmp_path / "cl" / "prog", libs=["-lOpenCL"])
+        compile_c(source, tmp_path / "orig")
+        got = run(tmp_path / "cl" / "prog", env={"POLYPRAGMA_DEVICE": "gpu"})
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(run(tmp_path / "orig").stdout, got.stdout) is None
+
+
+def test_sizes_per_kernel_and_dump(tmp_path):
+    unit, messages = cuda_unit(KERNELS / "jacobi_2d.c", tmp_path, "--dump-sizes", "--sizes",
+                               "{ kernel[0] -> tile[16,64]; kernel[i] -> block[4,16] : i != 0 }")
+    assert "kernel[0] -> tile[16,64]" in messages and "kernel[1] -> block[4,16]" in messages
+    assert "kernel[1] -> tile[32,32]" in messages  # the default where --sizes says nothing
+    host = host_function(unit, 0)
+    assert "block(16, 4, 1)" in host  # kernel 1: x is the innermost entry
+
+
+def test_region_pragma_sets_its_sizes(tmp_path):
+    source = tmp_path / "scale.c"
+    text = (KERNELS / "gemm.c").read_text().replace("#pragma scop", "#pragma scop\n#pragma polypragma --tile-size 8,8 --block-size 2,8", 1)
+    source.write_text(text)
+    status, messages = polypragma(source, tmp_path, ["--target", "cuda", "--dump-sizes"], include=(KERNELS,))
+    assert status == 0, messages
+    assert "tile[8,8]" in messages and "block[2,8]" in messages
+
+
+def test_explain_says_why_arrays_move(tmp_path):
+    _, messages = cuda_unit(KERNELS / "gemm.c", tmp_path, "--explain")
+    assert re.search(r"A: .*copied in \(its values on entry may be read\)", messages)
+    assert re.search(r"C: .*copied out \(written in the region\)", messages)
+    assert "A: " in messages and "copied out" not in messages.split("A: ")[1].splitlines()[0]
