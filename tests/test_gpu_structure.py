@@ -14,7 +14,7 @@ def cuda_unit(path, outdir, *options):
 
 
 def host_function(unit: str, region: int) -> str:
-    start = unit.index(f"int polypragma_")
+    start = unit.index("int polypragma_")
     start = unit.index(f"_region{region}(", start)
     return unit[start: unit.index("\n}\n", start)]
 
@@ -82,3 +82,24 @@ def test_explain_says_why_arrays_move(tmp_path):
     assert re.search(r"A: .*copied in \(its values on entry may be read\)", messages)
     assert re.search(r"C: .*copied out \(written in the region\)", messages)
     assert "A: " in messages and "copied out" not in messages.split("A: ")[1].splitlines()[0]
+
+
+def test_a_dependence_between_threads_is_caught():
+    """The mapping relies on mapped loops carrying no dependence; the check that guards it can fail."""
+    import islpy as isl
+    import pytest
+
+    from polypragma.gpu.mapping import CrossThreadDependence, map_to_gpu
+    from polypragma.gpu.sizes import SizeOptions
+
+    ctx = isl.Context()
+    domain = isl.UnionSet("[n] -> { S[i] : 0 <= i < n }", context=ctx)
+    schedule = isl.Schedule.from_domain(domain).insert_partial_schedule(
+        isl.MultiUnionPwAff("[n] -> [{ S[i] -> [(i)] }]", context=ctx))
+    band = schedule.get_root().child(0).band_member_set_coincident(0, True)  # wrongly claimed parallel
+    context = isl.Set("[n] -> { : n >= 0 }", context=ctx)
+    names = {"host": "h", "block": "b", "thread": "t"}
+    chain = isl.UnionMap("[n] -> { S[i] -> S[i + 1] : 0 <= i < n - 1 }", context=ctx)
+    with pytest.raises(CrossThreadDependence):
+        map_to_gpu(band.get_schedule(), context, SizeOptions(), names, chain)
+    map_to_gpu(band.get_schedule(), context, SizeOptions(), names, chain.intersect(isl.UnionMap("{ S[i] -> S[i] }", context=ctx)))

@@ -26,7 +26,8 @@ from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.dependences import Dependences
 from polypragma.gpu.data import DeviceArray, device_arrays
-from polypragma.gpu.mapping import KERNEL_MARK, GpuMapping, Kernel, map_to_gpu
+from polypragma.diagnostics import Unsupported
+from polypragma.gpu.mapping import KERNEL_MARK, CrossThreadDependence, GpuMapping, Kernel, map_to_gpu
 from polypragma.gpu.sizes import SizeOptions
 from polypragma.model import Scop
 
@@ -72,8 +73,12 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         prefix = iterator_prefix(reserved, preferred)
         names[role] = prefix
         reserved |= {f"{prefix}{k}" for k in range(64)}
-    mapping = map_to_gpu(schedule, scop.context, sizes,
-                         {"host": names["host_h"], "block": names["block"], "thread": names["thread"]})
+    try:
+        mapping = map_to_gpu(schedule, scop.context, sizes,
+                             {"host": names["host_h"], "block": names["block"], "thread": names["thread"]}, deps.all)
+    except CrossThreadDependence as exc:
+        raise Unsupported("GPU mapping", scop.region.location,
+                          f"would need a barrier between threads ({exc}); not supported") from None
     arrays = tuple(device_arrays(scop, deps))
     stem = symbol_stem(source)
     function = f"polypragma_{stem}_region{scop.region.index}"
@@ -237,7 +242,8 @@ def explain(region: GpuRegion) -> list[str]:
                            f"{axes[kernel.mapped - 1 - d]}" for d in range(kernel.mapped))
         out.append(f"{head}; the outer {kernel.mapped} parallel loop(s) of its band are tiled: {mapped}; "
                    f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
-                   f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles)")
+                   f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "
+                   "stays within a thread (checked), so no barrier is needed")
     for a in region.arrays:
         if a.local:
             out.append(f"  {a.name}: device only (a local of the region)")

@@ -245,7 +245,40 @@ def _maps(umap: isl.UnionMap) -> list[isl.Map]:
     return [maps.get_at(k) for k in range(maps.n_map())]
 
 
-def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: dict[str, str]) -> GpuMapping:
+class CrossThreadDependence(Exception):
+    """A dependence between two threads of a kernel: it would need a barrier the mapping does not place."""
+
+
+def check_within_threads(kernel: Kernel, node: isl.ScheduleNode, dependences: isl.UnionMap) -> None:
+    """Every dependence between instances of ``kernel`` (for one host iteration) joins two
+    instances with equal mapped loop values, so both run in the same thread and no barrier is
+    needed; raise :class:`CrossThreadDependence` otherwise."""
+    if not kernel.mapped:
+        return
+    domain = node.get_domain()
+    prefix = node.get_prefix_schedule_union_map()
+    same_host = prefix.apply_range(prefix.reverse())
+    inside = dependences.intersect_domain(domain).intersect_range(domain).intersect(same_host)
+    if inside.is_empty():
+        return
+    partial = node.band_get_partial_schedule()
+    mapped = None
+    for d in range(kernel.mapped):
+        member = isl.UnionMap.from_union_pw_aff(partial.get_at(d))
+        mapped = member if mapped is None else mapped.flat_range_product(member)
+    distances = inside.apply_domain(mapped).apply_range(mapped).deltas()
+    sets = distances.get_set_list()
+    for k in range(sets.n_set()):
+        s = sets.get_at(k)
+        zero = s
+        for d in range(s.dim(isl.dim_type.set)):
+            zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))
+        if not s.is_subset(zero):
+            raise CrossThreadDependence(f"kernel {kernel.index}: a dependence joins two threads")
+
+
+def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: dict[str, str],
+               dependences: isl.UnionMap | None = None) -> GpuMapping:
     marked, placed = place_kernels(schedule)
     kernels: list[Kernel] = []
     found: dict[int, isl.ScheduleNode] = {}
@@ -262,5 +295,8 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
     for index, mapped in placed:
         node = found[index]
         sizes = options.for_kernel(index, mapped)
-        kernels.append(build_kernel(node, index, mapped, sizes, names, context))
+        kernel = build_kernel(node, index, mapped, sizes, names, context)
+        if dependences is not None:
+            check_within_threads(kernel, node, dependences)
+        kernels.append(kernel)
     return GpuMapping(marked, tuple(kernels))
