@@ -2,9 +2,9 @@
 
 Runs the command in-process on every kernel of tests/kernels (its first RUN
 configuration), several times, and writes the best time per kernel to
-bench/results/compile_time.json and .md, with the machine and the command.
+bench/results/compile_time_<target>.json and .md, with the machine and the command.
 
-    .venv/bin/python bench/compile_time.py [--repeat 3] [--target c]
+    .venv/bin/python bench/compile_time.py [--repeat 3] [--target cuda|opencl|c]
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def first_defines(path: Path) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--target", default="c")
+    parser.add_argument("--target", default="cuda", choices=("cuda", "opencl", "c"))
     parser.add_argument("--out", default=str(TOP / "bench" / "results"))
     args = parser.parse_args()
     rows = []
@@ -77,7 +77,7 @@ def main() -> int:
     }
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "compile_time.json").write_text(json.dumps({"meta": meta, "kernels": rows}, indent=2) + "\n")
+    (out / f"compile_time_{args.target}.json").write_text(json.dumps({"meta": meta, "kernels": rows}, indent=2) + "\n")
     lines = [
         "# polypragma compile time over the corpus",
         "",
@@ -91,7 +91,7 @@ def main() -> int:
         "| --- | ---: | ---: |",
     ]
     lines += [f"| {r['kernel']} | {r['regions']} | {r['seconds']:.3f} |" for r in rows]
-    (out / "compile_time.md").write_text("\n".join(lines) + "\n")
+    (out / f"compile_time_{args.target}.md").write_text("\n".join(lines) + "\n")
     print(f"{len(rows)} kernels, total {total:.2f} s, slowest {rows[0]['kernel']} {rows[0]['seconds']:.3f} s")
     return 0
 
