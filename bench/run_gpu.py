@@ -256,6 +256,44 @@ def _device_info() -> dict:
     return info
 
 
+HOG = """
+import sys, time, cupy
+free, total = cupy.cuda.runtime.memGetInfo()
+hog = cupy.empty(free - int(sys.argv[1]), dtype=cupy.uint8)
+print("holding", hog.nbytes, flush=True)
+time.sleep(float(sys.argv[2]))
+"""
+
+
+def fallback_check(build: Path, manifest: dict, args) -> dict:
+    """A device failure in the middle of a region, for real: another process holds all but ``--spare``
+    bytes of device memory, so the gemm benchmark's small matrices are allocated and its large C is
+    not.  With POLYPRAGMA_DEVICE unset the program must say which call failed, release what it
+    allocated and compute the right result with the original loops; with POLYPRAGMA_DEVICE=gpu it must
+    stop with status 1."""
+    gemm = next((b for b in manifest["bench"] if b["name"] == "gemm"), None)
+    if gemm is None:
+        return {"skipped": "no gemm benchmark in this build"}
+    sizes = ["1", "12000", "12000", "2"]  # C is 1.15 GB, A and B 192 KB
+    hog = subprocess.Popen([sys.executable, "-c", HOG, str(args.spare), "60"], stdout=subprocess.PIPE, text=True)
+    try:
+        ready = hog.stdout.readline()
+        if not ready.startswith("holding"):
+            return {"skipped": f"could not hold the device memory: {ready!r}"}
+        auto = _execute([str(build / "bench" / gemm["exes"]["gpu"]), *sizes], {}, 120)
+        strict = _execute([str(build / "bench" / gemm["exes"]["gpu"]), *sizes], {"POLYPRAGMA_DEVICE": "gpu"}, 120)
+    finally:
+        hog.kill()
+        hog.wait()
+    expected = _execute([str(build / "bench" / gemm["exes"]["seq"]), *sizes], {}, 120)
+    report = {"held": ready.strip(), "auto_status": auto["status"], "auto_stderr": auto["stderr"][-600:],
+              "gpu_status": strict["status"], "gpu_stderr": strict["stderr"][-600:]}
+    report["auto_result_matches"] = auto["status"] == 0 and outputs_match(expected["stdout"], auto["stdout"]) is None
+    report["ok"] = (report["auto_result_matches"] and "failed" in auto["stderr"] and strict["status"] == 1
+                    and strict["stdout"] == "")
+    return report
+
+
 def run(args) -> int:
     build = Path(args.build)
     out = Path(args.out)
@@ -311,6 +349,9 @@ def run(args) -> int:
         print(f"{bench['name']}: seq {entry['seq_ms']} ms, omp {entry['omp_ms']} ms, gpu {entry['gpu_ms']} ms "
               f"{entry.get('gpu_profile_ms')} {entry.get('gpu_difference') or entry.get('gpu_error') or 'ok'}",
               flush=True)
+    if not args.skip_fallback:
+        result["fallback"] = fallback_check(build, manifest, args)
+        print(f"fallback: {result['fallback']}", flush=True)
     if not args.skip_baselines:
         peak = subprocess.run([sys.executable, str(build / "peak.py"), "--gemm", str(manifest["gemm_size"])],
                               capture_output=True, text=True, timeout=300)
@@ -335,6 +376,9 @@ def main() -> int:
                    help="seconds after which the remaining benchmarks are skipped (the machine's call is bounded)")
     r.add_argument("--skip-corpus", action="store_true")
     r.add_argument("--skip-baselines", action="store_true")
+    r.add_argument("--skip-fallback", action="store_true")
+    r.add_argument("--spare", type=int, default=900 * 2**20,
+                   help="device memory left free by the fallback check (default 900 MiB)")
     p = commands.add_parser("report", help="write bench/results/ from a run's JSON")
     p.add_argument("json")
     p.add_argument("--results", default=str(BENCH / "results"))

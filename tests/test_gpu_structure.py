@@ -103,3 +103,20 @@ def test_a_dependence_between_threads_is_caught():
     with pytest.raises(CrossThreadDependence):
         map_to_gpu(band.get_schedule(), context, SizeOptions(), names, chain)
     map_to_gpu(band.get_schedule(), context, SizeOptions(), names, chain.intersect(isl.UnionMap("{ S[i] -> S[i] }", context=ctx)))
+
+
+def test_a_device_failure_releases_what_the_region_allocated(tmp_path):
+    # every check jumps to one release section that frees each buffer allocated so far; the phase
+    # decides what the failure means (fall back before the copy-out, stop during it, done after it)
+    unit, _ = cuda_unit(KERNELS / "gemm.c", tmp_path)
+    host = host_function(unit, 0)
+    first_check = host.index("POLYPRAGMA_CUDA_CHECK(")
+    release = host.index("polypragma_release:")
+    # C++ forbids jumping over a declaration: all of them come before the first check
+    for name in "ABC":
+        assert host.index(f"*dev_{name} = NULL;") < first_check
+        assert re.search(rf"if \(dev_{name} != NULL\) {{\n\s+const cudaError_t error = cudaFree\(dev_{name}\);",
+                         host[release:])
+    copy_out = host.index("cudaMemcpyDeviceToHost")
+    assert host.index("POLYPRAGMA_COPYING_OUT") < copy_out < host.index("POLYPRAGMA_DONE") < release
+    assert host.rstrip().endswith("return polypragma_status;")

@@ -47,6 +47,21 @@ def corpus_markdown(run: dict) -> list[str]:
     for variant in sorted({r["variant"] for r in rows}):
         mine = [r for r in rows if r["variant"] == variant]
         lines.append(f"| {variant} | {len(mine)} | {sum(r['ok'] for r in mine)} |")
+    fallback = run.get("fallback")
+    if fallback:
+        lines += ["", "A device failure in the middle of a region (another process holds all but a little of the device "
+                  "memory, so the gemm program's first allocations succeed and the last fails):", ""]
+        if "skipped" in fallback:
+            lines.append(f"* not run: {fallback['skipped']}")
+        else:
+            held = int(fallback["held"].split()[-1])
+            lines += [f"* {held / 2**30:.1f} GiB held by the other process;",
+                      f"* `POLYPRAGMA_DEVICE` unset: exit status {fallback['auto_status']}, result "
+                      f"{'equal to' if fallback['auto_result_matches'] else 'DIFFERENT from'} the original's, "
+                      f"stderr: `{' / '.join(fallback['auto_stderr'].strip().splitlines())}`;",
+                      f"* `POLYPRAGMA_DEVICE=gpu`: exit status {fallback['gpu_status']}, stderr: "
+                      f"`{' / '.join(fallback['gpu_stderr'].strip().splitlines())}`;",
+                      f"* verdict: **{'as specified' if fallback['ok'] else 'NOT as specified'}**."]
     failed = [r for r in rows if not r["ok"]]
     lines += ["", f"{len(kernels)} kernels, {len(rows)} runs, **{len(rows) - len(failed)} matched**, "
               f"{len(failed)} did not.", ""]

@@ -50,18 +50,32 @@ static int polypragma_device_mode(void)
   exit(1);
 }
 
-/* A failure: reported always; fatal with POLYPRAGMA_DEVICE=gpu, else the caller runs the original loops. */
-static int polypragma_cuda_fail(const char *call, cudaError_t error, const char *where)
+/* The phases of a region's host function, which decide what a failure leads to */
+enum { POLYPRAGMA_BEFORE_COPY_OUT, POLYPRAGMA_COPYING_OUT, POLYPRAGMA_DONE };
+
+/* A failure, always reported.  Before the copy-out the host data is untouched: the caller runs the
+   original loops (1), unless POLYPRAGMA_DEVICE=gpu makes it fatal.  During the copy-out the host arrays
+   may be partly overwritten, so running the original loops would be wrong: fatal.  After it the results
+   are on the host: the region is done (0). */
+static int polypragma_cuda_fail(const char *call, cudaError_t error, const char *where, int phase)
 {
   fprintf(stderr, "polypragma: %s: %s failed: %s\n", where, call, cudaGetErrorString(error));
+  if (phase == POLYPRAGMA_COPYING_OUT) {
+    fprintf(stderr, "polypragma: %s: the host arrays may be partly overwritten; cannot fall back to the original "
+            "loops\n", where);
+    exit(1);
+  }
   if (polypragma_device_mode() == 2)
     exit(1);
-  return 1;
+  return phase == POLYPRAGMA_DONE ? 0 : 1;
 }
 
-#define POLYPRAGMA_CUDA_CHECK(call, where) \
+/* In a region's host function: on failure, record the status and release what was allocated */
+#define POLYPRAGMA_CUDA_CHECK(call) \
   do { cudaError_t polypragma_error_ = (call); \
-       if (polypragma_error_ != cudaSuccess) return polypragma_cuda_fail(#call, polypragma_error_, where); } while (0)
+       if (polypragma_error_ != cudaSuccess) { \
+         polypragma_status = polypragma_cuda_fail(#call, polypragma_error_, polypragma_where, polypragma_phase); \
+         goto polypragma_release; } } while (0)
 
 /* POLYPRAGMA_PROFILE set (and not "0"): each region reports its phases on stderr, timed with CUDA events */
 static int polypragma_profiling(void)
@@ -75,18 +89,21 @@ static int polypragma_profiling(void)
 }
 
 /* events: region start, after copy-in, after the kernels, after copy-out; started: before allocation */
-static int polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_clock::time_point started,
-                                     const char *where)
+static void polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_clock::time_point started,
+                                      const char *where)
 {
   float ms[3];
-  for (int k = 0; k < 3; k++)
-    POLYPRAGMA_CUDA_CHECK(cudaEventElapsedTime(&ms[k], events[k], events[k + 1]), where);
+  for (int k = 0; k < 3; k++) {
+    cudaError_t error = cudaEventElapsedTime(&ms[k], events[k], events[k + 1]);
+    if (error != cudaSuccess) {
+      fprintf(stderr, "polypragma: %s: cudaEventElapsedTime failed: %s (no profile)\n", where,
+              cudaGetErrorString(error));
+      return;
+    }
+  }
   double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   fprintf(stderr, "polypragma: profile: %s: copy-in %.3f ms, kernels %.3f ms, copy-out %.3f ms, "
           "total %.3f ms (%.3f ms with allocation)\n", where, ms[0], ms[1], ms[2], ms[0] + ms[1] + ms[2], wall);
-  for (int k = 0; k < 4; k++)
-    POLYPRAGMA_CUDA_CHECK(cudaEventDestroy(events[k]), where);
-  return 0;
 }
 
 /* 0 when a device is there to use; 1 when the original loops must run */
@@ -112,31 +129,38 @@ static int polypragma_cuda_setup(const char *where)
 
 
 def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
+    """The ``extern "C"`` function running ``region``: 0 when it ran on the device, 1 when the caller
+    must run the original loops.  Every declaration precedes the first check, whose failure jumps to
+    the release of what was allocated."""
     scop = region.scop
     where_text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
     where = '"' + where_text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
     lines = [f'extern "C" int {region.function}({params})', "{",
-             f"  if (polypragma_cuda_setup({where}) != 0)", "    return 1;",
+             f"  const char *const polypragma_where = {where};",
+             "  if (polypragma_cuda_setup(polypragma_where) != 0)", "    return 1;",
+             "  int polypragma_status = 0;",
+             "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;",
              "  const int profile = polypragma_profiling();",
              "  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();",
              "  cudaEvent_t events[4];",
-             "  if (profile) {",
-             "    for (int k = 0; k < 4; k++)",
-             f"      POLYPRAGMA_CUDA_CHECK(cudaEventCreate(&events[k]), {where});",
-             "  }"]
+             "  int events_created = 0;"]
     for a in region.arrays:
-        lines.append(f"  size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
+        lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
         lines.append(f"  {a.device_type} *dev_{a.name} = NULL;")
+    lines += ["  if (profile) {",
+              "    for (; events_created < 4; events_created++)",
+              "      POLYPRAGMA_CUDA_CHECK(cudaEventCreate(&events[events_created]));",
+              "  }"]
+    for a in region.arrays:
         lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} > 0 ? bytes_{a.name} "
-                     f": sizeof({a.device_type})), {where});")
-    lines.append(f"  if (profile)")
-    lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[0], 0), {where});")
+                     f": sizeof({a.device_type})));")
+    lines += ["  if (profile)", "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[0], 0));"]
     for a in region.arrays:
         if a.copy_in:
             lines.append(f"  if (bytes_{a.name} > 0)")
             lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy(dev_{a.name}, {a.host_name}, bytes_{a.name}, "
-                         f"cudaMemcpyHostToDevice), {where});")
+                         "cudaMemcpyHostToDevice));")
 
     def launch(kernel: Kernel, host_names: list[str], depth: int) -> list[str]:
         pad = "  " * depth
@@ -162,31 +186,39 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
         out.append(f"{inner}if ({condition}) {{")
         out.append(f"{inner}  dim3 grid({', '.join(grid)}), block({', '.join(block)});")
         out.append(f"{inner}  {region.kernel_names[kernel.index]}<<<grid, block>>>({', '.join(args)});")
-        out.append(f"{inner}  POLYPRAGMA_CUDA_CHECK(cudaGetLastError(), {where});")
+        out.append(f"{inner}  POLYPRAGMA_CUDA_CHECK(cudaGetLastError());")
         out.append(f"{inner}}}")
         out.append(f"{pad}}}")
         return out
 
     printer = HostPrinter(region, launch)
-    lines.append(f"  if (profile)")
-    lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[1], 0), {where});")
+    lines += ["  if (profile)", "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[1], 0));"]
     lines += printer.node(host_ast(region), 1)
-    lines.append(f"  if (profile)")
-    lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[2], 0), {where});")
-    lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaDeviceSynchronize(), {where});")
+    lines += ["  if (profile)", "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[2], 0));",
+              "  POLYPRAGMA_CUDA_CHECK(cudaDeviceSynchronize());",
+              "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
     for a in region.arrays:
         if a.copy_out:
             lines.append(f"  if (bytes_{a.name} > 0)")
             lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy({a.host_name}, dev_{a.name}, bytes_{a.name}, "
-                         f"cudaMemcpyDeviceToHost), {where});")
-    lines += ["  if (profile) {",
-              f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[3], 0), {where});",
-              f"    POLYPRAGMA_CUDA_CHECK(cudaEventSynchronize(events[3]), {where});",
-              f"    polypragma_profile_report(events, started, {where});",
-              "  }"]
+                         "cudaMemcpyDeviceToHost));")
+    lines += ["  polypragma_phase = POLYPRAGMA_DONE;",
+              "  if (profile) {",
+              "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[3], 0));",
+              "    POLYPRAGMA_CUDA_CHECK(cudaEventSynchronize(events[3]));",
+              "    polypragma_profile_report(events, started, polypragma_where);",
+              "  }",
+              "polypragma_release:"]
     for a in region.arrays:
-        lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaFree(dev_{a.name}), {where});")
-    lines += ["  return 0;", "}"]
+        lines += [f"  if (dev_{a.name} != NULL) {{",
+                  f"    const cudaError_t error = cudaFree(dev_{a.name});",
+                  "    if (error != cudaSuccess && polypragma_status == 0)",
+                  f'      polypragma_status = polypragma_cuda_fail("cudaFree(dev_{a.name})", error, polypragma_where, '
+                  "polypragma_phase);",
+                  "  }"]
+    lines += ["  while (events_created > 0)",
+              "    cudaEventDestroy(events[--events_created]);",
+              "  return polypragma_status;", "}"]
     return lines, printer.helpers_used
 
 
