@@ -65,18 +65,34 @@ static struct {
   cl_kernel kernels[@KERNEL_COUNT@];
 } polypragma_cl_@;
 
-/* A failure: reported always; fatal with POLYPRAGMA_DEVICE=gpu, else the caller runs the original loops. */
-static int polypragma_cl_fail_@(const char *call, cl_int error, const char *where)
+/* A failure, always reported.  phase 0 (before the copy-out): the host data is untouched and the caller
+   runs the original loops (1), unless POLYPRAGMA_DEVICE=gpu makes it fatal.  phase 1 (copying out): the
+   host arrays may be partly overwritten, so the original loops would compute from wrong data: fatal.
+   phase 2 (after it): the results are on the host, the region is done (0). */
+static int polypragma_cl_fail_@(const char *call, cl_int error, const char *where, int phase)
 {
   fprintf(stderr, "polypragma: %s: %s failed with OpenCL error %d\n", where, call, (int)error);
+  if (phase == 1) {
+    fprintf(stderr, "polypragma: %s: the host arrays may be partly overwritten; cannot fall back to the original "
+            "loops\n", where);
+    exit(1);
+  }
   if (polypragma_device_mode_@() == 2)
     exit(1);
-  return 1;
+  return phase == 2 ? 0 : 1;
 }
 
+/* in the setup: return the failure */
 #define POLYPRAGMA_CL_CHECK_@(call, where) \
   do { cl_int polypragma_error_ = (call); \
-       if (polypragma_error_ != CL_SUCCESS) return polypragma_cl_fail_@(#call, polypragma_error_, where); } while (0)
+       if (polypragma_error_ != CL_SUCCESS) return polypragma_cl_fail_@(#call, polypragma_error_, where, 0); } while (0)
+
+/* in a region's host function: record the failure and release what was allocated */
+#define POLYPRAGMA_CL_REGION_CHECK_@(call) \
+  do { cl_int polypragma_error_ = (call); \
+       if (polypragma_error_ != CL_SUCCESS) { \
+         polypragma_status = polypragma_cl_fail_@(#call, polypragma_error_, polypragma_where, polypragma_phase); \
+         goto polypragma_release; } } while (0)
 
 static const char *polypragma_cl_source_@ =
 @SOURCE@;
@@ -129,7 +145,7 @@ static int polypragma_cl_setup_@(const char *where)
     clGetProgramBuildInfo(polypragma_cl_@.program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &size);
     log[size < sizeof log ? size : sizeof log - 1] = '\0';
     fprintf(stderr, "polypragma: %s: building the OpenCL program failed:\n%s\n", where, log);
-    return polypragma_cl_fail_@("clBuildProgram", error, where);
+    return polypragma_cl_fail_@("clBuildProgram", error, where, 0);
   }
   for (int k = 0; k < @KERNEL_COUNT@; ++k) {
     polypragma_cl_@.kernels[k] = clCreateKernel(polypragma_cl_@.program, polypragma_cl_kernel_names_@[k], &error);
@@ -141,30 +157,36 @@ static int polypragma_cl_setup_@(const char *where)
 """
 
 
-def _arg(kernel_var: str, index: int, ctype: str, value: str, stem: str, where: str) -> str:
-    return (f"POLYPRAGMA_CL_CHECK_{stem}(clSetKernelArg({kernel_var}, {index}, sizeof({ctype}), &{value}), "
-            f"{where});")
+def _arg(kernel_var: str, index: int, ctype: str, value: str, stem: str) -> str:
+    return f"POLYPRAGMA_CL_REGION_CHECK_{stem}(clSetKernelArg({kernel_var}, {index}, sizeof({ctype}), &{value}));"
 
 
 def host_function(region: GpuRegion, stem: str, kernel_offset: int, source: str) -> tuple[list[str], set[str]]:
+    """The function running ``region``: 0 when it ran on the device, 1 when the caller must run the
+    original loops.  A failed check jumps to the release of the buffers created so far."""
     scop = region.scop
     where_text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
     where = '"' + where_text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
-    lines = [f"static int {region.function}({params})", "{", "  cl_int error;"]
-    lines.append(f"  if (polypragma_cl_setup_{stem}({where}) != 0)")
-    lines.append("    return 1;")
+    lines = [f"static int {region.function}({params})", "{",
+             f"  const char *const polypragma_where = {where};",
+             "  int polypragma_status = 0;",
+             "  int polypragma_phase = 0;  /* 0: before the copy-out, 1: copying out, 2: done */",
+             "  cl_int error;",
+             "  if (polypragma_cl_setup_" + stem + "(polypragma_where) != 0)",
+             "    return 1;"]
     for a in region.arrays:
-        bytes_ = f"{a.elements} * sizeof({a.device_type})"
-        lines.append(f"  size_t bytes_{a.name} = {bytes_};")
-        lines.append(f"  cl_mem dev_{a.name} = clCreateBuffer(polypragma_cl_{stem}.context, CL_MEM_READ_WRITE, "
+        lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
+        lines.append(f"  cl_mem dev_{a.name} = NULL;")
+    for a in region.arrays:
+        lines.append(f"  dev_{a.name} = clCreateBuffer(polypragma_cl_{stem}.context, CL_MEM_READ_WRITE, "
                      f"bytes_{a.name} > 0 ? bytes_{a.name} : sizeof({a.device_type}), NULL, &error);")
-        lines.append(f"  POLYPRAGMA_CL_CHECK_{stem}(error, {where});")
+        lines.append(f"  POLYPRAGMA_CL_REGION_CHECK_{stem}(error);")
     for a in region.arrays:
         if a.copy_in:
             lines.append(f"  if (bytes_{a.name} > 0)")
-            lines.append(f"    POLYPRAGMA_CL_CHECK_{stem}(clEnqueueWriteBuffer(polypragma_cl_{stem}.queue, "
-                         f"dev_{a.name}, CL_TRUE, 0, bytes_{a.name}, {a.host_name}, 0, NULL, NULL), {where});")
+            lines.append(f"    POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueWriteBuffer(polypragma_cl_{stem}.queue, "
+                         f"dev_{a.name}, CL_TRUE, 0, bytes_{a.name}, {a.host_name}, 0, NULL, NULL));")
 
     def launch(kernel: Kernel, host_names: list[str], depth: int) -> list[str]:
         pad = "  " * depth
@@ -173,14 +195,14 @@ def host_function(region: GpuRegion, stem: str, kernel_offset: int, source: str)
         inner = pad + "  "
         index = 0
         for a in kernel_arrays(region, kernel):
-            out.append(inner + _arg(var, index, "cl_mem", f"dev_{a.name}", stem, where))
+            out.append(inner + _arg(var, index, "cl_mem", f"dev_{a.name}", stem))
             index += 1
         for j, (ctype, name) in enumerate(kernel_scalar_params(region, kernel)):
             value = name
             if name in kernel.host_params:
                 value = f"host_{name}"
                 out.append(f"{inner}const {ctype} {value} = {host_names[kernel.host_params.index(name)]};")
-            out.append(inner + _arg(var, index, ctype, value, stem, where))
+            out.append(inner + _arg(var, index, ctype, value, stem))
             index += 1
         if kernel.mapped:
             dims = kernel.mapped
@@ -195,26 +217,33 @@ def host_function(region: GpuRegion, stem: str, kernel_offset: int, source: str)
                 out.append(f"{inner}global[{launch_dim}] = (size_t)(tiles > 0 ? tiles : 0) * {kernel.sizes.block[d]};")
             condition = " && ".join(f"global[{d}] > 0" for d in range(dims))
             out.append(f"{inner}if ({condition})")
-            out.append(f"{inner}  POLYPRAGMA_CL_CHECK_{stem}(clEnqueueNDRangeKernel(polypragma_cl_{stem}.queue, "
-                       f"{var}, {dims}, NULL, global, local, 0, NULL, NULL), {where});")
+            out.append(f"{inner}  POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueNDRangeKernel(polypragma_cl_{stem}.queue, "
+                       f"{var}, {dims}, NULL, global, local, 0, NULL, NULL));")
         else:
             out.append(f"{inner}size_t one = 1;")
-            out.append(f"{inner}POLYPRAGMA_CL_CHECK_{stem}(clEnqueueNDRangeKernel(polypragma_cl_{stem}.queue, "
-                       f"{var}, 1, NULL, &one, &one, 0, NULL, NULL), {where});")
+            out.append(f"{inner}POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueNDRangeKernel(polypragma_cl_{stem}.queue, "
+                       f"{var}, 1, NULL, &one, &one, 0, NULL, NULL));")
         out.append(f"{pad}}}")
         return out
 
     printer = HostPrinter(region, launch)
     lines += printer.node(host_ast(region), 1)
-    lines.append(f"  POLYPRAGMA_CL_CHECK_{stem}(clFinish(polypragma_cl_{stem}.queue), {where});")
+    lines += [f"  POLYPRAGMA_CL_REGION_CHECK_{stem}(clFinish(polypragma_cl_{stem}.queue));",
+              "  polypragma_phase = 1;"]
     for a in region.arrays:
         if a.copy_out:
             lines.append(f"  if (bytes_{a.name} > 0)")
-            lines.append(f"    POLYPRAGMA_CL_CHECK_{stem}(clEnqueueReadBuffer(polypragma_cl_{stem}.queue, "
-                         f"dev_{a.name}, CL_TRUE, 0, bytes_{a.name}, {a.host_name}, 0, NULL, NULL), {where});")
+            lines.append(f"    POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueReadBuffer(polypragma_cl_{stem}.queue, "
+                         f"dev_{a.name}, CL_TRUE, 0, bytes_{a.name}, {a.host_name}, 0, NULL, NULL));")
+    lines += ["  polypragma_phase = 2;", "polypragma_release:"]
     for a in region.arrays:
-        lines.append(f"  clReleaseMemObject(dev_{a.name});")
-    lines += ["  return 0;", "}"]
+        lines += [f"  if (dev_{a.name} != NULL) {{",
+                  f"    error = clReleaseMemObject(dev_{a.name});",
+                  "    if (error != CL_SUCCESS && polypragma_status == 0)",
+                  f'      polypragma_status = polypragma_cl_fail_{stem}("clReleaseMemObject(dev_{a.name})", error, '
+                  "polypragma_where, polypragma_phase);",
+                  "  }"]
+    lines += ["  return polypragma_status;", "}"]
     return lines, printer.helpers_used
 
 
