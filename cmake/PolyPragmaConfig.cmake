@@ -13,7 +13,8 @@
 # writes them to a depfile, read through DEPFILE) and on polypragma itself, so Ninja and Make regenerate
 # exactly what changed.  The target's include directories and compile definitions are passed to
 # polypragma, so it sees the code as the compiler does.  For the cuda target the .cu file is added to the
-# target and CUDA::cudart linked; for opencl, OpenCL::OpenCL; with `OPTIONS --openmp`, OpenMP::OpenMP_C.
+# target and the CUDA runtime linked (CUDA::cudart_static, or CUDA::cudart when CMAKE_CUDA_RUNTIME_LIBRARY
+# is Shared); for opencl, OpenCL::OpenCL; with `OPTIONS --openmp`, OpenMP::OpenMP_C.
 #
 # Variables read (all optional):
 #   POLYPRAGMA_TARGET      the default TARGET; otherwise cuda when a CUDA compiler is found, else opencl
@@ -54,10 +55,10 @@ else()
   else()
     foreach(_python IN ITEMS "${Python_EXECUTABLE}" "${Python3_EXECUTABLE}")
       if(_python AND NOT POLYPRAGMA_COMMAND)
-        execute_process(COMMAND "${_python}" -m polypragma --version RESULT_VARIABLE _status
+        execute_process(COMMAND "${_python}" -P -m polypragma --version RESULT_VARIABLE _status
                         OUTPUT_QUIET ERROR_QUIET)
         if(_status EQUAL 0)
-          set(POLYPRAGMA_COMMAND "${_python}" -m polypragma)
+          set(POLYPRAGMA_COMMAND "${_python}" -P -m polypragma)  # -P: not the polypragma/ of the build directory
         endif()
       endif()
     endforeach()
@@ -71,7 +72,10 @@ if(NOT POLYPRAGMA_COMMAND)
   return()
 endif()
 file(GLOB_RECURSE _polypragma_sources "${_polypragma_root}/*.py")
-set(POLYPRAGMA_DEPENDS ${POLYPRAGMA_EXECUTABLE} ${_polypragma_sources})
+set(POLYPRAGMA_DEPENDS ${_polypragma_sources})
+if(POLYPRAGMA_EXECUTABLE)
+  list(APPEND POLYPRAGMA_DEPENDS "${POLYPRAGMA_EXECUTABLE}")
+endif()
 
 # --- the default target ----------------------------------------------------------------------------------
 set(POLYPRAGMA_TARGET "" CACHE STRING "What polypragma_target_sources generates by default: cuda, opencl or c (empty: the best found)")
@@ -191,7 +195,18 @@ function(polypragma_target_sources target)
   set_property(TARGET ${target} PROPERTY SOURCES ${target_sources})
 
   if(PP_TARGET STREQUAL "cuda")
-    target_link_libraries(${target} PRIVATE CUDA::cudart)
+    # the CUDA runtime as the user asks for it (CUDA_RUNTIME_LIBRARY, CMAKE_CUDA_RUNTIME_LIBRARY); static
+    # by default, as CMake links it, so that installed libraries and Python modules need no library path
+    get_target_property(runtime ${target} CUDA_RUNTIME_LIBRARY)
+    if(NOT runtime)
+      set(runtime "${CMAKE_CUDA_RUNTIME_LIBRARY}")
+    endif()
+    string(TOLOWER "${runtime}" runtime)
+    if(runtime STREQUAL "shared")
+      target_link_libraries(${target} PRIVATE CUDA::cudart)
+    elseif(NOT runtime STREQUAL "none")
+      target_link_libraries(${target} PRIVATE CUDA::cudart_static)
+    endif()
   elseif(PP_TARGET STREQUAL "opencl")
     target_link_libraries(${target} PRIVATE OpenCL::OpenCL)
   endif()
