@@ -42,6 +42,6 @@ def parse_rule(text: str) -> tuple[list[str], list[str]]:
 
 def _split(words: str) -> list[str]:
     paths = []
-    for token in re.findall(r"(?:\\.|\$\$|[^\s\\])+", words):
+    for token in re.findall(r"(?:\\.|\$\$|[^ \t\r\n\\])+", words):
         paths.append(re.sub(r"\\(.)", r"\1", token.replace("$$", "$")))
     return paths
