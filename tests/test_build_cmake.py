@@ -164,3 +164,16 @@ def test_unsupported_region_warns_and_a_polypragma_error_fails_the_build(tmp_pat
     failed = build(out)
     assert failed.returncode != 0
     assert re.search(r"count\.c:5:1: error: '#pragma scop' is never closed", failed.stdout), failed.stdout
+
+
+def test_package_is_found_with_its_version(tmp_path):
+    printed = subprocess.run([str(POLYPRAGMA), "--cmake-dir"], capture_output=True, text=True, check=True).stdout
+    assert printed.strip() == cmake_dir() and (Path(cmake_dir()) / "PolyPragmaConfig.cmake").exists()
+    (tmp_path / "CMakeLists.txt").write_text(
+        "cmake_minimum_required(VERSION 3.20)\nproject(versions NONE)\n"
+        "find_package(PolyPragma 0.1 CONFIG REQUIRED)\nmessage(STATUS \"found ${PolyPragma_VERSION}\")\n"
+        "find_package(PolyPragma 999 CONFIG QUIET)\nmessage(STATUS \"999: ${PolyPragma_FOUND}\")\n")
+    from polypragma import __version__
+
+    messages = configure(tmp_path, tmp_path / "build", "Ninja", "-DPOLYPRAGMA_TARGET=c")
+    assert f"found {__version__}" in messages and "999: 0" in messages
