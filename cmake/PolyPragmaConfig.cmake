@@ -16,6 +16,8 @@
 # target and the CUDA runtime linked (CUDA::cudart_static, or CUDA::cudart when CMAKE_CUDA_RUNTIME_LIBRARY
 # is Shared); for opencl, OpenCL::OpenCL; with `OPTIONS --openmp`, OpenMP::OpenMP_C.
 #
+# The generated files are also left in POLYPRAGMA_GENERATED_SOURCES for the caller.
+#
 # Variables read (all optional):
 #   POLYPRAGMA_TARGET      the default TARGET; otherwise cuda when a CUDA compiler is found, else opencl
 #                          when OpenCL is found, else c.  A message says which.
