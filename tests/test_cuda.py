@@ -19,13 +19,13 @@ pytestmark = pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is need
 LEFT_AS_WRITTEN = {"banded": "elements of 'Ab' accessed cannot be bounded"}
 
 
-def build(path, outdir, defines=(), options=()):
+def build(path, outdir, defines=(), options=(), nvcc_flags=()):
     status, messages = polypragma(path, outdir, ["--target", "cuda", *options], defines)
     assert status == 0, messages
     stem = path.name[:-2]
     unit = outdir / f"{stem}.polypragma.cu"
     assert unit.exists()
-    compiled = subprocess.run([NVCC, "-arch=sm_90", "-O2", f"-I{KERNELS}", *defines, "-c", str(unit), "-o",
+    compiled = subprocess.run([NVCC, "-arch=sm_90", "-O2", *nvcc_flags, f"-I{KERNELS}", *defines, "-c", str(unit), "-o",
                                str(outdir / "unit.o")], capture_output=True, text=True)
     assert compiled.returncode == 0, compiled.stderr
     assert "warning" not in compiled.stderr.lower(), compiled.stderr

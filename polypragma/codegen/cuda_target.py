@@ -33,6 +33,7 @@ RUNTIME = r"""
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <chrono>
 #include <cuda_runtime.h>
 
 /* POLYPRAGMA_DEVICE: "cpu" runs the original loops, "gpu" requires the device, unset or "auto" uses it if present */
@@ -62,6 +63,32 @@ static int polypragma_cuda_fail(const char *call, cudaError_t error, const char 
   do { cudaError_t polypragma_error_ = (call); \
        if (polypragma_error_ != cudaSuccess) return polypragma_cuda_fail(#call, polypragma_error_, where); } while (0)
 
+/* POLYPRAGMA_PROFILE set (and not "0"): each region reports its phases on stderr, timed with CUDA events */
+static int polypragma_profiling(void)
+{
+  static int on = -1;
+  if (on < 0) {
+    const char *value = getenv("POLYPRAGMA_PROFILE");
+    on = value != NULL && value[0] != '\0' && strcmp(value, "0") != 0;
+  }
+  return on;
+}
+
+/* events: region start, after copy-in, after the kernels, after copy-out; started: before allocation */
+static int polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_clock::time_point started,
+                                     const char *where)
+{
+  float ms[3];
+  for (int k = 0; k < 3; k++)
+    POLYPRAGMA_CUDA_CHECK(cudaEventElapsedTime(&ms[k], events[k], events[k + 1]), where);
+  double wall = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  fprintf(stderr, "polypragma: profile: %s: copy-in %.3f ms, kernels %.3f ms, copy-out %.3f ms, "
+          "total %.3f ms (%.3f ms with allocation)\n", where, ms[0], ms[1], ms[2], ms[0] + ms[1] + ms[2], wall);
+  for (int k = 0; k < 4; k++)
+    POLYPRAGMA_CUDA_CHECK(cudaEventDestroy(events[k]), where);
+  return 0;
+}
+
 /* 0 when a device is there to use; 1 when the original loops must run */
 static int polypragma_cuda_setup(const char *where)
 {
@@ -90,12 +117,21 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
     where = '"' + where_text.replace("\\", "\\\\").replace('"', '\\"') + '"'
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
     lines = [f'extern "C" int {region.function}({params})', "{",
-             f"  if (polypragma_cuda_setup({where}) != 0)", "    return 1;"]
+             f"  if (polypragma_cuda_setup({where}) != 0)", "    return 1;",
+             "  const int profile = polypragma_profiling();",
+             "  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();",
+             "  cudaEvent_t events[4];",
+             "  if (profile) {",
+             "    for (int k = 0; k < 4; k++)",
+             f"      POLYPRAGMA_CUDA_CHECK(cudaEventCreate(&events[k]), {where});",
+             "  }"]
     for a in region.arrays:
         lines.append(f"  size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
         lines.append(f"  {a.device_type} *dev_{a.name} = NULL;")
         lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} > 0 ? bytes_{a.name} "
                      f": sizeof({a.device_type})), {where});")
+    lines.append(f"  if (profile)")
+    lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[0], 0), {where});")
     for a in region.arrays:
         if a.copy_in:
             lines.append(f"  if (bytes_{a.name} > 0)")
@@ -132,13 +168,22 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
         return out
 
     printer = HostPrinter(region, launch)
+    lines.append(f"  if (profile)")
+    lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[1], 0), {where});")
     lines += printer.node(host_ast(region), 1)
+    lines.append(f"  if (profile)")
+    lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[2], 0), {where});")
     lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaDeviceSynchronize(), {where});")
     for a in region.arrays:
         if a.copy_out:
             lines.append(f"  if (bytes_{a.name} > 0)")
             lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy({a.host_name}, dev_{a.name}, bytes_{a.name}, "
                          f"cudaMemcpyDeviceToHost), {where});")
+    lines += ["  if (profile) {",
+              f"    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[3], 0), {where});",
+              f"    POLYPRAGMA_CUDA_CHECK(cudaEventSynchronize(events[3]), {where});",
+              f"    polypragma_profile_report(events, started, {where});",
+              "  }"]
     for a in region.arrays:
         lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaFree(dev_{a.name}), {where});")
     lines += ["  return 0;", "}"]

@@ -40,15 +40,23 @@ static inline int arg_int(int argc, char **argv, int idx, int def)
     return def;
 }
 
+/* POLYPRAGMA_BENCH (bench/run_gpu.py): the same programs at realistic sizes,
+ * printing a checksum per array instead of every element. */
+#ifdef POLYPRAGMA_BENCH
+#define KERNELS_MAX_SIZE (1 << 24)
+#else
+#define KERNELS_MAX_SIZE 4096
+#endif
+
 /* A size argument: like arg_int but never smaller than 1 and never
- * larger than 4096, so that VLAs and loops stay well defined. */
+ * larger than KERNELS_MAX_SIZE, so that VLAs and loops stay well defined. */
 static inline int arg_size(int argc, char **argv, int idx, int def)
 {
     int v = arg_int(argc, argv, idx, def);
     if (v < 1)
         v = 1;
-    if (v > 4096)
-        v = 4096;
+    if (v > KERNELS_MAX_SIZE)
+        v = KERNELS_MAX_SIZE;
     return v;
 }
 
@@ -198,6 +206,43 @@ static inline float *alloc_floats(int count)
 /* Printing                                                            */
 /* ------------------------------------------------------------------ */
 
+#ifdef POLYPRAGMA_BENCH
+/* the sum and the sum of magnitudes of an array, with full precision */
+static inline void print_checksum(const char *name, const double *a, long count)
+{
+    double sum = 0.0, magnitude = 0.0;
+    long i;
+    for (i = 0; i < count; i++) {
+        sum += a[i];
+        magnitude += fabs(a[i]);
+    }
+    printf("%s: %ld elements, sum %.17g, magnitude %.17g\n", name, count, sum, magnitude);
+}
+
+static inline void print_float_checksum(const char *name, const float *a, long count)
+{
+    double sum = 0.0, magnitude = 0.0;
+    long i;
+    for (i = 0; i < count; i++) {
+        sum += a[i];
+        magnitude += fabs((double)a[i]);
+    }
+    printf("%s: %ld elements, sum %.17g, magnitude %.17g\n", name, count, sum, magnitude);
+}
+
+static inline void print_int_checksum(const char *name, const int *a, long count)
+{
+    long long sum = 0, weighted = 0;
+    long i;
+    for (i = 0; i < count; i++) {
+        sum += a[i];
+        weighted += (long long)a[i] * (i % 7 + 1);
+    }
+    printf("%s: %ld elements, sum %lld, weighted %lld\n", name, count, sum, weighted);
+}
+
+#endif
+
 static inline void print_scalar(const char *name, double v)
 {
     printf("%s = %.17g\n", name, v);
@@ -262,5 +307,16 @@ static inline void print_int_array_2d(const char *name, const int *a, int n, int
         for (j = 0; j < m; j++)
             printf("%s[%d][%d] = %d\n", name, i, j, a[i * m + j]);
 }
+
+/* in bench mode every array printer prints its checksum */
+#ifdef POLYPRAGMA_BENCH
+#define print_array_1d(name, a, n) print_checksum(name, a, (long)(n))
+#define print_array_2d(name, a, n, m) print_checksum(name, a, (long)(n) * (m))
+#define print_array_3d(name, a, n, m, p) print_checksum(name, a, (long)(n) * (m) * (p))
+#define print_float_array_1d(name, a, n) print_float_checksum(name, a, (long)(n))
+#define print_float_array_2d(name, a, n, m) print_float_checksum(name, a, (long)(n) * (m))
+#define print_int_array_1d(name, a, n) print_int_checksum(name, a, (long)(n))
+#define print_int_array_2d(name, a, n, m) print_int_checksum(name, a, (long)(n) * (m))
+#endif
 
 #endif /* KERNELS_H */

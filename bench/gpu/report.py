@@ -1,0 +1,166 @@
+"""Render a GPU run (bench/run_gpu.py run) as Markdown tables and a bar chart of speedups.
+
+Writes, under bench/results/: gpu_run.json (the run itself), gpu_corpus.md (correctness of every
+corpus program on the GPU), gpu_bench.md (times, rates and speedups) and gpu_speedup.png.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+
+def _ms(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.1f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "—" if not a or not b else f"{a / b:,.1f}×"
+
+
+def _status(entry: dict, label: str) -> str:
+    if entry.get(f"{label}_error"):
+        return "failed"
+    return "ok" if entry.get(f"{label}_difference") is None else "differs"
+
+
+def _header(run: dict) -> list[str]:
+    device, manifest = run["device"], run["manifest"]
+    return [f"Device: **{device['gpu']}**; host CPU: {device['cpu']}, {device['cpu_cores']} cores.",
+            f"Run on {device['date']}. Built on {manifest['built']} with polypragma {manifest['polypragma']}, "
+            f"{manifest['nvcc']}, {manifest['gcc']}.",
+            f"Commands: `{manifest['command']}` (here), `python3 bench/run_gpu.py run --out DIR` (on the GPU "
+            "machine), `python bench/run_gpu.py report DIR/gpu_run.json` (here)."]
+
+
+def corpus_markdown(run: dict) -> list[str]:
+    rows = run["corpus"]
+    lines = ["# The corpus on the GPU", "", *_header(run), "",
+             "Every corpus kernel (tests/kernels) through `--target cuda --no-fp-contract`, compiled with "
+             "`nvcc -arch=sm_90 -fmad=false`, run with `POLYPRAGMA_DEVICE=gpu` on every RUN configuration, its "
+             "output compared with the original program's (relative tolerance 1e-9, 2e-5 for float kernels).", ""]
+    if not rows:
+        return lines + ["No corpus run in this file."]
+    kernels = sorted({r["kernel"] for r in rows})
+    lines += ["| variant | runs | matched |", "| --- | ---: | ---: |"]
+    for variant in sorted({r["variant"] for r in rows}):
+        mine = [r for r in rows if r["variant"] == variant]
+        lines.append(f"| {variant} | {len(mine)} | {sum(r['ok'] for r in mine)} |")
+    failed = [r for r in rows if not r["ok"]]
+    lines += ["", f"{len(kernels)} kernels, {len(rows)} runs, **{len(rows) - len(failed)} matched**, "
+              f"{len(failed)} did not.", ""]
+    if failed:
+        lines += ["| kernel | variant | defines | arguments | difference |", "| --- | --- | --- | --- | --- |"]
+        for r in failed:
+            difference = (r["difference"] or "").replace("|", "\\|").replace("\n", " ")[:200]
+            lines.append(f"| {r['kernel']} | {r['variant']} | {' '.join(r['defines'])} | {' '.join(r['args'])} | "
+                         f"{difference} |")
+    return lines
+
+
+def bench_markdown(run: dict) -> list[str]:
+    base = run.get("baselines") or {}
+    peak_flops = base.get("dgemm_peak_gflops")
+    peak_bw = base.get("copy_gbs")
+    lines = ["# polypragma's CUDA against the CPU", "", *_header(run), "",
+             "Region times in milliseconds, best of the runs (original: one run; OpenMP: two; GPU: three). "
+             "*original*: the program as written, `gcc -O3 -march=x86-64-v3`, one core. *OpenMP*: "
+             "`polypragma --target c --openmp`, same flags plus `-fopenmp`, all cores. *GPU*: `polypragma "
+             "--target cuda`, `nvcc -O3 -arch=sm_90`; *region* is the wall time of the call (allocation, "
+             "transfers and kernels), *moved+run* the CUDA-event time of copy-in, kernels and copy-out, *kernels* "
+             "the kernels alone (POLYPRAGMA_PROFILE=1). GFLOP/s and GB/s are for the kernels alone; GB/s counts "
+             "the compulsory traffic (each array read once and written once, per time step), so it is a lower "
+             "bound on the traffic.", ""]
+    if peak_flops or peak_bw:
+        lines.append(f"Measured peaks in this run: device-to-device copy **{peak_bw:,.0f} GB/s**, cuBLAS DGEMM "
+                     f"(8192³) **{peak_flops:,.0f} GFLOP/s**.")
+        gemm = base.get("cublas_gemm")
+        if gemm:
+            ours = next((b for b in run["bench"] if b["name"] == "gemm"), None)
+            kernel = (ours or {}).get("gpu_profile_ms", {}).get("kernels")
+            lines.append(f"cuBLAS ({base.get('cublas_call', 'cupy')}) on the gemm benchmark's size (n = {gemm['n']}): kernel **{gemm['kernel_ms']:.2f} "
+                         f"ms** ({gemm['gflops']:,.0f} GFLOP/s), with transfers {gemm['total_ms']:.2f} ms"
+                         + (f"; polypragma's kernel: {kernel:.2f} ms ({gemm['kernel_ms'] and kernel / gemm['kernel_ms']:.1f}× "
+                            "cuBLAS's time)." if kernel else "."))
+        lines.append("")
+    elif base.get("error"):
+        lines += [f"The baselines failed: `{base['error'][-300:]}`", ""]
+    lines += ["The GPU region's wall time includes the creation of the CUDA context by the process's first "
+              "allocation (about 100 ms, once per process); *moved+run* is what each further call of the region "
+              "costs, and the speedups are given for both.", "",
+              "| kernel | size | original | OpenMP | GPU region | moved+run | kernels | GFLOP/s | % FP64 peak | GB/s | "
+              "% copy bw | vs original (region) | vs original (moved+run) | vs OpenMP (moved+run) | result |",
+              "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+    for b in run["bench"]:
+        profile = b.get("gpu_profile_ms") or {}
+        kernels = profile.get("kernels")
+        gflops = b["flops"] / kernels / 1e6 if kernels else None
+        gbs = b["bytes"] / kernels / 1e6 if kernels else None
+        result = f"OpenMP {_status(b, 'omp')}, GPU {_status(b, 'gpu')}"
+        lines.append(
+            f"| {b['name']} | {b['size']} | {_ms(b['seq_ms'])} | {_ms(b['omp_ms'])} | {_ms(b['gpu_ms'])} | "
+            f"{_ms(profile.get('total'))} | {_ms(kernels)} | {'—' if gflops is None else f'{gflops:,.1f}'} | "
+            f"{'—' if not (gflops and peak_flops) else f'{100 * gflops / peak_flops:.1f}'} | "
+            f"{'—' if gbs is None else f'{gbs:,.0f}'} | "
+            f"{'—' if not (gbs and peak_bw) else f'{100 * gbs / peak_bw:.1f}'} | "
+            f"{_ratio(b['seq_ms'], b['gpu_ms'])} | {_ratio(b['seq_ms'], profile.get('total'))} | "
+            f"{_ratio(b['omp_ms'], profile.get('total'))} | {result} |")
+    problems = [(b["name"], label, b.get(f"{label}_error") or b.get(f"{label}_difference"))
+                for b in run["bench"] for label in ("omp", "gpu")
+                if b.get(f"{label}_error") or b.get(f"{label}_difference")]
+    if problems:
+        lines += ["", "Problems:", ""]
+        lines += [f"* {name} ({label}): `{str(what).strip()[:300]}`" for name, label, what in problems]
+    lines += ["", "How each region was mapped (`polypragma --explain`):", ""]
+    for b in run["bench"]:
+        lines += [f"<details><summary>{b['name']}</summary>", "", "```", b.get("explain", ""), "```", "", "</details>"]
+    return lines
+
+
+def chart(run: dict, path: Path) -> bool:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    rows = [b for b in run["bench"] if b.get("seq_ms")]
+    names = [b["name"] for b in rows]
+    series = {
+        "OpenMP (all cores)": [b["seq_ms"] / b["omp_ms"] if b.get("omp_ms") else 0 for b in rows],
+        "GPU, transfers and kernels": [b["seq_ms"] / b["gpu_profile_ms"]["total"] if (b.get("gpu_profile_ms") or {}).get(
+            "total") else 0 for b in rows],
+        "GPU, kernels alone": [b["seq_ms"] / b["gpu_profile_ms"]["kernels"] if (b.get("gpu_profile_ms") or {}).get(
+            "kernels") else 0 for b in rows],
+    }
+    figure, axes = plt.subplots(figsize=(12, 5.5))
+    width = 0.27
+    for k, (label, values) in enumerate(series.items()):
+        axes.bar([x + (k - 1) * width for x in range(len(rows))], values, width, label=label)
+    axes.set_yscale("log")
+    axes.axhline(1.0, color="black", linewidth=0.8)
+    axes.set_xticks(range(len(rows)))
+    axes.set_xticklabels(names, rotation=40, ha="right")
+    axes.set_ylabel("speedup over the original program (log scale)")
+    axes.set_title(f"polypragma on {run['device']['gpu'].split(',')[0]}, {run['device']['date'][:10]}")
+    axes.legend()
+    axes.grid(axis="y", which="both", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return True
+
+
+def report(source: Path, results: Path) -> int:
+    run = json.loads(source.read_text())
+    results.mkdir(parents=True, exist_ok=True)
+    if source.resolve() != (results / "gpu_run.json").resolve():
+        shutil.copy(source, results / "gpu_run.json")
+    (results / "gpu_corpus.md").write_text("\n".join(corpus_markdown(run)) + "\n")
+    (results / "gpu_bench.md").write_text("\n".join(bench_markdown(run)) + "\n")
+    drawn = chart(run, results / "gpu_speedup.png")
+    print(f"wrote {results}/gpu_corpus.md, gpu_bench.md" + (", gpu_speedup.png" if drawn else
+                                                            " (no chart: matplotlib is not installed)"))
+    return 0

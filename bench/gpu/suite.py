@@ -1,0 +1,77 @@
+"""The benchmark set: corpus kernels at realistic sizes, with their work and compulsory traffic.
+
+Each entry names a kernel of tests/kernels, the preprocessor definitions and the command-line
+arguments (seed first) that give it a realistic size (at most a few hundred MB of data), the
+floating-point operations of its region, and the bytes it must move at least (each array read
+once and each written array written once), from which GFLOP/s and GB/s are computed.
+Sizes are chosen so that the sequential CPU run stays within seconds.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DOUBLE = 8
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    kernel: str
+    args: tuple[int, ...]  # seed, then the kernel's size arguments
+    flops: float
+    bytes: float
+    defines: tuple[str, ...] = field(default=())
+    note: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.kernel
+
+    def size(self) -> str:
+        shown = [d.removeprefix("-D") for d in self.defines] + [str(a) for a in self.args[1:]]
+        return " ".join(shown)
+
+
+def _suite() -> list[Benchmark]:
+    out = []
+    n = 2000
+    out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, note="matrix product"))
+    n = 1500
+    out.append(Benchmark("mm2", (1, n, n, n, n), 4.0 * n**3, 6 * n * n * DOUBLE, note="two matrix products"))
+    n = 2000
+    out.append(Benchmark("syrk", (1, n, n), float(n) * (n + 1) * n, 3 * n * n * DOUBLE, note="symmetric rank-k update"))
+    n = 1500
+    out.append(Benchmark("covariance", (1, n, n), float(n) * n * (n + 1) + 3.0 * n * n, 4 * n * n * DOUBLE,
+                         note="covariance matrix"))
+    n = 2000
+    out.append(Benchmark("lu", (1, n), 2.0 * n**3 / 3, 2 * n * n * DOUBLE, note="LU factorisation"))
+    n = 160
+    out.append(Benchmark("doitgen", (1, n, n, n), 2.0 * n**4, 2 * n**3 * DOUBLE, note="multiresolution kernel"))
+    n = 5000
+    out.append(Benchmark("atax", (1,), 4.0 * n * n, n * n * DOUBLE, defines=(f"-DM={n}", f"-DN={n}"),
+                         note="A^T A x"))
+    out.append(Benchmark("bicg", (1, n, n), 4.0 * n * n, n * n * DOUBLE, note="BiCG kernel"))
+    out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, note="two matrix-vector products"))
+    out.append(Benchmark("gemver", (1, n), 10.0 * n * n, 2 * n * n * DOUBLE, note="vector multiplication and "
+                         "matrix addition"))
+    n, t = 4_000_000, 100
+    out.append(Benchmark("jacobi_1d", (1, n, t), 6.0 * n * t, 2 * n * DOUBLE * 2 * t, note="1-D stencil, 100 steps"))
+    n, t = 4000, 100
+    out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t,
+                         defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps"))
+    n, t = 256, 100
+    out.append(Benchmark("heat_3d", (1, n, t), 30.0 * n**3 * t, 2 * n**3 * DOUBLE * 2 * t, note="3-D stencil, 100 steps"))
+    n, t = 2000, 100
+    out.append(Benchmark("fdtd_2d", (1, n, n, t), 11.0 * n * n * t, 3 * n * n * DOUBLE * 2 * t,
+                         note="2-D finite differences, 100 steps"))
+    n = 4000
+    out.append(Benchmark("convolution_2d", (1,), 22.0 * n * n, 3 * n * n * DOUBLE,
+                         defines=(f"-DNI={n}", f"-DNJ={n}"), note="3x3 convolution and a clamp"))
+    out.append(Benchmark("transpose", (1, n, n), 6.0 * n * n, 3 * n * n * DOUBLE, note="transposed accesses"))
+    n = 2000
+    out.append(Benchmark("floyd_warshall", (1,), 2.0 * n**3, 2 * n * n * 4, defines=(f"-DN={n}",),
+                         note="shortest paths (integer operations)"))
+    return out
+
+
+SUITE = _suite()

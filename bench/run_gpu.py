@@ -1,0 +1,352 @@
+"""GPU validation and benchmarks of the cuda target: build here, run on a GPU machine, report here.
+
+    .venv/bin/python bench/run_gpu.py build             # polypragma, nvcc -arch=sm_90 and gcc: build/gpu.tar.xz
+    python3 bench/run_gpu.py run --out DIR              # on the GPU machine: runs everything, writes DIR/gpu_run.json
+    .venv/bin/python bench/run_gpu.py report DIR/gpu_run.json   # bench/results/gpu_*.md, .json and the chart
+
+`build` needs polypragma (islpy), nvcc and gcc; `run` needs only Python's standard library, the
+NVIDIA driver and, for the vendor-library baselines and the measured peaks, CuPy.
+
+What runs:
+
+* correctness: every corpus kernel (tests/kernels) through the cuda target, under two size
+  variants (the defaults, and tiles, blocks and grids that wrap), on every RUN configuration, with
+  POLYPRAGMA_DEVICE=gpu, compared with the original program's output computed here (built with
+  --no-fp-contract and nvcc -fmad=false, so only the order of math-library roundings may differ);
+* performance: the kernels of bench/gpu/suite.py at realistic sizes, built with -DPOLYPRAGMA_BENCH
+  (a checksum per array instead of every element), three ways: the original program
+  (gcc -O3 -march=x86-64-v3), polypragma's OpenMP C on all cores, and polypragma's CUDA. Region time
+  comes from bench/gpu/timer.c (gcc's function instrumentation), transfers and kernels from the
+  generated code's own CUDA-event profile (POLYPRAGMA_PROFILE=1); checksums are compared with the
+  original's;
+* baselines: bench/gpu/peak.py measures the device's copy bandwidth and FP64 matrix-product rate,
+  and cuBLAS on the matrix product's size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import datetime
+import json
+import os
+import platform
+import re
+import resource
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from pathlib import Path
+
+TOP = Path(__file__).resolve().parent.parent
+BENCH = TOP / "bench"
+KERNELS = TOP / "tests" / "kernels"
+sys.path.insert(0, str(TOP / "tests"))
+sys.path.insert(0, str(BENCH))
+
+from outputs import outputs_match  # noqa: E402
+from gpu.suite import SUITE  # noqa: E402
+
+NVCC = os.environ.get("NVCC", "nvcc")
+CC = os.environ.get("CC", "gcc")
+ARCH = "-arch=sm_90"
+CPU_FLAGS = ["-O3", "-march=x86-64-v3", "-std=gnu11"]
+TIMER_FLAGS = ["-finstrument-functions", "-finstrument-functions-exclude-file-list=kernels.h"]
+VARIANTS = {
+    "default": [],
+    "wrap": ["--tile-size", "5,7,6", "--block-size", "2,3,4", "--grid-size", "2,3,2"],
+}
+BENCH_RTOL = 1e-9
+
+
+# -- build (here) --------------------------------------------------------------------------
+
+
+def _run(command: list[str], cwd: Path | None = None) -> None:
+    result = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
+    if result.returncode != 0:
+        raise RuntimeError(f"failed: {shlex.join(command)}\n{result.stdout}{result.stderr}")
+
+
+def _polypragma(source: Path, outdir: Path, options: list[str]) -> None:
+    # run from the top of the repository: the messages and #line directives name tests/kernels/...
+    _run([sys.executable, "-m", "polypragma", str(source.relative_to(TOP)), "-o", str(outdir), f"-I{KERNELS}",
+          *options], cwd=TOP)
+
+
+def _run_configs(path: Path) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+    configs = []
+    for line in path.read_text().splitlines():
+        match = re.match(r"\s*//\s*RUN:(.*)$", line)
+        if match:
+            flags, _, args = match.group(1).partition("--")
+            configs.append((tuple(shlex.split(flags)), tuple(shlex.split(args))))
+    return configs
+
+
+def _link_cuda(outdir: Path, stem: str, defines: list[str], c_flags: list[str], nvcc_flags: list[str],
+               objects: list[str], exe: Path) -> None:
+    _run([NVCC, ARCH, *nvcc_flags, f"-I{KERNELS}", *defines, "-c", str(outdir / f"{stem}.polypragma.cu"), "-o",
+          str(outdir / "unit.o")])
+    _run([CC, *c_flags, f"-I{KERNELS}", *defines, "-c", str(outdir / f"{stem}.polypragma.c"), "-o",
+          str(outdir / "main.o")])
+    _run([NVCC, ARCH, str(outdir / "main.o"), str(outdir / "unit.o"), *objects, "-o", str(exe), "-lm"])
+    _run(["strip", str(exe)])
+
+
+def _build_corpus_case(path: Path, index: int, defines: tuple[str, ...], variant: str, build: Path) -> dict:
+    name = f"{path.stem}.{variant}.d{index}"
+    outdir = build / "work" / name
+    outdir.mkdir(parents=True)
+    _polypragma(path, outdir, ["--target", "cuda", "--no-fp-contract", *VARIANTS[variant], *defines])
+    exe = build / "corpus" / name
+    _link_cuda(outdir, path.stem, list(defines), ["-O2", "-std=gnu11", "-ffp-contract=off"], ["-O2", "-fmad=false"],
+               [], exe)
+    original = outdir / "original"
+    _run([CC, "-O2", "-std=gnu11", "-ffp-contract=off", f"-I{KERNELS}", *defines, str(path), "-o", str(original),
+          "-lm"])
+    runs = []
+    for k, (config_defines, args) in enumerate(_run_configs(path)):
+        if config_defines != defines:
+            continue
+        expected = subprocess.run([str(original), *args], capture_output=True, text=True, timeout=120)
+        if expected.returncode != 0:
+            raise RuntimeError(f"{path.name} {args}: the original program failed\n{expected.stderr}")
+        out = build / "corpus" / f"{name}.r{k}.expected"
+        out.write_text(expected.stdout)
+        runs.append({"args": list(args), "expected": out.name})
+    rtol = 2e-5 if re.search(r"\bfloat\b", path.read_text()) else 1e-9
+    return {"kernel": path.stem, "variant": variant, "defines": list(defines), "exe": name, "runs": runs,
+            "rtol": rtol}
+
+
+def _build_benchmark(bench, build: Path, timer: Path) -> dict:
+    path = KERNELS / f"{bench.kernel}.c"
+    defines = ["-DPOLYPRAGMA_BENCH", *bench.defines]
+    work = build / "work" / f"bench.{bench.name}"
+    (work / "cuda").mkdir(parents=True)
+    (work / "omp").mkdir()
+    exes = {}
+    # the original program
+    exes["seq"] = f"{bench.name}.seq"
+    _run([CC, *CPU_FLAGS, *TIMER_FLAGS, f"-I{KERNELS}", *defines, str(path), str(timer), "-o",
+          str(build / "bench" / exes["seq"]), "-lm"])
+    # polypragma's OpenMP C
+    _polypragma(path, work / "omp", ["--target", "c", "--openmp", *defines])
+    exes["omp"] = f"{bench.name}.omp"
+    _run([CC, *CPU_FLAGS, "-fopenmp", *TIMER_FLAGS, f"-I{KERNELS}", *defines,
+          str(work / "omp" / f"{bench.kernel}.polypragma.c"), str(timer), "-o", str(build / "bench" / exes["omp"]),
+          "-lm"])
+    # polypragma's CUDA
+    explain = subprocess.run([sys.executable, "-m", "polypragma", str(path.relative_to(TOP)), "-o", str(work / "cuda"),
+                              f"-I{KERNELS}", "--target", "cuda", "--explain", *defines], capture_output=True, text=True,
+                             cwd=TOP)
+    if explain.returncode != 0:
+        raise RuntimeError(f"{bench.name}: polypragma failed\n{explain.stderr}")
+    exes["gpu"] = f"{bench.name}.gpu"
+    _link_cuda(work / "cuda", bench.kernel, defines, [*CPU_FLAGS, *TIMER_FLAGS], ["-O3"], [str(timer)],
+               build / "bench" / exes["gpu"])
+    return {"name": bench.name, "kernel": bench.kernel, "size": bench.size(), "args": [str(a) for a in bench.args],
+            "flops": bench.flops, "bytes": bench.bytes, "note": bench.note, "exes": exes,
+            "explain": explain.stderr.strip()}
+
+
+def build(args) -> int:
+    out = Path(args.build)
+    if out.exists():
+        shutil.rmtree(out)
+    (out / "corpus").mkdir(parents=True)
+    (out / "bench").mkdir()
+    (out / "work").mkdir()
+    timer = out / "work" / "timer.o"
+    _run([CC, "-O2", "-c", str(BENCH / "gpu" / "timer.c"), "-o", str(timer)])
+    jobs = []
+    for path in sorted(KERNELS.glob("*.c")):
+        defines_sets = list(dict.fromkeys(d for d, _ in _run_configs(path)))
+        for index, defines in enumerate(defines_sets):
+            jobs.append((path, index, defines, "default"))
+        jobs.append((path, 0, defines_sets[0], "wrap"))
+    selected = [b for b in SUITE if not args.only or b.name in args.only]
+    started = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        corpus = list(pool.map(lambda job: _build_corpus_case(*job, out), jobs if not args.only else []))
+        benches = list(pool.map(lambda b: _build_benchmark(b, out, timer), selected))
+    shutil.copy(BENCH / "gpu" / "peak.py", out / "peak.py")
+    manifest = {"built": datetime.date.today().isoformat(), "polypragma": _version(),
+                "nvcc": subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1],
+                "gcc": subprocess.run([CC, "--version"], capture_output=True, text=True).stdout.splitlines()[0],
+                "command": "python bench/run_gpu.py " + shlex.join(sys.argv[1:]),
+                "corpus": corpus, "bench": benches,
+                "gemm_size": next((b.args[1] for b in SUITE if b.name == "gemm"), 2000)}
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+    shutil.rmtree(out / "work")
+    archive = Path(str(out) + ".tar.xz")
+    with tarfile.open(archive, "w:xz", preset=9) as tar:
+        tar.add(out, arcname=out.name)
+    print(f"built {len(corpus)} corpus programs and {len(benches)} benchmarks in {time.perf_counter() - started:.0f} s;"
+          f" {archive} is {archive.stat().st_size / 2**20:.1f} MiB")
+    return 0
+
+
+def _version() -> str:
+    from polypragma import __version__
+
+    return __version__
+
+
+# -- run (on the GPU machine) --------------------------------------------------------------
+
+
+def _execute(command: list[str], env: dict, timeout: float) -> dict:
+    environment = dict(os.environ)
+    environment.update(env)
+    started = time.perf_counter()
+    try:
+        result = subprocess.run(command, capture_output=True, text=True, timeout=timeout, env=environment)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "seconds": timeout, "stdout": "", "stderr": ""}
+    return {"status": result.returncode, "seconds": time.perf_counter() - started, "stdout": result.stdout,
+            "stderr": result.stderr}
+
+
+def _repeat(command: list[str], env: dict, timeout: float, times: int) -> list[dict]:
+    """``times`` runs, stopping at the first that fails or times out."""
+    runs = []
+    for _ in range(times):
+        runs.append(_execute(command, env, timeout))
+        if runs[-1]["status"] != 0:
+            break
+    return runs
+
+
+def _region_ms(stderr: str) -> float | None:
+    found = re.findall(r"^bench: region ([0-9.]+) ms$", stderr, re.M)
+    return float(found[-1]) if found else None
+
+
+def _profile(stderr: str) -> dict | None:
+    """The phases summed over the regions' profile lines of one run."""
+    total: dict[str, float] = {}
+    pattern = (r"profile: .*: copy-in ([0-9.]+) ms, kernels ([0-9.]+) ms, copy-out ([0-9.]+) ms, "
+               r"total ([0-9.]+) ms \(([0-9.]+) ms with allocation\)")
+    for match in re.finditer(pattern, stderr):
+        for key, value in zip(("copy_in", "kernels", "copy_out", "total", "with_allocation"), match.groups()):
+            total[key] = total.get(key, 0.0) + float(value)
+    return total or None
+
+
+def _device_info() -> dict:
+    info = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "cpu_cores": os.cpu_count(), "host": platform.platform()}
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version,memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True)
+        info["gpu"] = smi.stdout.strip() or smi.stderr.strip()
+    except OSError:
+        info["gpu"] = "none (no nvidia-smi)"
+    try:
+        cpu = [line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+               if line.startswith("model name")]
+        info["cpu"] = cpu[0] if cpu else platform.processor()
+    except OSError:
+        info["cpu"] = platform.processor()
+    return info
+
+
+def run(args) -> int:
+    build = Path(args.build)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = json.loads((build / "manifest.json").read_text())
+    # the corpus programs keep variable-length arrays on the stack
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
+    result = {"device": _device_info(), "manifest": {k: v for k, v in manifest.items() if k not in ("corpus", "bench")},
+              "corpus": [], "bench": [], "baselines": None}
+    started = time.perf_counter()
+    for case in manifest["corpus"] if not args.skip_corpus else []:
+        for k, r in enumerate(case["runs"]):
+            got = _execute([str(build / "corpus" / case["exe"]), *r["args"]], {"POLYPRAGMA_DEVICE": "gpu"}, 60)
+            expected = (build / "corpus" / r["expected"]).read_text()
+            if got["status"] != 0:
+                difference = f"exit status {got['status']}: {got['stderr'][-400:]}"
+            else:
+                difference = outputs_match(expected, got["stdout"], case["rtol"])
+            result["corpus"].append({"kernel": case["kernel"], "variant": case["variant"], "defines": case["defines"],
+                                     "args": r["args"], "ok": difference is None, "difference": difference,
+                                     "seconds": round(got["seconds"], 3)})
+    print(f"corpus: {sum(c['ok'] for c in result['corpus'])} of {len(result['corpus'])} runs matched "
+          f"({time.perf_counter() - started:.0f} s)", flush=True)
+    for bench in manifest["bench"]:
+        entry = {k: bench[k] for k in ("name", "kernel", "size", "flops", "bytes", "note", "explain")}
+        if time.perf_counter() - started > args.budget:
+            entry.update(seq_ms=None, omp_ms=None, gpu_ms=None, gpu_error="not run: out of time for this run")
+            result["bench"].append(entry)
+            continue
+        exe = {k: str(build / "bench" / v) for k, v in bench["exes"].items()}
+        seq = _execute([exe["seq"], *bench["args"]], {}, args.timeout)
+        entry["seq_ms"] = _region_ms(seq["stderr"])
+        entry["seq_stdout"] = seq["stdout"]
+        omp_runs = _repeat([exe["omp"], *bench["args"]], {}, args.timeout, 2)
+        gpu_runs = _repeat([exe["gpu"], *bench["args"]], {"POLYPRAGMA_DEVICE": "gpu", "POLYPRAGMA_PROFILE": "1"},
+                           args.timeout, 3)
+        for label, runs in (("omp", omp_runs), ("gpu", gpu_runs)):
+            times = [_region_ms(r["stderr"]) for r in runs if r["status"] == 0]
+            entry[f"{label}_ms"] = min(t for t in times if t is not None) if any(t is not None for t in times) else None
+            failed = [r for r in runs if r["status"] != 0]
+            if failed:
+                entry[f"{label}_error"] = f"status {failed[0]['status']}: {failed[0]['stderr'][-400:]}"
+            elif seq["status"] != 0:
+                entry[f"{label}_error"] = f"the original failed: status {seq['status']}: {seq['stderr'][-400:]}"
+            else:
+                entry[f"{label}_difference"] = outputs_match(seq["stdout"], runs[0]["stdout"], BENCH_RTOL)
+        profiles = [p for p in (_profile(r["stderr"]) for r in gpu_runs if r["status"] == 0) if p]
+        if profiles:
+            entry["gpu_profile_ms"] = {key: min(p[key] for p in profiles) for key in profiles[0]}
+        result["bench"].append(entry)
+        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")  # what is done so far
+        print(f"{bench['name']}: seq {entry['seq_ms']} ms, omp {entry['omp_ms']} ms, gpu {entry['gpu_ms']} ms "
+              f"{entry.get('gpu_profile_ms')} {entry.get('gpu_difference') or entry.get('gpu_error') or 'ok'}",
+              flush=True)
+    if not args.skip_baselines:
+        peak = subprocess.run([sys.executable, str(build / "peak.py"), "--gemm", str(manifest["gemm_size"])],
+                              capture_output=True, text=True, timeout=300)
+        result["baselines"] = json.loads(peak.stdout) if peak.returncode == 0 else {"error": peak.stderr[-2000:]}
+        print(f"baselines: {result['baselines']}", flush=True)
+    (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = parser.add_subparsers(dest="command", required=True)
+    b = commands.add_parser("build", help="compile everything here")
+    b.add_argument("--build", default=str(TOP / "build" / "gpu"))
+    b.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    b.add_argument("--only", nargs="*", help="benchmarks to build (and no corpus)")
+    r = commands.add_parser("run", help="run on the GPU machine")
+    r.add_argument("--build", default=str(TOP / "build" / "gpu"))
+    r.add_argument("--out", required=True)
+    r.add_argument("--timeout", type=float, default=120, help="seconds for one run of a program")
+    r.add_argument("--budget", type=float, default=420,
+                   help="seconds after which the remaining benchmarks are skipped (the machine's call is bounded)")
+    r.add_argument("--skip-corpus", action="store_true")
+    r.add_argument("--skip-baselines", action="store_true")
+    p = commands.add_parser("report", help="write bench/results/ from a run's JSON")
+    p.add_argument("json")
+    p.add_argument("--results", default=str(BENCH / "results"))
+    args = parser.parse_args()
+    if args.command == "build":
+        return build(args)
+    if args.command == "run":
+        return run(args)
+    from gpu.report import report
+
+    return report(Path(args.json), Path(args.results))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
