@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 
 from polypragma import __version__
 from polypragma.diagnostics import Reporter
-from polypragma.driver import TARGETS, Options, compile_file
+from polypragma.driver import TARGETS, Options, compile_file, dependency_path
 from polypragma.frontend.preprocess import PreprocessOptions
 from polypragma.gpu.sizes import SizeOptions, parse_list
 from polypragma.schedule import FUSION_CHOICES, ScheduleOptions
@@ -97,7 +98,17 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each stage, its time and what it found")
     parser.add_argument("--version", action="version", version=f"polypragma {__version__}")
-    parser.add_argument("--cmake-dir", action="store_true",
+    build = parser.add_argument_group("build integration")
+    build.add_argument("-MD", dest="write_dependencies", action="store_true",
+                       help="also write the dependencies of the outputs, as compilers do: a Make rule with the "
+                            "outputs as targets and the source and every header it includes as prerequisites "
+                            "(to OUTDIR/SOURCE.polypragma.d, or the file given with -MF)")
+    build.add_argument("-MF", dest="dependency_file", metavar="FILE",
+                       help="write the dependencies to FILE (implies -MD)")
+    build.add_argument("--check", action="store_true",
+                       help="write nothing; exit 1, naming them, when the outputs on disk differ from what "
+                            "would be generated (for CI and pre-commit)")
+    build.add_argument("--cmake-dir", action="store_true",
                         help="print the directory of polypragma's CMake package (for PolyPragma_DIR) and exit")
     return parser
 
@@ -123,5 +134,9 @@ def main(argv: list[str] | None = None) -> int:
         fp_contract=args.fp_contract,
         dump_sizes=args.dump_sizes,
         explain=args.explain,
+        check=args.check,
     )
+    if args.write_dependencies or args.dependency_file:
+        options = dataclasses.replace(options, dependency_file=args.dependency_file
+                                      or dependency_path(args.source, options))
     return compile_file(args.source, options, Reporter(sys.stderr))

@@ -9,11 +9,12 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polypragma import dependences as dependence_analysis
+from polypragma.build.depfile import format_rule
 from polypragma.codegen import c_target
-from polypragma.diagnostics import FatalError, Reporter, Unsupported
+from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
 from polypragma.frontend.extract import RegionExtractor
 from polypragma.frontend.locate import identifiers, locate
-from polypragma.frontend.preprocess import PreprocessOptions, parse
+from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
@@ -37,6 +38,8 @@ class Options:
     fp_contract: bool = True
     dump_sizes: bool = False
     explain: bool = False
+    dependency_file: str | None = None  # -MD/-MF: where to write the Make-style dependencies
+    check: bool = False  # --check: compare with the files on disk instead of writing them
 
 
 def output_path(source: str, options: Options, suffix: str = ".c") -> str:
@@ -91,10 +94,13 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     replacements: list[Replacement] = []
     helpers: set[str] = set()
     gpu_regions: list = []
+    inputs = [source]  # the source and the headers the output depends on
     if regions:
         started = time.perf_counter()
         try:
-            ast = parse(source, options.preprocess)
+            preprocessed = preprocess(source, options.preprocess)
+            inputs = [source, *(f for f in files_read(preprocessed) if not _same_file(f, source))]
+            ast = parse_preprocessed(preprocessed, source)
         except FatalError as exc:
             if options.strict:
                 raise
@@ -143,17 +149,52 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
         if options.dump_sizes:
             for r in gpu_regions:
                 print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
-    content = splice(text, source, options.target, replacements, helpers, insertions,
-                     os.path.basename(destination))
+    outputs = {destination: splice(text, source, options.target, replacements, helpers, insertions,
+                                   os.path.basename(destination))}
     if cuda_unit is not None:
         unit = "\n".join([banner(source, options.target), *cuda_unit]) + "\n"
         if not options.fp_contract:
             unit = unit.replace("#include <cuda_runtime.h>", "#include <cuda_runtime.h>\n/* compile with nvcc -fmad=false "
                                 "for results that match the CPU bit for bit */", 1)
-        write_atomically(output_path(source, options, ".cu"), unit)
-    write_atomically(destination, content)
+        outputs[output_path(source, options, ".cu")] = unit
+    if options.check:
+        return _check(outputs, source, reporter)
+    for path, content in outputs.items():
+        write_atomically(path, content)
+    if options.dependency_file:
+        write_atomically(options.dependency_file, format_rule(list(outputs), inputs))
     log("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)")
     return 1 if reporter.error_count else 0
+
+
+def dependency_path(source: str, options: Options) -> str:
+    """Where -MD without -MF writes the dependencies: OUTDIR/NAME.polypragma.d."""
+    return output_path(source, options, ".d")
+
+
+def _check(outputs: dict[str, str], source: str, reporter: Reporter) -> int:
+    """--check: report each output that is missing or differs from what would be written."""
+    stale = 0
+    for path, content in outputs.items():
+        try:
+            with open(path, encoding="utf-8", newline="") as handle:
+                current = handle.read()
+        except (OSError, UnicodeDecodeError):
+            current = None
+        if current is None:
+            reporter.error(f"{path} is missing (generate it with polypragma from {source})")
+            stale += 1
+        elif current != content:
+            reporter.error(f"out of date with {source} (regenerate it with polypragma)", Location(path, 1, 1))
+            stale += 1
+    return 1 if stale or reporter.error_count else 0
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[str], options: Options,

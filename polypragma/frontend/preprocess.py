@@ -76,9 +76,29 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
     return result.stdout
 
 
+_LINE_MARKER = re.compile(r'^#\s*\d+\s+"((?:[^"\\]|\\.)*)"', re.M)
+
+
+def files_read(text: str) -> list[str]:
+    """The files the preprocessor read to produce ``text`` (the source and its headers), in order of
+    first use, from its line markers; the stub system headers and ``<built-in>`` are left out."""
+    stubs = tuple(os.path.join(os.path.abspath(d), "") for d in (_STUB_INCLUDE, pycparser_fake_libc.directory))
+    seen: dict[str, None] = {}
+    for match in _LINE_MARKER.finditer(text):
+        name = re.sub(r"\\(.)", r"\1", match.group(1))
+        if name.startswith("<") or name in seen or os.path.abspath(name).startswith(stubs):
+            continue
+        seen[name] = None
+    return list(seen)
+
+
 def parse(path: str, options: PreprocessOptions) -> c_ast.FileAST:
     """Preprocess and parse ``path``; raise :class:`FatalError` if either fails."""
-    text = preprocess(path, options)
+    return parse_preprocessed(preprocess(path, options), path)
+
+
+def parse_preprocessed(text: str, path: str) -> c_ast.FileAST:
+    """Parse the preprocessed ``text`` of ``path``; raise :class:`FatalError` if that fails."""
     parser = c_parser.CParser()
     try:
         return parser.parse(text, path)

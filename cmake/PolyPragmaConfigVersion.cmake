@@ -1,0 +1,16 @@
+# The version of the polypragma package this file belongs to, for find_package(PolyPragma <version>):
+# any version at least the one asked for is compatible (an exact request needs the same version).
+get_filename_component(_polypragma_package "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+if(EXISTS "${_polypragma_package}/polypragma/__init__.py")
+  set(_polypragma_package "${_polypragma_package}/polypragma")
+endif()
+file(STRINGS "${_polypragma_package}/__init__.py" _polypragma_version_line REGEX "^__version__ *=")
+string(REGEX REPLACE "^__version__ *= *[\"']([^\"']*)[\"'].*" "\\1" PACKAGE_VERSION "${_polypragma_version_line}")
+if(PACKAGE_FIND_VERSION AND PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION AND PACKAGE_VERSION VERSION_EQUAL PACKAGE_FIND_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
