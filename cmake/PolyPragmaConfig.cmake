@@ -175,6 +175,11 @@ function(polypragma_target_sources target)
       list(APPEND outputs "${outdir}/${stem}.polypragma.cu")
     endif()
     set(depfile "${outdir}/${stem}.polypragma.d")
+    # what the command line says, in a file rewritten only when it changes: generators that do not track
+    # command lines (Makefiles) then regenerate when an option, include directory or definition changes
+    set(stamp "${outdir}/${stem}.polypragma$<$<BOOL:$<CONFIG>>:-$<CONFIG>>.options")
+    file(GENERATE OUTPUT "${stamp}"
+         CONTENT "${PP_TARGET}\n$<JOIN:${includes},\n>\n$<JOIN:${defines},\n>\n$<JOIN:${PP_OPTIONS},\n>\n")
     file(RELATIVE_PATH shown "${PROJECT_SOURCE_DIR}" "${absolute}")
     add_custom_command(
       OUTPUT ${outputs}
@@ -183,7 +188,7 @@ function(polypragma_target_sources target)
               "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>"
               ${PP_OPTIONS}
       MAIN_DEPENDENCY "${absolute}"
-      DEPENDS ${POLYPRAGMA_DEPENDS}
+      DEPENDS ${POLYPRAGMA_DEPENDS} "${stamp}"
       DEPFILE "${depfile}"
       COMMENT "polypragma ${shown} (${PP_TARGET})"
       COMMAND_EXPAND_LISTS VERBATIM)

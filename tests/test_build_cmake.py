@@ -123,6 +123,13 @@ def test_makefiles_without_nvcc_fall_back_to_opencl_and_run_it(tmp_path):
     (project / "src" / "heat_params.h").write_text((project / "src" / "heat_params.h").read_text() + "\n")
     touched = build(out, env=env)
     assert touched.returncode == 0 and regenerated(touched.stdout) == {"heat.c"}
+    # Makefiles do not track command lines: an options file, rewritten only when it changes, does
+    configure(project, out, "Unix Makefiles", "-DPHYSICS_POLYPRAGMA_OPTIONS=--no-reschedule", env=env)
+    changed = build(out, env=env)
+    assert changed.returncode == 0, changed.stdout + changed.stderr
+    assert "--no-reschedule" in changed.stdout and regenerated(changed.stdout) == {"heat.c", "saxpy.c"}
+    configure(project, out, "Unix Makefiles", "-DPHYSICS_POLYPRAGMA_OPTIONS=--no-reschedule", env=env)
+    assert regenerated(build(out, env=env).stdout) == set()  # configuring again changes nothing
 
 
 UNSUPPORTED = """\
