@@ -31,7 +31,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from generator import programs  # noqa: E402
 from harness import opencl_device  # noqa: E402
-from runner import check, variants_for  # noqa: E402
+from runner import COMPILE_SECONDS, SLOW, check, variants_for  # noqa: E402
 
 RESULTS = TOP / "bench" / "results"
 
@@ -66,10 +66,15 @@ def run_case(index_case) -> dict:
     return {"index": index, "source": source, "outcomes": outcomes, "seconds": time.perf_counter() - started}
 
 
-def write_results(args, results: list[dict], wall: float, opencl_why: str | None) -> dict:
-    failures = [r for r in results if any(problem for _, problem in r["outcomes"])]
+def _failed(problem: str | None) -> bool:
+    return problem is not None and not problem.startswith(SLOW)
+
+
+def write_results(args, results: list[dict], wall: float, opencl_why: str | None, planned: int) -> dict:
+    failures = [r for r in results if any(_failed(problem) for _, problem in r["outcomes"])]
     variants = sum(len(r["outcomes"]) for r in results)
-    failed_variants = sum(1 for r in results for _, problem in r["outcomes"] if problem)
+    failed_variants = sum(1 for r in results for _, problem in r["outcomes"] if _failed(problem))
+    slow = [(r["index"], d) for r in results for d, problem in r["outcomes"] if problem and not _failed(problem)]
     families: dict[str, int] = {}
     for r in results:
         for description, _ in r["outcomes"]:
@@ -81,25 +86,31 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "seed": args.seed,
         "programs": len(results),
+        "programs_planned": planned,
         "variants": variants,
         "variants_by_target": families,
         "failed_programs": len(failures),
         "failed_variants": failed_variants,
+        "slow_variants": len(slow),
         "wall_seconds": round(wall, 1),
         "jobs": args.jobs,
         "opencl": opencl_why or "available",
-        "failures": [{"index": r["index"], "problems": [(d, p) for d, p in r["outcomes"] if p]} for r in failures],
+        "failures": [{"index": r["index"], "problems": [(d, p) for d, p in r["outcomes"] if _failed(p)]}
+                     for r in failures],
+        "slow": [{"index": i, "variant": d} for i, d in slow],
     }
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
     (out / "differential.json").write_text(json.dumps(summary, indent=2) + "\n")
     lines = [
         "# Differential testing: long profile", "",
-        f"`{command}`, {summary['date']}, {args.jobs} job(s), seed {args.seed}.", "",
-        "| programs | variants | by target | failed programs | failed variants | wall time |",
-        "| --- | --- | --- | --- | --- | --- |",
+        f"`{command}`, {summary['date']}, {args.jobs} job(s), seed {args.seed}"
+        + (f"; in progress: {len(results)} of {planned} programs so far." if len(results) < planned else "."), "",
+        "| programs | variants | by target | failed programs | failed variants | slow variants | wall time |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
         f"| {len(results)} | {variants} | {', '.join(f'{k} {v}' for k, v in sorted(families.items()))} "
-        f"| {len(failures)} | {failed_variants} | {wall:.0f} s |", "",
+        f"| {len(failures)} | {failed_variants} | {len(slow)} | {wall:.0f} s |", "",
+        f"A slow variant is a polypragma run that took more than {COMPILE_SECONDS} s; it is not compared.", "",
     ]
     if opencl_why:
         lines += [f"The opencl target did not run: {opencl_why}.", ""]
@@ -109,10 +120,10 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
         lines += ["## Failures", ""]
         for r in failures:
             name = f"program{r['index']}.c"
-            notes = "".join(f"// FAILED {d}\n//   {p.splitlines()[0] if p else ''}\n" for d, p in r["outcomes"] if p)
+            notes = "".join(f"// FAILED {d}\n//   {p.splitlines()[0]}\n" for d, p in r["outcomes"] if _failed(p))
             (failed_dir / name).write_text(notes + r["source"])
             for description, problem in r["outcomes"]:
-                if problem:
+                if _failed(problem):
                     lines.append(f"* `{name}`, {description}: {problem.splitlines()[0][:300]}")
         lines.append("")
     (out / "differential.md").write_text("\n".join(lines))
@@ -157,12 +168,13 @@ def main() -> int:
         for done, result in enumerate(pool.map(run_case, enumerate(cases), chunksize=1), start=1):
             results.append(result)
             if any(p for _, p in result["outcomes"]):
-                print(f"program {result['index']}: FAILED {[d for d, p in result['outcomes'] if p]}",
+                print(f"program {result['index']}: {[(d, p[:200]) for d, p in result['outcomes'] if p]}",
                       file=sys.stderr, flush=True)
-            if done % 50 == 0:
+            if done % 50 == 0:  # results so far, so that an interrupted run still says what it did
                 print(f"{done}/{len(cases)} programs, {time.perf_counter() - started:.0f} s", file=sys.stderr,
                       flush=True)
-    summary = write_results(args, results, time.perf_counter() - started, opencl_why)
+                write_results(args, results, time.perf_counter() - started, opencl_why, len(cases))
+    summary = write_results(args, results, time.perf_counter() - started, opencl_why, len(cases))
     print(f"{summary['programs']} programs, {summary['variants']} variants, {summary['failed_variants']} failed",
           file=sys.stderr)
     return 1 if summary["failed_variants"] else 0

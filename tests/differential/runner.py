@@ -6,6 +6,7 @@ with POLYPRAGMA_DEVICE=gpu and --no-fp-contract) with random tile, block and gri
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +24,8 @@ C_OPTION_SETS = {
 OPENCL_SCHEDULES = {"": [], "no-reschedule": ["--no-reschedule"], "fusion-min": ["--fusion=min"],
                     "fusion-max": ["--fusion=max"]}
 RTOL = 1e-9
+COMPILE_SECONDS = 60  # past this, a polypragma run is reported as slow (not compared)
+SLOW = "slow: "
 
 
 @dataclass(frozen=True)
@@ -93,6 +96,10 @@ class Outcome:
     def ok(self) -> bool:
         return self.problem is None
 
+    @property
+    def slow(self) -> bool:
+        return self.problem is not None and self.problem.startswith(SLOW)
+
 
 @dataclass
 class Checked:
@@ -101,7 +108,8 @@ class Checked:
 
     @property
     def failures(self) -> list[Outcome]:
-        return [o for o in self.outcomes if not o.ok]
+        """Wrong results, crashes and diagnostics; not slow compilations."""
+        return [o for o in self.outcomes if not o.ok and not o.slow]
 
 
 def reference_outputs(source: Path, workdir: Path) -> list[tuple[tuple[str, ...], str]]:
@@ -120,7 +128,10 @@ def reference_outputs(source: Path, workdir: Path) -> list[tuple[tuple[str, ...]
 def check_variant(source: Path, variant: Variant, expected, workdir: Path) -> Outcome:
     outdir = workdir / variant.name
     outdir.mkdir(parents=True, exist_ok=True)
-    status, messages = polypragma(source, outdir, variant.options)
+    try:
+        status, messages = _within(COMPILE_SECONDS, lambda: polypragma(source, outdir, variant.options))
+    except _TimeUp:
+        return Outcome(variant, f"{SLOW}polypragma took more than {COMPILE_SECONDS} s")
     # the scheduler may give up on a region (isl cannot carry some dependences, or runs out of
     # operations): the original schedule is kept, which must still give the right results
     messages = "\n".join(line for line in messages.splitlines() if "kept the original schedule" not in line)
@@ -148,6 +159,25 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path) -> Ou
         if difference is not None:
             return Outcome(variant, f"arguments {' '.join(args)}: {difference}")
     return Outcome(variant)
+
+
+class _TimeUp(Exception):
+    pass
+
+
+def _within(seconds: int, call):
+    """``call()``, interrupted by _TimeUp after ``seconds`` (checked when isl returns to Python)."""
+
+    def expire(signum, frame):
+        raise _TimeUp()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        return call()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _first_difference(expected: str, got: str) -> str:
