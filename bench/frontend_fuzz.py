@@ -49,12 +49,15 @@ def seeds(count: int, random_seed: int) -> list[str]:
     return texts
 
 
-def run_slice(job) -> list[tuple[int, str, bytes]]:
-    """Fuzz inputs ``first, first + step, ...``; the failures."""
-    texts, first, step, count, random_seed = job
+CHUNK = 250
+
+
+def run_chunk(job) -> list[tuple[int, str, bytes]]:
+    """Fuzz inputs ``first`` to ``last - 1``; the failures."""
+    texts, first, last, random_seed = job
     failures = []
     with tempfile.TemporaryDirectory(prefix="fuzz-") as workdir:
-        for index in range(first, count, step):
+        for index in range(first, last):
             rng = random.Random(random_seed * 1_000_003 + index)
             text = mutate(rng.choice(texts), rng)
             data = text.encode("utf-8", "surrogatepass")
@@ -76,22 +79,30 @@ def main() -> int:
     args = parser.parse_args()
     started = time.perf_counter()
     texts = seeds(args.generated, args.seed)
-    jobs = [(texts, k, args.jobs, args.inputs, args.seed) for k in range(args.jobs)]
+    jobs = [(texts, k, min(k + CHUNK, args.inputs), args.seed) for k in range(0, args.inputs, CHUNK)]
+    failures: list = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        failures = sorted(f for part in pool.map(run_slice, jobs) for f in part)
-    wall = time.perf_counter() - started
+        for done, part in enumerate(pool.map(run_chunk, jobs), start=1):
+            failures = sorted(failures + part)
+            # results so far, so that an interrupted run still says what it did
+            write_results(args, texts, failures, min(done * CHUNK, args.inputs), time.perf_counter() - started)
+    return 1 if failures else 0
+
+
+def write_results(args, texts: list[str], failures: list, inputs: int, wall: float) -> None:
     command = "bench/frontend_fuzz.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
-    summary = {"command": command, "date": date, "seed": args.seed, "inputs": args.inputs,
+    summary = {"command": command, "date": date, "seed": args.seed, "inputs": inputs, "inputs_planned": args.inputs,
                "mutated_texts": len(texts), "failures": len(failures), "wall_seconds": round(wall, 1),
                "jobs": args.jobs, "failed_inputs": [{"index": i, "why": w[:2000]} for i, w, _ in failures]}
     (out / "frontend_fuzz.json").write_text(json.dumps(summary, indent=2) + "\n")
     lines = ["# Frontend fuzzing: long profile", "",
-             f"`{command}`, {date}, {args.jobs} job(s), seed {args.seed}.", "",
+             f"`{command}`, {date}, {args.jobs} job(s), seed {args.seed}"
+             + (f"; in progress: {inputs} of {args.inputs} inputs so far." if inputs < args.inputs else "."), "",
              "| inputs | texts mutated (corpus + generated) | failures | wall time |", "| --- | --- | --- | --- |",
-             f"| {args.inputs} | {len(texts)} | {len(failures)} | {wall:.0f} s |", ""]
+             f"| {inputs} | {len(texts)} | {len(failures)} | {wall:.0f} s |", ""]
     if failures:
         failed_dir = out / "frontend_fuzz_failures"
         failed_dir.mkdir(exist_ok=True)
@@ -101,8 +112,7 @@ def main() -> int:
             lines.append(f"* `input{index}.c`: {why.splitlines()[0][:300]}")
         lines.append("")
     (out / "frontend_fuzz.md").write_text("\n".join(lines))
-    print(f"{args.inputs} inputs, {len(failures)} failures, {wall:.0f} s", file=sys.stderr)
-    return 1 if failures else 0
+    print(f"{inputs} inputs, {len(failures)} failures, {wall:.0f} s", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":
