@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -132,6 +133,8 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path) -> Ou
         status, messages = _within(COMPILE_SECONDS, lambda: polypragma(source, outdir, variant.options))
     except _TimeUp:
         return Outcome(variant, f"{SLOW}polypragma took more than {COMPILE_SECONDS} s")
+    except Exception:  # noqa: BLE001 - a crash of the compiler is a failure like any other
+        return Outcome(variant, "polypragma crashed:\n" + traceback.format_exc())
     # the scheduler may give up on a region (isl cannot carry some dependences, or runs out of
     # operations): the original schedule is kept, which must still give the right results
     messages = "\n".join(line for line in messages.splitlines() if "kept the original schedule" not in line)
