@@ -40,6 +40,10 @@ KNOWN_PROBLEMS = """\
   kernels; strided loops whose start moves with an outer iterator (`i1 = i0 - 2; i1 += 3`) are the cause.  The
   generator gives strided loops starts free of outer iterators, and the runner reports a polypragma run over
   60 s as slow (not compared) instead of waiting.
+* Crash, not fixed: polypragma stops with a traceback from isl's compute_flow ("affine expression involves some
+  of the domain dimensions", isl_domain_factor_templ.c) on a valid program with modulo guards and
+  min/max bounds, for every target (tests/differential/regressions/compute_flow_crash.c, an xfail test).
+  Falling back to the flattened schedule map does not avoid it.
 * Bugs found and fixed, each with a regression in tests/differential/regressions/: the extents of a
   variable-length array named only in its declaration were not parameters, so the GPU targets left the region
   as written (`vla_extent_not_in_region.c`); math functions of int values were ambiguous in OpenCL kernels

@@ -63,7 +63,10 @@ def _recorded_variants(path: Path) -> list[Variant]:
 
 
 @pytest.mark.parametrize("path", sorted(REGRESSIONS.glob("*.c")), ids=lambda p: p.stem)
-def test_regression(path, tmp_path):
+def test_regression(path, tmp_path, request):
+    known = re.search(r"^// XFAIL:(.*)$", path.read_text(), re.M)
+    if known:  # a bug found and not fixed yet: the test says so until it is
+        request.applymarker(pytest.mark.xfail(reason=known.group(1).strip(), strict=True))
     variants = _recorded_variants(path)
     assert len(variants) > 1, f"{path.name} has no VARIANT line"
     if any(not v.exact for v in variants) and opencl_device() is not None:
