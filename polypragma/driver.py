@@ -78,12 +78,15 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
         raise FatalError(f"target '{options.target}' is not available in this version (available: {', '.join(TARGETS)})")
     destination = output_path(source, options)
     try:
-        with open(source, encoding="utf-8", newline="") as handle:
-            text = handle.read()
+        with open(source, "rb") as handle:
+            data = handle.read()
     except OSError as exc:
         raise FatalError(f"cannot read {source}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise FatalError(f"cannot read {source}: not UTF-8 text") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FatalError(f"cannot read {source}: not UTF-8 text (byte 0x{data[exc.start]:02x})",
+                         _byte_location(source, data, exc.start)) from None
     if os.path.exists(destination) and os.path.samefile(destination, source):
         raise FatalError(f"output {destination} would overwrite the input")
 
@@ -283,6 +286,12 @@ def _region_sizes(region: Region, options: Options) -> SizeOptions:
             sizes = dataclasses.replace(sizes, **{field_name: parsed})
             k += 1
     return sizes
+
+
+def _byte_location(source: str, data: bytes, offset: int) -> Location:
+    """The line and column (in bytes) of ``data[offset]``."""
+    line_start = data.rfind(b"\n", 0, offset) + 1
+    return Location(source, data.count(b"\n", 0, offset) + 1, offset - line_start + 1)
 
 
 def _insertion_line(text: str, before: int) -> int:

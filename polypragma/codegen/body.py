@@ -67,7 +67,14 @@ class DeviceBodyPrinter(BodyPrinter):
         return f"{base.name}[{index}]"
 
     def visit_FuncCall(self, n: c_ast.FuncCall) -> str:
-        if self.opencl and isinstance(n.name, c_ast.ID) and n.name.name in _OPENCL_FUNCTIONS:
+        name = n.name.name if isinstance(n.name, c_ast.ID) else None
+        if name in _OPENCL_FLOAT_VARIANTS or name in _OPENCL_FLOAT_VARIANTS.values():
+            # C converts the arguments to double (float for the 'f' variants); OpenCL and CUDA overload
+            # these functions, where an integer argument is ambiguous: convert it as C does
+            type_ = "float" if name in _OPENCL_FLOAT_VARIANTS else "double"
+            args = ", ".join(f"({type_})({self.visit(a)})" for a in n.args.exprs) if n.args is not None else ""
+            return f"{_OPENCL_FUNCTIONS.get(name, name) if self.opencl else name}({args})"
+        if self.opencl and name in _OPENCL_FUNCTIONS:
             args = self.visit(n.args) if n.args is not None else ""
-            return f"{_OPENCL_FUNCTIONS[n.name.name]}({args})"
+            return f"{_OPENCL_FUNCTIONS[name]}({args})"
         return super().visit_FuncCall(n)

@@ -163,6 +163,14 @@ class RegionExtractor:
 
         for item in self.items:
             visit(item)
+        # the sizes of variable-length arrays used in the region are parameters too (the GPU targets
+        # need the extents), even when the region itself never names them
+        for name in list(referenced):
+            variable = self.outer.lookup(name)
+            if variable is not None and not variable.ctype.is_scalar:
+                for dim in variable.ctype.dims:
+                    if dim is not None:
+                        visit(dim)
         for name in referenced:
             if name in self.written or name in self.declared_inside:
                 continue

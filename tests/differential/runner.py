@@ -1,0 +1,196 @@
+"""Compile a program with polypragma under one variant, run it, and compare with the original.
+
+A variant is a target and an option set; ``variants_for`` draws a few from the families below:
+the c target (sequential, original order, fusion min/max, OpenMP) and the opencl target (on PoCL
+with POLYPRAGMA_DEVICE=gpu and --no-fp-contract) with random tile, block and grid sizes."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import traceback
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hypothesis import strategies as st
+
+from harness import compile_c, generated_path, outputs_match, polypragma, run, run_configs
+
+C_OPTION_SETS = {
+    "c": [],
+    "c-no-reschedule": ["--no-reschedule"],
+    "c-fusion-min": ["--fusion=min"],
+    "c-fusion-max": ["--fusion=max"],
+}
+OPENCL_SCHEDULES = {"": [], "no-reschedule": ["--no-reschedule"], "fusion-min": ["--fusion=min"],
+                    "fusion-max": ["--fusion=max"]}
+RTOL = 1e-9
+COMPILE_SECONDS = 60  # past this, a polypragma run is reported as slow (not compared)
+SLOW = "slow: "
+
+
+@dataclass(frozen=True)
+class Variant:
+    name: str
+    options: tuple[str, ...]
+    cflags: tuple[str, ...] = ()
+    libs: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    exact: bool = True  # byte-identical output required (the c target); else numbers to RTOL
+
+    def describe(self) -> str:
+        return f"{self.name}: polypragma {' '.join(self.options)}"
+
+
+def c_variant(name: str, openmp: bool = False) -> Variant:
+    options = ["--target", "c", *C_OPTION_SETS[name]]
+    if openmp:
+        return Variant(name + "-openmp", (*options, "--openmp"), ("-fopenmp",), env=(("OMP_NUM_THREADS", "3"),))
+    return Variant(name, tuple(options))
+
+
+def opencl_variant(schedule: str, tile=(), block=(), grid=()) -> Variant:
+    options = ["--target", "opencl", "--no-fp-contract", *OPENCL_SCHEDULES[schedule]]
+    words = [schedule or "opencl"]
+    for flag, sizes in (("--tile-size", tile), ("--block-size", block), ("--grid-size", grid)):
+        if sizes:
+            options += [flag, ",".join(map(str, sizes))]
+            words.append(f"{flag[2]}{'x'.join(map(str, sizes))}")
+    return Variant("opencl-" + "-".join(words), tuple(options), libs=("-lOpenCL",),
+                   env=(("POLYPRAGMA_DEVICE", "gpu"),), exact=False)
+
+
+_sizes = st.lists(st.sampled_from([1, 2, 3, 4, 5, 7, 8, 16, 32]), min_size=1, max_size=3)
+
+
+@st.composite
+def opencl_variants(draw) -> Variant:
+    schedule = draw(st.sampled_from(list(OPENCL_SCHEDULES)))
+    tile = draw(st.one_of(st.just(()), _sizes))
+    block = draw(st.one_of(st.just(()), _sizes))
+    grid = draw(st.one_of(st.just(()), st.lists(st.integers(1, 4), min_size=1, max_size=3)))
+    return opencl_variant(schedule, tuple(tile), tuple(block), tuple(grid))
+
+
+@st.composite
+def c_variants(draw) -> Variant:
+    return c_variant(draw(st.sampled_from(list(C_OPTION_SETS))), openmp=draw(st.booleans()))
+
+
+@st.composite
+def variants_for(draw, opencl: bool = True) -> list[Variant]:
+    """The variants one program goes through: the c target with a random option set, opencl with
+    random sizes, and one more of either kind."""
+    chosen = [draw(c_variants())]
+    if opencl:
+        chosen.append(draw(opencl_variants()))
+    chosen.append(draw(st.one_of(c_variants(), opencl_variants()) if opencl else c_variants()))
+    return list(dict.fromkeys(chosen))
+
+
+@dataclass
+class Outcome:
+    variant: Variant
+    problem: str | None = None  # None when the outputs agree
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def slow(self) -> bool:
+        return self.problem is not None and self.problem.startswith(SLOW)
+
+
+@dataclass
+class Checked:
+    source: Path
+    outcomes: list[Outcome] = field(default_factory=list)
+
+    @property
+    def failures(self) -> list[Outcome]:
+        """Wrong results, crashes and diagnostics; not slow compilations."""
+        return [o for o in self.outcomes if not o.ok and not o.slow]
+
+
+def reference_outputs(source: Path, workdir: Path) -> list[tuple[tuple[str, ...], str]]:
+    """What the original program prints for each RUN line, compiled by gcc."""
+    exe = workdir / "original"
+    compile_c(source, exe)
+    outputs = []
+    for config in run_configs(source):
+        result = run(exe, config.args, timeout=30)
+        if result.returncode != 0:
+            raise AssertionError(f"the original program failed on {config.args}: {result.stderr}")
+        outputs.append((config.args, result.stdout))
+    return outputs
+
+
+def check_variant(source: Path, variant: Variant, expected, workdir: Path) -> Outcome:
+    outdir = workdir / variant.name
+    outdir.mkdir(parents=True, exist_ok=True)
+    try:
+        status, messages = _within(COMPILE_SECONDS, lambda: polypragma(source, outdir, variant.options))
+    except _TimeUp:
+        return Outcome(variant, f"{SLOW}polypragma took more than {COMPILE_SECONDS} s")
+    except Exception:  # noqa: BLE001 - a crash of the compiler is a failure like any other
+        return Outcome(variant, "polypragma crashed:\n" + traceback.format_exc())
+    # the scheduler may give up on a region (isl cannot carry some dependences, or runs out of
+    # operations): the original schedule is kept, which must still give the right results
+    messages = "\n".join(line for line in messages.splitlines() if "kept the original schedule" not in line)
+    if status != 0 or "warning" in messages or "error" in messages:
+        return Outcome(variant, f"polypragma (status {status}): {messages.strip()}")
+    generated = generated_path(source, outdir)
+    if "/* polypragma: region " not in generated.read_text():
+        return Outcome(variant, "the region was left as written")
+    exe = outdir / "generated"
+    try:
+        compile_c(generated, exe, extra=variant.cflags, libs=variant.libs)
+    except AssertionError as exc:
+        return Outcome(variant, str(exc))
+    for args, want in expected:
+        try:
+            got = run(exe, args, env=dict(variant.env), timeout=60)
+        except subprocess.TimeoutExpired:
+            return Outcome(variant, f"arguments {' '.join(args)}: timed out")
+        if got.returncode != 0:
+            return Outcome(variant, f"arguments {' '.join(args)}: exit status {got.returncode}: {got.stderr[-2000:]}")
+        if variant.exact:
+            difference = None if got.stdout == want else _first_difference(want, got.stdout)
+        else:
+            difference = outputs_match(want, got.stdout, rtol=RTOL, atol=RTOL)
+        if difference is not None:
+            return Outcome(variant, f"arguments {' '.join(args)}: {difference}")
+    return Outcome(variant)
+
+
+class _TimeUp(Exception):
+    pass
+
+
+def _within(seconds: int, call):
+    """``call()``, interrupted by _TimeUp after ``seconds`` (checked when isl returns to Python)."""
+
+    def expire(signum, frame):
+        raise _TimeUp()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.alarm(seconds)
+    try:
+        return call()
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _first_difference(expected: str, got: str) -> str:
+    for number, (a, b) in enumerate(zip(expected.splitlines(), got.splitlines()), start=1):
+        if a != b:
+            return f"line {number}: {b!r} instead of {a!r}"
+    return f"{len(got.splitlines())} lines instead of {len(expected.splitlines())}"
+
+
+def check(source: Path, variants: list[Variant], workdir: Path) -> Checked:
+    """Run ``source`` through every variant; the outcome of each."""
+    expected = reference_outputs(source, workdir)
+    return Checked(source, [check_variant(source, v, expected, workdir) for v in variants])

@@ -1,0 +1,75 @@
+"""Differential testing, fast profile: random static-control programs (tests/differential/generator.py)
+through polypragma's c target (with and without OpenMP) and opencl target (on PoCL) under random
+option sets, each compared with the original program compiled by gcc.  Hypothesis runs with a fixed
+derandomised seed, so the programs are the same on every run; a failure is shrunk to a small program.
+
+The long profile is bench/differential.py.  Programs that once failed are kept, with the variant
+that broke them, in tests/differential/regressions/ (see test_regression)."""
+
+from __future__ import annotations
+
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+sys.path.insert(0, str(Path(__file__).parent / "differential"))
+
+from generator import programs  # noqa: E402
+from harness import opencl_device  # noqa: E402
+from runner import Variant, c_variant, check, variants_for  # noqa: E402
+
+REGRESSIONS = Path(__file__).parent / "differential" / "regressions"
+PROFILE = settings(max_examples=14, derandomize=True, database=None, deadline=None,
+                   suppress_health_check=list(HealthCheck))
+
+
+def _check(program, variants) -> None:
+    source = program.source()
+    with tempfile.TemporaryDirectory(prefix="differential-") as workdir:
+        path = Path(workdir) / "program.c"
+        path.write_text(source)
+        failures = check(path, variants, Path(workdir)).failures
+    assert not failures, "\n".join(f"{f.variant.describe()}\n  {f.problem}" for f in failures) + "\n" + source
+
+
+@PROFILE
+@given(program=programs(), variants=variants_for(opencl=False))
+def test_random_programs_c_target(program, variants):
+    _check(program, variants)
+
+
+@pytest.mark.skipif(opencl_device() is not None, reason=str(opencl_device()))
+@PROFILE
+@given(program=programs(), variants=variants_for(opencl=True))
+def test_random_programs_opencl_target(program, variants):
+    _check(program, variants)
+
+
+def _recorded_variants(path: Path) -> list[Variant]:
+    """``// VARIANT: <polypragma options>`` lines of a regression program, and the plain c target."""
+    variants = [c_variant("c")]
+    for index, match in enumerate(re.finditer(r"^// VARIANT:(.*)$", path.read_text(), re.M)):
+        options = tuple(match.group(1).split())
+        opencl = "opencl" in options
+        variants.append(Variant(f"recorded{index}", options, ("-fopenmp",) if "--openmp" in options else (),
+                                ("-lOpenCL",) if opencl else (),
+                                (("POLYPRAGMA_DEVICE", "gpu"),) if opencl else (("OMP_NUM_THREADS", "3"),),
+                                exact=not opencl))
+    return variants
+
+
+@pytest.mark.parametrize("path", sorted(REGRESSIONS.glob("*.c")), ids=lambda p: p.stem)
+def test_regression(path, tmp_path, request):
+    known = re.search(r"^// XFAIL:(.*)$", path.read_text(), re.M)
+    if known:  # a bug found and not fixed yet: the test says so until it is
+        request.applymarker(pytest.mark.xfail(reason=known.group(1).strip(), strict=True))
+    variants = _recorded_variants(path)
+    assert len(variants) > 1, f"{path.name} has no VARIANT line"
+    if any(not v.exact for v in variants) and opencl_device() is not None:
+        pytest.skip(str(opencl_device()))
+    failures = check(path, variants, tmp_path).failures
+    assert not failures, "\n".join(f"{f.variant.describe()}\n  {f.problem}" for f in failures)
