@@ -121,8 +121,16 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     log("frontend", f"{region}: removed by the preprocessor, left as written")
                     continue
                 try:
-                    lines, used, gpu_region = _compile_region(region, where, ast, types, reserved, options, log,
-                                                              reporter, text.splitlines())
+                    try:
+                        lines, used, gpu_region = _compile_region(region, where, ast, types, reserved, options, log,
+                                                                  reporter, text.splitlines())
+                    except isl.Error as exc:
+                        # a failure inside isl is polypragma's bug, not the user's: the build goes on with
+                        # the region as written, and the message says what to report
+                        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+                        raise Unsupported("the region", region.location,
+                                          f"could not be compiled: isl failed ({first}); this is a bug in "
+                                          "polypragma, please report it with this region") from None
                 except Unsupported as exc:
                     if options.strict:
                         reporter.report(exc.diagnostic("error"))

@@ -149,3 +149,27 @@ def test_generated_file_names_its_origin_and_maps_lines_back(tmp_path):
                             capture_output=True, text=True)
     assert result.returncode != 0
     assert f"{source}:{user_line}:" in result.stderr and "undeclared_x" in result.stderr
+
+
+def test_a_failure_inside_isl_leaves_the_region_as_written_with_a_located_warning(tmp_path, monkeypatch):
+    import islpy as isl
+
+    from polypragma import dependences
+
+    def failing(scop):
+        raise isl.Error("call to isl_union_access_info_compute_flow failed: planted failure")
+
+    monkeypatch.setattr(dependences, "compute", failing)
+    source = KERNELS / "gemm.c"
+    status, messages = polypragma(source, tmp_path / "out")
+    assert status == 0
+    assert messages.startswith(f"{source}:14:1: warning: region left as written: the region could not be compiled: "
+                               "isl failed (call to isl_union_access_info_compute_flow failed: planted failure)")
+    assert "please report it" in messages and "Traceback" not in messages
+    exe = tmp_path / "gemm"
+    compile_c(generated_path(source, tmp_path / "out"), exe)
+    original = tmp_path / "original"
+    compile_c(source, original)
+    assert run(exe, ["3", "5", "6", "7"]).stdout == run(original, ["3", "5", "6", "7"]).stdout
+    status, messages = polypragma(source, tmp_path / "strict", ["--strict"])
+    assert status == 1 and ": error: region left as written: the region could not be compiled" in messages
