@@ -47,7 +47,7 @@ KERNELS = TOP / "tests" / "kernels"
 sys.path.insert(0, str(TOP / "tests"))
 sys.path.insert(0, str(BENCH))
 
-from outputs import outputs_match  # noqa: E402
+from outputs import kernel_tolerance, outputs_match  # noqa: E402
 from gpu.suite import SUITE  # noqa: E402
 
 NVCC = os.environ.get("NVCC", "nvcc")
@@ -55,10 +55,6 @@ CC = os.environ.get("CC", "gcc")
 ARCH = "-arch=sm_90"
 CPU_FLAGS = ["-O3", "-march=x86-64-v3", "-std=gnu11"]
 TIMER_FLAGS = ["-finstrument-functions", "-finstrument-functions-exclude-file-list=kernels.h"]
-VARIANTS = {
-    "default": [],
-    "wrap": ["--tile-size", "5,7,6", "--block-size", "2,3,4", "--grid-size", "2,3,2"],
-}
 BENCH_RTOL = 1e-9
 
 
@@ -78,13 +74,15 @@ def _polypragma(source: Path, outdir: Path, options: list[str]) -> None:
 
 
 def _run_configs(path: Path) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    configs = []
-    for line in path.read_text().splitlines():
-        match = re.match(r"\s*//\s*RUN:(.*)$", line)
-        if match:
-            flags, _, args = match.group(1).partition("--")
-            configs.append((tuple(shlex.split(flags)), tuple(shlex.split(args))))
-    return configs
+    from harness import run_configs  # needs polypragma: only here, not on the GPU machine
+
+    return [(c.defines, c.args) for c in run_configs(path)]
+
+
+def _variant_options(variant: str) -> list[str]:
+    from harness import WRAP_SIZES
+
+    return {"default": [], "wrap": WRAP_SIZES}[variant]
 
 
 def _link_cuda(outdir: Path, stem: str, defines: list[str], c_flags: list[str], nvcc_flags: list[str],
@@ -101,7 +99,7 @@ def _build_corpus_case(path: Path, index: int, defines: tuple[str, ...], variant
     name = f"{path.stem}.{variant}.d{index}"
     outdir = build / "work" / name
     outdir.mkdir(parents=True)
-    _polypragma(path, outdir, ["--target", "cuda", "--no-fp-contract", *VARIANTS[variant], *defines])
+    _polypragma(path, outdir, ["--target", "cuda", "--no-fp-contract", *_variant_options(variant), *defines])
     exe = build / "corpus" / name
     _link_cuda(outdir, path.stem, list(defines), ["-O2", "-std=gnu11", "-ffp-contract=off"], ["-O2", "-fmad=false"],
                [], exe)
@@ -118,9 +116,8 @@ def _build_corpus_case(path: Path, index: int, defines: tuple[str, ...], variant
         out = build / "corpus" / f"{name}.r{k}.expected"
         out.write_text(expected.stdout)
         runs.append({"args": list(args), "expected": out.name})
-    rtol = 2e-5 if re.search(r"\bfloat\b", path.read_text()) else 1e-9
     return {"kernel": path.stem, "variant": variant, "defines": list(defines), "exe": name, "runs": runs,
-            "rtol": rtol}
+            "rtol": kernel_tolerance(path.read_text())}
 
 
 def _build_benchmark(bench, build: Path, timer: Path) -> dict:

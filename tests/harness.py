@@ -11,12 +11,14 @@ from contextlib import redirect_stderr
 from dataclasses import dataclass
 from pathlib import Path
 
-from outputs import outputs_match  # noqa: F401  (the tests import it from here)
+from outputs import kernel_tolerance, outputs_match  # noqa: F401  (the tests import them from here)
 from polypragma.cli import main as polypragma_main
 
 KERNELS = Path(__file__).parent / "kernels"
 CC = os.environ.get("CC", "gcc")
 CFLAGS = ["-O2", "-std=gnu11", "-fno-fast-math", "-ffp-contract=off"]
+# tiles larger than blocks and not multiples of them, and a grid smaller than the tile count
+WRAP_SIZES = ["--tile-size", "5,7,6", "--block-size", "2,3,4", "--grid-size", "2,3,2"]
 
 
 @dataclass(frozen=True)

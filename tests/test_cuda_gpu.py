@@ -4,13 +4,12 @@ the original program. Skipped where no CUDA device is present (the development a
 
 from __future__ import annotations
 
-import re
 import shutil
 import subprocess
 
 import pytest
 
-from harness import compile_c, kernel_paths, outputs_match, run, run_configs
+from harness import compile_c, kernel_paths, kernel_tolerance, outputs_match, run, run_configs
 from test_cuda import NVCC, build
 
 
@@ -38,9 +37,9 @@ def test_kernel_on_cuda_device(path, tmp_path):
         exe, _ = build(path, outdir, defines, ["--no-fp-contract"], nvcc_flags=["-fmad=false"])
         original = outdir / "original"
         compile_c(path, original, defines)
-        rtol = 2e-5 if re.search(r"\bfloat\b", path.read_text()) else 1e-9
         for config in (c for c in configs if c.defines == defines):
             got = run(exe, config.args, env={"POLYPRAGMA_DEVICE": "gpu"})
             assert got.returncode == 0, got.stderr
-            difference = outputs_match(run(original, config.args).stdout, got.stdout, rtol)
+            difference = outputs_match(run(original, config.args).stdout, got.stdout,
+                                       kernel_tolerance(path.read_text()))
             assert difference is None, f"arguments {config.args}: {difference}"

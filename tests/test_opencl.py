@@ -3,18 +3,15 @@
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
-from harness import (compile_c, generated_path, kernel_paths, opencl_device, outputs_match, polypragma, run,
-                     run_configs)
+from harness import (WRAP_SIZES, compile_c, generated_path, kernel_paths, kernel_tolerance, opencl_device,
+                     outputs_match, polypragma, run, run_configs)
 from polypragma.scan import scan
 
 VARIANTS = {
     "default": [],
-    # tiles larger than blocks and not multiples of them, and a grid smaller than the tile count
-    "wrap": ["--tile-size", "5,7,6", "--block-size", "2,3,4", "--grid-size", "2,3,2"],
+    "wrap": WRAP_SIZES,
     "original-order": ["--no-reschedule", "--tile-size", "3,16", "--block-size", "3,8"],
 }
 
@@ -62,7 +59,5 @@ def test_kernel_on_opencl(path, variant, tmp_path, tmp_path_factory):
             expected = run(_originals[key], config.args)
             got = run(exe, config.args, env={"POLYPRAGMA_DEVICE": "gpu"})
             assert got.returncode == 0, got.stderr
-            # float kernels: PoCL's single-precision math differs from glibc's in the last bits
-            rtol = 2e-5 if re.search(r"\bfloat\b", path.read_text()) else 1e-9
-            difference = outputs_match(expected.stdout, got.stdout, rtol)
+            difference = outputs_match(expected.stdout, got.stdout, kernel_tolerance(path.read_text()))
             assert difference is None, f"arguments {config.args}: {difference}"
