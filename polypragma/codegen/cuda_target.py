@@ -8,7 +8,7 @@ the ``.cu`` file compiles with nvcc; linking needs only cudart.
 from __future__ import annotations
 
 from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, host_ast, host_expression, kernel_arrays,
-                                    kernel_lines, kernel_scalar_params, symbol_stem)
+                                    kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
 from polypragma.codegen.printer import HELPER_DEFINITIONS
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
@@ -132,9 +132,7 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
     """The ``extern "C"`` function running ``region``: 0 when it ran on the device, 1 when the caller
     must run the original loops.  Every declaration precedes the first check, whose failure jumps to
     the release of what was allocated."""
-    scop = region.scop
-    where_text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
-    where = '"' + where_text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    where = where_literal(region, source)
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
     lines = [f'extern "C" int {region.function}({params})', "{",
              f"  const char *const polypragma_where = {where};",

@@ -215,6 +215,13 @@ def host_ast(region: GpuRegion) -> isl.AstNode:
     return build.node_from_schedule(region.mapping.host_schedule)
 
 
+def where_literal(region: GpuRegion, source: str) -> str:
+    """The C string literal naming the region in the host code's messages: ``"file.c:12: region 0"``."""
+    scop = region.scop
+    text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 def c_string(text: str) -> list[str]:
     """``text`` as the lines of a C string literal."""
     out = []

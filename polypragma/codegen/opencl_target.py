@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from polypragma.codegen.printer import HELPER_DEFINITIONS
 from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, c_string, host_ast, host_expression,
-                                    kernel_arrays, kernel_lines, kernel_scalar_params, symbol_stem)
+                                    kernel_arrays, kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 
@@ -164,9 +164,7 @@ def _arg(kernel_var: str, index: int, ctype: str, value: str, stem: str) -> str:
 def host_function(region: GpuRegion, stem: str, kernel_offset: int, source: str) -> tuple[list[str], set[str]]:
     """The function running ``region``: 0 when it ran on the device, 1 when the caller must run the
     original loops.  A failed check jumps to the release of the buffers created so far."""
-    scop = region.scop
-    where_text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
-    where = '"' + where_text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    where = where_literal(region, source)
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
     lines = [f"static int {region.function}({params})", "{",
              f"  const char *const polypragma_where = {where};",
