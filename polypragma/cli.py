@@ -11,6 +11,7 @@ from polypragma import __version__
 from polypragma.diagnostics import Reporter
 from polypragma.driver import TARGETS, Options, compile_file, dependency_path
 from polypragma.frontend.preprocess import PreprocessOptions
+from polypragma.gpu.memory import DEFAULT_MAX_SHARED_MEMORY, MemoryOptions
 from polypragma.gpu.sizes import SizeOptions, parse_list
 from polypragma.schedule import FUSION_CHOICES, ScheduleOptions
 
@@ -43,6 +44,19 @@ def cmake_dir() -> str:
         if os.path.exists(os.path.join(candidate, "PolyPragmaConfig.cmake")):
             return candidate
     raise SystemExit("polypragma: the CMake package is not installed with this copy of polypragma")
+
+
+def _bytes(text: str) -> int:
+    """A size in bytes: '49152' or '48k'."""
+    value = text.strip().lower()
+    scale = 1024 if value.endswith("k") else 1
+    try:
+        number = int(value[:-1] if scale > 1 else value) * scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes like 49152 or 48k, got '{text}'") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"expected a number of bytes like 49152 or 48k, got '{text}'")
+    return number
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -89,7 +103,25 @@ def build_parser() -> argparse.ArgumentParser:
     sizes.add_argument("--dump-sizes", action="store_true", help="print the sizes used, in --sizes notation")
     sizes.add_argument("--explain", action="store_true",
                        help="say per region which loops run on the host, which went to blocks and threads, the "
-                            "sizes, and which arrays are copied in and out and why")
+                            "sizes, which arrays are copied in and out, and for every array of every kernel where "
+                            "it lives (registers, shared, constant, texture or global memory) and why")
+    memory = parser.add_argument_group("memory (cuda and opencl targets)")
+    memory.add_argument("--no-shared-memory", dest="shared_memory", action="store_false",
+                        help="keep every array in global memory instead of copying tiles with reuse or uncoalesced "
+                             "access to shared memory")
+    memory.add_argument("--no-private-memory", dest="private_memory", action="store_false",
+                        help="do not keep a thread's reused elements in registers")
+    memory.add_argument("--no-constant-memory", dest="constant_memory", action="store_false",
+                        help="do not put small read-only arrays that all threads read alike in constant memory")
+    memory.add_argument("--max-shared-memory", type=_bytes, default=DEFAULT_MAX_SHARED_MEMORY, metavar="BYTES",
+                        help="shared memory one block may use, over all its arrays (default: %(default)s; a suffix "
+                             "k means KiB)")
+    memory.add_argument("--unroll-registers", action=argparse.BooleanOptionalAction, default=None,
+                        help="unroll a thread's loops over its register tile so its indices are constants (default: "
+                             "yes for cuda; no for opencl, where PoCL's default work-group method miscompiles it)")
+    memory.add_argument("--texture", action="store_true",
+                        help="cuda: read the arrays a kernel only reads through texture objects (the read-only "
+                             "data cache serves them anyway; this takes the texture path)")
     sizes.add_argument("--no-fp-contract", dest="fp_contract", action="store_false",
                        help="forbid fused multiply-add in kernels, for results that match the CPU's bit for bit")
     parser.add_argument("--schedule-timeout", type=float, default=ScheduleOptions.timeout, metavar="SECONDS",
@@ -131,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
         schedule=ScheduleOptions(reschedule=args.reschedule, fusion=args.fusion,
                                  max_operations=args.max_operations, timeout=args.schedule_timeout),
         sizes=SizeOptions(args.tile_size, args.block_size, args.grid_size, args.sizes),
+        memory=MemoryOptions(shared=args.shared_memory, private=args.private_memory,
+                             constant=args.constant_memory, texture=args.texture,
+                             max_shared=args.max_shared_memory, unroll=args.unroll_registers),
         fp_contract=args.fp_contract,
         dump_sizes=args.dump_sizes,
         explain=args.explain,

@@ -18,6 +18,7 @@ from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
+from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.sizes import SizeError, SizeOptions, dump as dump_sizes
 from polypragma.splice import Insertion, Replacement, banner, splice, write_atomically
 
@@ -35,6 +36,7 @@ class Options:
     verbose: bool = False
     schedule: ScheduleOptions = field(default_factory=ScheduleOptions)
     sizes: SizeOptions = field(default_factory=SizeOptions)
+    memory: MemoryOptions = field(default_factory=MemoryOptions)
     fp_contract: bool = True
     dump_sizes: bool = False
     explain: bool = False
@@ -240,7 +242,8 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         from polypragma.codegen import gpu
 
         try:
-            gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), source_name(region))
+            gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), source_name(region),
+                                     options.memory, cuda=options.target == "cuda")
         except SizeError as exc:
             raise FatalError(str(exc), region.location) from None
         for kernel in gpu_region.mapping.kernels:

@@ -110,6 +110,22 @@ class Statement:
 
 
 @dataclass(frozen=True)
+class Reference:
+    """One array access written in a statement body: the C node (``A[i][k]``) and its relation
+    ``{ S[i..] -> A[a..] }``.  A compound assignment ``A[i] += x`` gives a read and a write of the
+    same node.  ``exact`` is False when a subscript could not be modelled (the relation then covers
+    a whole dimension)."""
+
+    statement: str
+    array: str
+    node: c_ast.Node
+    is_write: bool
+    must: bool
+    exact: bool
+    relation: isl.Map
+
+
+@dataclass(frozen=True)
 class Scop:
     """The model of one region."""
 
@@ -130,6 +146,8 @@ class Scop:
     reserved_names: frozenset[str] = frozenset()
     # C types (typedefs resolved) of the parameters and read-only scalars
     scalar_types: dict[str, str] = field(default_factory=dict)
+    # every array access of the bodies, array by array (for reference groups and promotion)
+    references: tuple[Reference, ...] = ()
 
     @property
     def domain(self) -> isl.UnionSet:

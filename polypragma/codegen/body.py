@@ -41,10 +41,12 @@ class DeviceBodyPrinter(BodyPrinter):
     buffers become one flat index, scalars kept in device memory are read
     through their buffer, and math functions take the target's names."""
 
-    def __init__(self, substitutions: dict[str, str], arrays: dict, opencl: bool):
+    def __init__(self, substitutions: dict[str, str], arrays: dict, opencl: bool, replace=None, access=None):
         super().__init__(substitutions)
         self.arrays = arrays  # name -> DeviceArray
         self.opencl = opencl
+        self.replace = replace  # node -> text of a promoted reference, or None
+        self.access = access  # (array, flat index) -> text of a read through constant memory or a texture
 
     def visit_ID(self, n: c_ast.ID) -> str:
         array = self.arrays.get(n.name)
@@ -53,17 +55,29 @@ class DeviceBodyPrinter(BodyPrinter):
         return super().visit_ID(n)
 
     def visit_ArrayRef(self, n: c_ast.ArrayRef) -> str:
+        if self.replace is not None:
+            promoted = self.replace(n)
+            if promoted is not None:
+                return promoted
         subscripts = []
         base = n
         while isinstance(base, c_ast.ArrayRef):
             subscripts.insert(0, base.subscript)
             base = base.name
         array = self.arrays.get(base.name) if isinstance(base, c_ast.ID) else None
-        if array is None or not array.linearise:
+        if array is None or (not array.linearise and len(subscripts) != 1):
             return super().visit_ArrayRef(n)
-        index = f"({self.visit(subscripts[0])})"
-        for extent, sub in zip(array.inner_extents, subscripts[1:]):
-            index = f"({index}) * ({extent}) + ({self.visit(sub)})"
+        if array.linearise:
+            index = f"({self.visit(subscripts[0])})"
+            for extent, sub in zip(array.inner_extents, subscripts[1:]):
+                index = f"({index}) * ({extent}) + ({self.visit(sub)})"
+        else:
+            index = self.visit(subscripts[0])
+        special = self.access(array, index) if self.access is not None else None
+        if special is not None:
+            return special
+        if not array.linearise:
+            return super().visit_ArrayRef(n)
         return f"{base.name}[{index}]"
 
     def visit_FuncCall(self, n: c_ast.FuncCall) -> str:

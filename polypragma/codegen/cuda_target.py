@@ -18,15 +18,52 @@ class CudaSyntax(GpuSyntax):
     def kernel_header(self, name: str, params: list[str]) -> str:
         return f"__global__ void {name}({', '.join(params)})"
 
-    def array_param(self, array: DeviceArray) -> str:
+    def array_param(self, array: DeviceArray, placement: str, region: GpuRegion) -> str | None:
+        if placement == "constant":
+            return None  # a __constant__ symbol of the file
+        if placement == "texture":
+            return f"cudaTextureObject_t {array.name}_texture"
         qualifier = "" if array.written else "const "
         return f"{qualifier}{array.device_type} *__restrict__ {array.name}"
+
+    def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
+        return f"__shared__ {ctype} {name}{dims};"
+
+    def barrier(self) -> str:
+        return "__syncthreads();"
+
+    def array_access(self, array: DeviceArray, placement: str, region: GpuRegion, index: str) -> str | None:
+        if placement == "constant":
+            return f"{constant_symbol(region, array)}[{index}]"
+        if placement == "texture":
+            return f"polypragma_fetch_{array.device_type.replace(' ', '_')}({array.name}_texture, {index})"
+        return None
+
 
     def block_id(self, dim: int) -> str:
         return f"(int)blockIdx.{'xyz'[dim]}"
 
     def thread_id(self, dim: int) -> str:
         return f"(int)threadIdx.{'xyz'[dim]}"
+
+
+
+def constant_symbol(region: GpuRegion, array: DeviceArray) -> str:
+    return f"{region.function}_{array.name}"
+
+
+TEXTURE_FETCH = {
+    "float": "static __device__ float polypragma_fetch_float(cudaTextureObject_t t, long i) "
+             "{ return tex1Dfetch<float>(t, (int)i); }",
+    "int": "static __device__ int polypragma_fetch_int(cudaTextureObject_t t, long i) "
+           "{ return tex1Dfetch<int>(t, (int)i); }",
+    "unsigned int": "static __device__ unsigned int polypragma_fetch_unsigned_int(cudaTextureObject_t t, long i) "
+                    "{ return tex1Dfetch<unsigned int>(t, (int)i); }",
+    # textures have no double channel: fetch the two halves
+    "double": "static __device__ double polypragma_fetch_double(cudaTextureObject_t t, long i) "
+              "{ const int2 v = tex1Dfetch<int2>(t, (int)i); return __hiloint2double(v.y, v.x); }",
+}
+TEXTURE_CHANNEL = {"float": "float", "int": "int", "unsigned int": "unsigned int", "double": "int2"}
 
 
 RUNTIME = r"""
@@ -143,28 +180,54 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
              "  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();",
              "  cudaEvent_t events[4];",
              "  int events_created = 0;"]
+    textures = texture_arrays(region)
     for a in region.arrays:
         lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
         lines.append(f"  {a.device_type} *dev_{a.name} = NULL;")
+    for a in textures:
+        lines.append(f"  cudaTextureObject_t texture_{a.name} = 0;")
     lines += ["  if (profile) {",
               "    for (; events_created < 4; events_created++)",
               "      POLYPRAGMA_CUDA_CHECK(cudaEventCreate(&events[events_created]));",
               "  }"]
     for a in region.arrays:
+        if a.name in region.constant:
+            continue
         lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} > 0 ? bytes_{a.name} "
                      f": sizeof({a.device_type})));")
     lines += ["  if (profile)", "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[0], 0));"]
     for a in region.arrays:
-        if a.copy_in:
+        if a.name in region.constant:
+            lines.append(f"  if (bytes_{a.name} > 0)")
+            lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpyToSymbol({constant_symbol(region, a)}, {a.host_name}, "
+                         f"bytes_{a.name}));")
+        elif a.copy_in:
             lines.append(f"  if (bytes_{a.name} > 0)")
             lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy(dev_{a.name}, {a.host_name}, bytes_{a.name}, "
                          "cudaMemcpyHostToDevice));")
+    for a in textures:
+        lines += ["  {",
+                  "    cudaResourceDesc resource;",
+                  "    memset(&resource, 0, sizeof(resource));",
+                  "    resource.resType = cudaResourceTypeLinear;",
+                  f"    resource.res.linear.devPtr = dev_{a.name};",
+                  f"    resource.res.linear.desc = cudaCreateChannelDesc<{TEXTURE_CHANNEL[a.device_type]}>();",
+                  f"    resource.res.linear.sizeInBytes = bytes_{a.name} > 0 ? bytes_{a.name} : sizeof({a.device_type});",
+                  "    cudaTextureDesc description;",
+                  "    memset(&description, 0, sizeof(description));",
+                  "    description.readMode = cudaReadModeElementType;",
+                  f"    POLYPRAGMA_CUDA_CHECK(cudaCreateTextureObject(&texture_{a.name}, &resource, &description, NULL));",
+                  "  }"]
 
     def launch(kernel: Kernel, host_names: list[str], depth: int) -> list[str]:
         pad = "  " * depth
         inner = pad + "  "
         out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
-        args = [f"dev_{a.name}" for a in kernel_arrays(region, kernel)]
+        args = []
+        for a in kernel_arrays(region, kernel):
+            placement = region.placement(kernel, a)
+            if placement != "constant":
+                args.append(f"texture_{a.name}" if placement == "texture" else f"dev_{a.name}")
         for ctype, name in kernel_scalar_params(region, kernel):
             args.append(host_names[kernel.host_params.index(name)] if name in kernel.host_params else name)
         grid = ["1", "1", "1"]
@@ -207,6 +270,8 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
               "    polypragma_profile_report(events, started, polypragma_where);",
               "  }",
               "polypragma_release:"]
+    for a in textures:
+        lines += [f"  if (texture_{a.name} != 0)", f"    cudaDestroyTextureObject(texture_{a.name});"]
     for a in region.arrays:
         lines += [f"  if (dev_{a.name} != NULL) {{",
                   f"    const cudaError_t error = cudaFree(dev_{a.name});",
@@ -218,6 +283,11 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
               "    cudaEventDestroy(events[--events_created]);",
               "  return polypragma_status;", "}"]
     return lines, printer.helpers_used
+
+
+def texture_arrays(region: GpuRegion) -> list[DeviceArray]:
+    """Arrays some kernel of ``region`` reads through a texture object."""
+    return [a for a in region.arrays if any(region.placement(k, a) == "texture" for k in region.mapping.kernels)]
 
 
 def prototypes(regions: list[GpuRegion]) -> list[str]:
@@ -233,6 +303,14 @@ def generate(regions: list[GpuRegion], source: str) -> list[str]:
     """The body of the ``.cu`` file."""
     syntax = CudaSyntax()
     kernels: list[str] = []
+    fetches = sorted({TEXTURE_FETCH[a.device_type] for region in regions for a in texture_arrays(region)})
+    kernels += fetches + ([""] if fetches else [])
+    for region in regions:
+        for a in region.arrays:
+            if a.name in region.constant:
+                kernels.append(f"__constant__ {a.device_type} {constant_symbol(region, a)}[{a.constant_elements}];")
+    if any(region.constant for region in regions):
+        kernels.append("")
     host: list[str] = []
     macros: set[str] = set()
     for region in regions:

@@ -17,13 +17,23 @@ from polypragma.gpu.mapping import Kernel
 
 class OpenCLSyntax(GpuSyntax):
     opencl = True
+    registers_across_barriers = False
 
     def kernel_header(self, name: str, params: list[str]) -> str:
         return f"__kernel void {name}({', '.join(params)})"
 
-    def array_param(self, array: DeviceArray) -> str:
+    def array_param(self, array: DeviceArray, placement: str, region: GpuRegion) -> str:
+        if placement == "constant":
+            return f"__constant {array.device_type} *restrict {array.name}"
         qualifier = "" if array.written else "const "
         return f"__global {qualifier}{array.device_type} *restrict {array.name}"
+
+    def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
+        return f"__local {ctype} {name}{dims};"
+
+    def barrier(self) -> str:
+        # global too: a copy-in may read what another thread of the block wrote to global memory
+        return "barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);"
 
     def block_id(self, dim: int) -> str:
         return f"(int)get_group_id({dim})"

@@ -16,7 +16,7 @@ import islpy as isl
 
 from polypragma.frontend.accesses import AccessRecord
 from polypragma.frontend.affine import AffineBuilder, Polynomial, polynomial
-from polypragma.model import Array, Variable
+from polypragma.model import Array, Reference, Variable
 
 def _linear_pwaff(poly: Polynomial, builder: AffineBuilder) -> isl.PwAff | None:
     """A polynomial of degree at most one as a PwAff, or None."""
@@ -168,6 +168,7 @@ def build_arrays(records: list[AccessRecord],
     must: dict[str, isl.UnionMap] = {}
     may: dict[str, isl.UnionMap] = {}
     arrays: list[Array] = []
+    references: list[Reference] = []
     for array_name in sorted(by_array):
         group = by_array[array_name]
         variable = group[0].variable
@@ -180,6 +181,8 @@ def build_arrays(records: list[AccessRecord],
             target = reads if not record.is_write else (must if record.must and exact else may)
             piece = isl.UnionMap.from_map(relation)
             target[record.statement] = target[record.statement].union(piece) if record.statement in target else piece
+            references.append(Reference(record.statement, array_name, record.node, record.is_write,
+                                        record.must and exact, exact, relation))
         assert footprint is not None
         kind = ("local" if variable.declared_in_region else
                 "scalar" if variable.ctype.rank == 0 else
@@ -188,4 +191,4 @@ def build_arrays(records: list[AccessRecord],
                             footprint.coalesce(), kind, shape.delinearised,
                             resolved_type=variable.ctype.resolved or variable.ctype.base, c_name=variable.name,
                             region_level=region_level(variable), extent_nodes=tuple(variable.ctype.dims)))
-    return arrays, reads, must, may
+    return arrays, reads, must, may, references

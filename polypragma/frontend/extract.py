@@ -250,7 +250,7 @@ class RegionExtractor:
         schedule = self._block(self.items, walk, region_level=True)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
-        arrays, statements = self._finish()
+        arrays, statements, references = self._finish()
         context = self._context(arrays)
         iterator_type = "int"
         for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
@@ -268,6 +268,7 @@ class RegionExtractor:
             outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
+            references=references,
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
         )
@@ -492,14 +493,14 @@ class RegionExtractor:
             hoisted = self.hoisted.get(id(variable.decl)) if variable.decl is not None else None
             return hoisted is not None and hoisted.at_region_level
 
-        arrays, reads, must, may = build_arrays(self.records, self._extents, region_level)
+        arrays, reads, must, may, references = build_arrays(self.records, self._extents, region_level)
         statements = []
         for s in self.statements:
             empty = s.reads
             statements.append(Statement(
                 s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line,
                 reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty), s.renames))
-        return arrays, statements
+        return arrays, statements, tuple(references)
 
     def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
         universe_walk = _Walk([], isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params)),

@@ -37,6 +37,7 @@ class DeviceArray:
     local: bool  # lives on the device only
     linearise: bool  # subscripts in bodies are rewritten as one flat index
     live_in: bool = False  # values on entry may be read
+    constant_elements: int | None = None  # the number of elements when it does not depend on parameters
 
     @property
     def scalar(self) -> bool:
@@ -100,6 +101,13 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
                 extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
             elements = " * ".join(f"(size_t)({_c(e)})" for e in extents) or "1"
         inner = tuple(_c(e) for e in extents[1:])
+        constant_elements = None
+        if all(e.is_cst() for e in extents) and extents:
+            values = [e.max_val() for e in extents]
+            if all(v.is_int() for v in values):
+                constant_elements = 1
+                for v in values:
+                    constant_elements *= max(int(v.to_python()), 0)
         local = array.kind == "local"
         data = isl.UnionSet.from_set(footprint)
         has_live_in = not live_in.intersect(data).is_empty()
@@ -114,5 +122,6 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             device_type=array.resolved_type or array.element_type, rank=array.rank, inner_extents=inner,
             elements=elements, copy_in=not local and (has_live_in or (is_written and not fully)),
             copy_out=not local and is_written, written=is_written, local=local,
-            linearise=array.rank >= 2 and not array.delinearised, live_in=has_live_in))
+            linearise=array.rank >= 2 and not array.delinearised, live_in=has_live_in,
+            constant_elements=constant_elements))
     return result

@@ -33,6 +33,32 @@ from polypragma.gpu.sizes import KernelSizes, SizeOptions
 KERNEL_MARK = "kernel_"
 
 
+# tile size of the band members tiled beyond the mapped ones (the k loop of a matrix product), so that
+# the data a tile touches has a constant size and fits shared memory
+SEQUENTIAL_TILE = 32
+
+
+@dataclass(frozen=True)
+class Tiling:
+    """The kernel's band tiled for memory promotion (PPCG, TACO 2013, section 6.3).
+
+    Tile dimensions: the ``mapped`` members, then the further members of a permutable band
+    (tiled by :data:`SEQUENTIAL_TILE`; they run in sequence inside the kernel).  Instances with
+    the same tile coordinates form one tile of work of one block; data is copied to shared memory
+    per tile, and to registers per tile of the mapped members.  Block and thread congruences
+    (``g_d = b_d mod G_d``, ``p_d = t_d mod B_d``, d < mapped) are separate sets on the two spaces,
+    so that loops over tiles can be generated without them depending on the thread.
+    """
+
+    mapped: int
+    tiles: int  # number of tile dimensions (mapped + sequential)
+    to_tiles: isl.UnionMap  # instance -> [g_0 .. g_{tiles-1}]
+    to_points: isl.UnionMap  # instance -> [p_0 .. p_{tiles-1}, deeper schedule dimensions ...]
+    block_congruence: isl.Set  # on the tile space
+    thread_congruence: isl.Set  # on the point space
+    tile_sizes: tuple[int, ...]
+
+
 @dataclass(frozen=True)
 class Kernel:
     index: int
@@ -47,6 +73,7 @@ class Kernel:
     tile_counts: tuple[isl.PwAff, ...]  # tiles per mapped member, over parameters and host dimensions
     context: isl.Set  # parameters of the kernel AST: program parameters, host dims, block and thread ids
     statements: tuple[str, ...]
+    tiling: Tiling | None = None  # for memory promotion; None for one-thread kernels
 
     def describe(self) -> str:
         if not self.mapped:
@@ -236,8 +263,54 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
                 bp.lt_set(zero.add_constant_val(grid))).intersect(tp.ge_set(zero)).intersect(
                 tp.lt_set(zero.add_constant_val(block)))
         schedule = subtree.apply_range(isl.UnionMap.from_map(transform))
+    tiling = None
+    if mapped:
+        band = node.band_n_member() if node.get_type() == isl.schedule_node_type.band else 0
+        sequential = band - mapped if band > mapped and node.band_get_permutable() else 0
+        tiling = _tiling(subtree, mapped, sequential, sizes, block_params, thread_params)
     return Kernel(index, depth, tuple(host_params), kernel_domain, schedule, mapped, sizes, tuple(block_params),
-                  tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements))
+                  tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements), tiling)
+
+
+def _tiling(subtree: isl.UnionMap, mapped: int, sequential: int, sizes: KernelSizes, block_params: list[str],
+            thread_params: list[str]) -> Tiling:
+    range_set = isl.Set.from_union_set(subtree.range())
+    space = range_set.get_space()
+    n_dims = space.dim(isl.dim_type.set)
+    local = isl.LocalSpace.from_space(space)
+    ctx = space.get_ctx()
+    tile_sizes = tuple(sizes.tile) + (SEQUENTIAL_TILE,) * sequential
+    tiles: list[isl.PwAff] = []
+    points: list[isl.PwAff] = []
+    for d, size in enumerate(tile_sizes):
+        var = isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
+        offset = var.sub(range_set.dim_min(d).add_dims(isl.dim_type.in_, n_dims))
+        value = isl.Val(str(size), context=ctx)
+        tiles.append(offset.scale_down_val(value).floor())
+        points.append(offset.mod_val(value))
+    points += [isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
+               for d in range(len(tile_sizes), n_dims)]
+
+    def product(pieces: list[isl.PwAff]) -> isl.Map:
+        result = None
+        for pa in pieces:
+            piece = isl.Map.from_pw_aff(pa)
+            result = piece if result is None else result.flat_range_product(piece)
+        return result
+
+    to_tiles = subtree.apply_range(isl.UnionMap.from_map(product(tiles)))
+    to_points = subtree.apply_range(isl.UnionMap.from_map(product(points)))
+    n_tiles, n_points = len(tiles), len(points)
+
+    def congruence(n: int, params: list[str], moduli: tuple[int, ...], stem: str) -> isl.Set:
+        dims = [f"{stem}{d}" for d in range(n)]
+        conditions = [f"({dims[d]} - {params[d]}) mod {moduli[d]} = 0" for d in range(mapped)]
+        return isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {' and '.join(conditions)} }}",
+                       context=ctx)
+
+    return Tiling(mapped, n_tiles, to_tiles, to_points,
+                  congruence(n_tiles, block_params, sizes.grid, "g"),
+                  congruence(n_points, thread_params, sizes.block, "p"), tile_sizes)
 
 
 def _maps(umap: isl.UnionMap) -> list[isl.Map]:

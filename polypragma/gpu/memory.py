@@ -1,0 +1,486 @@
+"""Where each kernel keeps its data: reference groups and their promotion.
+
+Per kernel, the references to one array form groups (PPCG, TACO 2013, section 7.2): references
+that touch common elements within a tile, at least one of them a write, go together; then two
+groups merge when one tile of their union is smaller than their two tiles apart.  Each group is
+placed (Algorithm 1 of the same paper, with the additions of C-to-CUDA and Texturizing PPCG):
+
+* **registers** (private memory) when, for a tile of the mapped loops, the access is a bijection
+  from the thread's points and an element is used more than once: each thread keeps its elements
+  in a small array indexed by ``(p - t) / B``, copied in before the tile and out after it;
+* **shared memory** otherwise, when the elements a tile touches fit a box of constant size (offset:
+  the best lower bound of each dimension) and there is reuse inside the tile or the global access
+  is not coalesced (consecutive ``x`` threads not on consecutive elements), within the budget
+  (``--max-shared-memory``, over all groups of the kernel).  The innermost dimension is padded
+  against bank conflicts;
+* **constant memory** for arrays the region only reads, whose index is the same for all threads
+  of a kernel, and whose size is known and fits the 64 KiB constant bank;
+* **texture** (``--texture``, cuda) for arrays a kernel only reads: the Texturizing PPCG check
+  that no kernel reads what it writes holds since the kernel does not write them;
+* **global memory** otherwise (read-only arrays through the read-only data cache).
+
+Everything is decided with isl on the kernel's :class:`polypragma.gpu.mapping.Tiling`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polypragma.gpu.data import DeviceArray
+from polypragma.gpu.mapping import Kernel
+from polypragma.model import Reference, Scop
+
+DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
+CONSTANT_BANK = 64 * 1024
+MAX_REGISTERS = 64  # elements of one group a thread keeps in registers
+BANKS = 32
+
+ELEMENT_SIZES = {
+    "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
+    "unsigned int": 4, "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8, "long long": 8,
+    "unsigned long long": 8, "double": 8, "size_t": 8, "int32_t": 4, "uint32_t": 4, "int64_t": 8,
+    "uint64_t": 8,
+}
+TEXTURE_TYPES = ("float", "int", "unsigned int", "double")
+
+
+@dataclass(frozen=True)
+class MemoryOptions:
+    shared: bool = True
+    private: bool = True
+    constant: bool = True
+    texture: bool = False
+    max_shared: int = DEFAULT_MAX_SHARED_MEMORY
+    # unroll the thread's loops over its register tile, so register indices are constants (None: the
+    # target decides: cuda yes; opencl no, since PoCL's default work-group method miscompiles
+    # unrolled register tiles between barriers; its 'workitemrepl' method runs them right)
+    unroll: bool | None = None
+
+
+@dataclass
+class Group:
+    """References to one array in one kernel that are placed together."""
+
+    array: DeviceArray
+    references: list[Reference]  # relations restricted to the kernel's instances
+    relations: list[isl.Map]
+    placement: str = "global"  # global, shared, private, constant, texture
+    reason: str = ""
+    # shared memory: the box, over the tile parameters
+    offsets: list[isl.PwAff] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    padding: int = 0
+    # registers: elements per mapped member, and { [g_mapped, p_mapped] -> element }
+    counts: list[int] = field(default_factory=list)
+    function: isl.Map | None = None
+    name: str = ""  # the variable in the kernel
+
+    @property
+    def writes(self) -> bool:
+        return any(r.is_write for r in self.references)
+
+    def relation(self, which: str = "all") -> isl.UnionMap:
+        """The group's access relation: all references, the ``read`` ones (reads and writes that
+        may leave an element unwritten, whose old value must be there), or the ``write`` ones."""
+        result = None
+        for ref, rel in zip(self.references, self.relations):
+            if which == "read" and ref.is_write and ref.must:
+                continue
+            if which == "write" and not ref.is_write:
+                continue
+            piece = isl.UnionMap.from_map(rel)
+            result = piece if result is None else result.union(piece)
+        return result if result is not None else isl.UnionMap.empty(self.relations[0].get_space().params())
+
+    def shared_bytes(self) -> int:
+        size = ELEMENT_SIZES[self.array.device_type]
+        widths = list(self.sizes)
+        widths[-1] += self.padding
+        return math.prod(widths) * size
+
+
+@dataclass
+class KernelMemory:
+    kernel: Kernel
+    groups: list[Group]
+    tile_params: tuple[str, ...]  # names of the tile coordinates inside the kernel
+    unroll: bool = False  # unroll the thread's mapped point loops (register indices become constants)
+
+    @property
+    def tiled(self) -> bool:
+        return any(g.placement in ("shared", "private") for g in self.groups)
+
+    def placed(self, kind: str) -> list[Group]:
+        return [g for g in self.groups if g.placement == kind]
+
+
+def _maps(umap: isl.UnionMap) -> list[isl.Map]:
+    maps = umap.get_map_list()
+    return [maps.get_at(k) for k in range(maps.n_map())]
+
+
+def _single_map(umap: isl.UnionMap) -> isl.Map | None:
+    maps = _maps(umap)
+    if not maps:
+        return None
+    result = maps[0]
+    for m in maps[1:]:
+        result = result.union(m)
+    return result
+
+
+def _fix_to_params(space_map: isl.Map, names: tuple[str, ...]) -> isl.Map:
+    """``space_map`` ({ [g..] -> X }) with its input dimensions equal to new parameters ``names``."""
+    n = space_map.dim(isl.dim_type.in_)
+    dims = ", ".join(f"d{k}" for k in range(n))
+    fixed = isl.Set(f"[{', '.join(names[:n])}] -> {{ [{dims}] : "
+                    + " and ".join(f"d{k} = {names[k]}" for k in range(n)) + " }",
+                    context=space_map.get_ctx()) if n else None
+    return space_map.intersect_domain(fixed) if fixed is not None else space_map
+
+
+def _step(kernel: Kernel, dim: int) -> isl.UnionMap:
+    """Pairs of instances of ``kernel`` one apart along mapped member ``dim`` (same tile, the
+    point one further, the rest equal): neighbouring threads."""
+    tiling = kernel.tiling
+    full = tiling.to_tiles.flat_range_product(tiling.to_points) if tiling.to_tiles.n_map() else tiling.to_tiles
+    full = full.intersect_domain(kernel.domain)
+    n = _single_map(full.range().identity()).dim(isl.dim_type.out) if not full.is_empty() else 0
+    if not n:
+        return isl.UnionMap.empty(kernel.domain.get_space())
+    ins = ", ".join(f"v{k}" for k in range(n))
+    outs = ", ".join(f"v{k} + 1" if k == tiling.tiles + dim else f"v{k}" for k in range(n))
+    shift = isl.UnionMap(f"{{ [{ins}] -> [{outs}] }}", context=kernel.domain.get_ctx())
+    return full.apply_range(shift).apply_range(full.reverse())
+
+
+def _deltas(relation: isl.Map, step: isl.UnionMap) -> isl.Set | None:
+    """How the element of ``relation`` changes between neighbouring instances; None if no pair."""
+    moved = isl.UnionMap.from_map(relation).reverse().apply_range(step).apply_range(isl.UnionMap.from_map(relation))
+    m = _single_map(moved)
+    if m is None or m.is_empty():
+        return None
+    return m.deltas()
+
+
+def _is_zero(s: isl.Set, allowed_last: tuple[int, ...] = (0,)) -> bool:
+    n = s.dim(isl.dim_type.set)
+    ctx = s.get_ctx()
+    allowed = None
+    for last in allowed_last:
+        point = isl.Set.universe(s.get_space())
+        for d in range(n):
+            point = point.fix_val(isl.dim_type.set, d, isl.Val(str(last if d == n - 1 else 0), context=ctx))
+        allowed = point if allowed is None else allowed.union(point)
+    return s.params().is_empty() or s.is_subset(allowed)
+
+
+def _reuse(relation: isl.UnionMap, same: isl.UnionMap | None) -> bool:
+    """Whether two different instances (in the same tile, given ``same``) use one element."""
+    pairs = relation.apply_range(relation.reverse())
+    if same is not None:
+        pairs = pairs.intersect(same)
+    return not pairs.subtract(relation.domain().identity()).is_empty()
+
+
+def _sizeof(array: DeviceArray) -> int | None:
+    return ELEMENT_SIZES.get(array.device_type)
+
+
+class _Groups:
+    """Union-find over the references of one array."""
+
+    def __init__(self, n: int):
+        self.parent = list(range(n))
+
+    def find(self, k: int) -> int:
+        while self.parent[k] != k:
+            self.parent[k] = self.parent[self.parent[k]]
+            k = self.parent[k]
+        return k
+
+    def join(self, a: int, b: int) -> None:
+        a, b = self.find(a), self.find(b)
+        if a != b:
+            self.parent[max(a, b)] = min(a, b)
+
+    def classes(self) -> list[list[int]]:
+        out: dict[int, list[int]] = {}
+        for k in range(len(self.parent)):
+            out.setdefault(self.find(k), []).append(k)
+        return list(out.values())
+
+
+def _box(tile_access: isl.UnionMap, names: tuple[str, ...]) -> tuple[list[isl.PwAff], list[int]] | None:
+    """The smallest box holding the elements of one tile: offsets over the tile parameters, sizes;
+    None when a size is not a constant."""
+    m = _single_map(tile_access)
+    if m is None:
+        return None
+    elements = _fix_to_params(m, names).range()
+    offsets, sizes = [], []
+    for d in range(elements.dim(isl.dim_type.set)):
+        low = elements.dim_min(d)
+        width = elements.dim_max(d).sub(low).max_val()
+        if not width.is_int():
+            return None
+        offsets.append(low.coalesce())
+        sizes.append(int(width.to_python()) + 1)
+    return offsets, sizes
+
+
+def _padding(group: Group, steps: list[isl.UnionMap]) -> int:
+    """The padding of the innermost dimension that minimises bank conflicts over the group's
+    references (degree of a reference: gcd of its stride across a warp, in 4-byte words, and the
+    number of banks; 1, a broadcast, when the stride is zero)."""
+    if len(group.sizes) < 2 or not steps:
+        return 0
+    words = max(1, (ELEMENT_SIZES[group.array.device_type] + 3) // 4)
+    strides: list[tuple[int, ...]] = []
+    for rel in group.relations:
+        deltas = _deltas(rel, steps[-1])
+        if deltas is None or not deltas.is_singleton():
+            continue
+        point = deltas.sample_point()
+        strides.append(tuple(int(point.get_coordinate_val(isl.dim_type.set, d).to_python())
+                             for d in range(deltas.dim(isl.dim_type.set))))
+    if not strides:
+        return 0
+
+    def cost(pad: int) -> int:
+        widths = list(group.sizes)
+        widths[-1] += pad
+        total = 0
+        for delta in strides:
+            linear = sum(v * math.prod(widths[d + 1:]) for d, v in enumerate(delta))
+            total += 1 if linear == 0 else math.gcd(abs(linear) * words, BANKS)
+        return total
+
+    return min(range(BANKS), key=lambda pad: (cost(pad), pad))
+
+
+def constant_arrays(scop: Scop, arrays: tuple[DeviceArray, ...], kernels, options: MemoryOptions) -> dict[str, str]:
+    """Arrays for constant memory, with the reason: read-only in the region, of known size within
+    the constant bank, and read alike by all threads of every kernel."""
+    if not options.constant:
+        return {}
+    chosen: dict[str, str] = {}
+    used = 0
+    for array in arrays:
+        if array.written or array.local or array.scalar or array.constant_elements is None:
+            continue
+        size = _sizeof(array)
+        if size is None:
+            continue
+        bytes_ = array.constant_elements * size
+        if used + bytes_ > CONSTANT_BANK:
+            continue
+        uniform = True
+        for kernel in kernels:
+            if not kernel.mapped or kernel.tiling is None:
+                continue
+            steps = [_step(kernel, d) for d in range(kernel.mapped)]
+            for ref in scop.references:
+                if ref.array != array.name or ref.statement not in kernel.statements:
+                    continue
+                rel = ref.relation.intersect_domain(_statement_domain(kernel, ref.statement))
+                for step in steps:
+                    deltas = _deltas(rel, step)
+                    if deltas is not None and not _is_zero(deltas):
+                        uniform = False
+        if uniform:
+            used += bytes_
+            chosen[array.name] = (f"read-only, {bytes_} bytes, and every thread of a warp reads the same element: "
+                                  "the constant cache broadcasts it")
+    return chosen
+
+
+def _statement_domain(kernel: Kernel, statement: str) -> isl.Set:
+    for s in _sets(kernel.domain):
+        if s.get_tuple_name() == statement:
+            return s
+    raise KeyError(statement)
+
+
+def _sets(uset: isl.UnionSet) -> list[isl.Set]:
+    sets = uset.get_set_list()
+    return [sets.get_at(k) for k in range(sets.n_set())]
+
+
+def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
+                  constant: dict[str, str], tile_prefix: str, private_prefix: str, texture: bool,
+                  unroll: bool) -> KernelMemory:
+    """Groups of the references of ``kernel`` and where each goes."""
+    tile_params = tuple(f"{tile_prefix}{d}" for d in range(kernel.tiling.tiles if kernel.tiling else 0))
+    by_name = {a.name: a for a in arrays}
+    groups: list[Group] = []
+    references: dict[str, list[Reference]] = {}
+    for ref in scop.references:
+        if ref.statement in kernel.statements and ref.array in by_name:
+            references.setdefault(ref.array, []).append(ref)
+    tiling = kernel.tiling
+    steps = [_step(kernel, d) for d in range(kernel.mapped)] if tiling else []
+    written_here = {ref.array for refs in references.values() for ref in refs if ref.is_write}
+    for name in sorted(references):
+        array = by_name[name]
+        refs = references[name]
+        relations = [ref.relation.intersect_domain(_statement_domain(kernel, ref.statement)) for ref in refs]
+        if name in constant:
+            groups.append(Group(array, refs, relations, "constant", constant[name]))
+            continue
+        if array.scalar or tiling is None or not all(r.exact for r in refs):
+            why = ("a scalar" if array.scalar else "the kernel runs on one thread" if tiling is None
+                   else "a subscript is not affine")
+            groups.append(Group(array, refs, relations, "global", why))
+            continue
+        groups += _group(array, refs, relations, kernel)
+    # placement, group by group, in a fixed order
+    budget = options.max_shared
+    for k, group in enumerate(groups):
+        if group.placement != "global" or tiling is None or group.reason:
+            continue
+        group.name = f"{private_prefix}{group.array.name}_{k}"
+        if options.private and _try_private(group, kernel):
+            continue
+        if options.shared:
+            budget -= _try_shared(group, kernel, tile_params, steps, budget)
+        elif not group.reason:
+            group.reason = "shared memory is off (--no-shared-memory)"
+    for group in groups:
+        if group.placement == "global" and texture and group.array.name not in written_here \
+                and group.array.device_type in TEXTURE_TYPES and not group.array.scalar:
+            group.placement = "texture"
+            group.reason = ("the kernel only reads it, so no read can see a write of the same kernel; fetched "
+                            "through a texture object (--texture)")
+        elif group.placement == "global" and not group.reason:
+            group.reason = "no reason to move it"
+    memory = KernelMemory(kernel, groups, tile_params)
+    private = memory.placed("private")
+    memory.unroll = unroll and bool(private) and all(math.prod(g.counts) <= MAX_REGISTERS for g in private)
+    return memory
+
+
+def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], kernel: Kernel) -> list[Group]:
+    """Reference groups of one array: overlap with a write within a tile of the mapped loops, then
+    merges that make the tile smaller."""
+    tiling = kernel.tiling
+    to_mapped = _project_tiles(tiling.to_tiles, tiling.mapped)
+    per_tile = [to_mapped.reverse().apply_range(isl.UnionMap.from_map(rel)) for rel in relations]
+    sets = _Groups(len(refs))
+    for a in range(len(refs)):
+        for b in range(a + 1, len(refs)):
+            if (refs[a].is_write or refs[b].is_write) and refs[a].node is refs[b].node:
+                sets.join(a, b)
+            elif (refs[a].is_write or refs[b].is_write) and not per_tile[a].intersect(per_tile[b]).is_empty():
+                sets.join(a, b)
+    classes = sets.classes()
+    # merge two groups when the box of their union is smaller than their two boxes
+    full_tiles = tiling.to_tiles
+    names = tuple(f"polypragma_g{d}" for d in range(tiling.tiles))
+
+    def box_size(members: list[int]) -> int | None:
+        access = None
+        for k in members:
+            piece = full_tiles.reverse().apply_range(isl.UnionMap.from_map(relations[k]))
+            access = piece if access is None else access.union(piece)
+        box = _box(access, names)
+        return math.prod(box[1]) if box else None
+
+    merged = True
+    while merged and len(classes) > 1:
+        merged = False
+        for a in range(len(classes)):
+            for b in range(a + 1, len(classes)):
+                sa, sb = box_size(classes[a]), box_size(classes[b])
+                union = box_size(classes[a] + classes[b])
+                if sa is not None and sb is not None and union is not None and union < sa + sb:
+                    classes[a] = sorted(classes[a] + classes[b])
+                    del classes[b]
+                    merged = True
+                    break
+            if merged:
+                break
+    return [Group(array, [refs[k] for k in members], [relations[k] for k in members]) for members in classes]
+
+
+def _project_tiles(to_tiles: isl.UnionMap, keep: int) -> isl.UnionMap:
+    result = None
+    for m in _maps(to_tiles):
+        n = m.dim(isl.dim_type.out)
+        piece = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, keep, n - keep))
+        result = piece if result is None else result.union(piece)
+    return result if result is not None else to_tiles
+
+
+def _try_private(group: Group, kernel: Kernel) -> bool:
+    """Registers: the access is a bijection from the thread's points of a mapped tile, with reuse."""
+    tiling = kernel.tiling
+    mapped = tiling.mapped
+    to_mapped = _project_tiles(tiling.to_tiles, mapped).flat_range_product(_project_points(tiling.to_points, mapped))
+    access = to_mapped.reverse().apply_range(group.relation())
+    function = _single_map(access)
+    if function is None:
+        return False
+    if not function.is_single_valued() or not function.is_injective():
+        group.reason = "registers: the elements are not a one-to-one function of the thread's points"
+        return False
+    if not _reuse(group.relation(), None):
+        group.reason = "registers: no element is used twice"
+        return False
+    counts = [-(-tiling.tile_sizes[d] // kernel.sizes.block[d]) for d in range(mapped)]
+    if math.prod(counts) > MAX_REGISTERS:
+        group.reason = f"registers: {math.prod(counts)} elements a thread exceed {MAX_REGISTERS}"
+        return False
+    group.placement = "private"
+    group.counts = counts
+    group.function = function
+    group.reason = (f"each thread uses its {math.prod(counts)} element(s) more than once, and no other thread "
+                    "uses them: kept in registers")
+    return True
+
+
+def _project_points(to_points: isl.UnionMap, keep: int) -> isl.UnionMap:
+    return _project_tiles(to_points, keep)
+
+
+def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], steps: list[isl.UnionMap],
+                budget: int) -> int:
+    """Shared memory; returns the bytes taken."""
+    tiling = kernel.tiling
+    size = _sizeof(group.array)
+    access = tiling.to_tiles.reverse().apply_range(group.relation())
+    box = _box(access, tile_params)
+    if size is None:
+        group.reason = f"shared memory: element type '{group.array.device_type}' of unknown size"
+        return 0
+    if box is None:
+        group.reason = "shared memory: the elements a tile touches have no box of constant size"
+        return 0
+    group.offsets, group.sizes = box
+    same_tile = tiling.to_tiles.apply_range(tiling.to_tiles.reverse())
+    reuse = _reuse(group.relation(), same_tile)
+    coalesced = True
+    if steps:
+        for rel in group.relations:
+            deltas = _deltas(rel, steps[-1])
+            if deltas is not None and not _is_zero(deltas, (0, 1)):
+                coalesced = False
+    if not reuse and coalesced:
+        group.reason = "no reuse within a tile and the global access is coalesced"
+        return 0
+    group.padding = _padding(group, steps)
+    needed = group.shared_bytes()
+    if needed > budget:
+        group.reason = (f"shared memory: the tile {'x'.join(map(str, group.sizes))} needs {needed} bytes, "
+                        f"{max(budget, 0)} left of --max-shared-memory")
+        group.padding = 0
+        return 0
+    why = " and ".join(w for w, on in (("reuse within a tile", reuse),
+                                        ("the global access is not coalesced", not coalesced)) if on)
+    pad = f", innermost dimension padded by {group.padding} against bank conflicts" if group.padding else ""
+    group.placement = "shared"
+    group.reason = f"{why}: tile {'x'.join(map(str, group.sizes))} in shared memory ({needed} bytes{pad})"
+    return needed

@@ -1,0 +1,219 @@
+"""Placement of data in the memory hierarchy (shared memory, registers, constant memory, textures):
+the decisions on the classic cases, read from --explain and the generated code, and each program
+run on OpenCL (PoCL) against the original with promotion on, off and with a tiny budget."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
+
+MATMUL = r"""
+#include "kernels.h"
+static void kernel(int n, int m, int p, double A[n][p], double B[p][m], double C[n][m])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++)
+      for (int k = 0; k < p; k++)
+        C[i][j] += A[i][k] * B[k][j];
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = arg_int(argc, argv, 1, 70), m = arg_int(argc, argv, 2, 45), p = arg_int(argc, argv, 3, 50);
+  double *A = alloc_doubles(n * p), *B = alloc_doubles(p * m), *C = alloc_doubles(n * m);
+  init_array_1d(A, n * p); init_array_1d(B, p * m); init_array_1d(C, n * m);
+  kernel(n, m, p, (double (*)[p])A, (double (*)[m])B, (double (*)[m])C);
+  print_array_1d("C", C, n * m);
+  return 0;
+}
+"""
+
+TRANSPOSE = r"""
+#include "kernels.h"
+static void kernel(int n, double A[n][n], double B[n][n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      B[i][j] = 2.0 * A[j][i];
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = arg_int(argc, argv, 1, 77);
+  double *A = alloc_doubles(n * n), *B = alloc_doubles(n * n);
+  init_array_1d(A, n * n); init_array_1d(B, n * n);
+  kernel(n, (double (*)[n])A, (double (*)[n])B);
+  print_array_1d("B", B, n * n);
+  return 0;
+}
+"""
+
+STENCIL = r"""
+#include "kernels.h"
+static void kernel(int n, double A[n][n], double B[n][n])
+{
+#pragma scop
+  for (int i = 1; i < n - 1; i++)
+    for (int j = 1; j < n - 1; j++)
+      B[i][j] = 0.2 * (A[i][j] + A[i - 1][j] + A[i + 1][j] + A[i][j - 1] + A[i][j + 1]);
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = arg_int(argc, argv, 1, 75);
+  double *A = alloc_doubles(n * n), *B = alloc_doubles(n * n);
+  init_array_1d(A, n * n); init_array_1d(B, n * n);
+  kernel(n, (double (*)[n])A, (double (*)[n])B);
+  print_array_1d("B", B, n * n);
+  return 0;
+}
+"""
+
+FILTER = r"""
+#include "kernels.h"
+static double w[5];
+static void kernel(int n, double x[n + 4], double y[n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < 5; k++)
+      y[i] += w[k] * x[i + k];
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = arg_int(argc, argv, 1, 1000);
+  double *x = alloc_doubles(n + 4), *y = alloc_doubles(n);
+  init_array_1d(w, 5); init_array_1d(x, n + 4); init_array_1d(y, n);
+  kernel(n, x, y);
+  print_array_1d("y", y, n);
+  return 0;
+}
+"""
+
+PROGRAMS = {"matmul": (MATMUL, ["70", "45", "50"]), "transpose": (TRANSPOSE, ["77"]),
+            "stencil": (STENCIL, ["75"]), "filter": (FILTER, ["1000"])}
+
+
+def placements(messages: str) -> dict[str, list[str]]:
+    """``--explain``'s memory lines: array -> the descriptions of its groups."""
+    out: dict[str, list[str]] = {}
+    for line in messages.splitlines():
+        match = re.match(r"^    (\w+) \(\d+ reference\(s\), [a-z ]+, line\(s\) [\d, ]+\): (.*)$", line)
+        if match:
+            out.setdefault(match.group(1), []).append(match.group(2))
+    return out
+
+
+def explain(tmp_path, name: str, options=(), target="cuda") -> tuple[dict[str, list[str]], str]:
+    source = tmp_path / f"{name}.c"
+    source.write_text(PROGRAMS[name][0])
+    status, messages = polypragma(source, tmp_path / "out", ["--target", target, "--explain", *options])
+    assert status == 0, messages
+    suffix = ".polypragma.cu" if target == "cuda" else ".polypragma.c"
+    return placements(messages), (tmp_path / "out" / f"{name}{suffix}").read_text()
+
+
+def test_matrix_product_inputs_in_shared_memory_output_in_registers(tmp_path):
+    where, code = explain(tmp_path, "matmul")
+    assert where["A"][0].startswith("shared memory: reuse within a tile: tile 32x32"), where
+    assert where["B"][0].startswith("shared memory: reuse within a tile: tile 32x32"), where
+    assert where["C"][0].startswith("registers:"), where
+    assert "__shared__ double polypragma_A_0[32][32];" in code
+    assert "__shared__ double polypragma_B_1[32][32];" in code
+    assert re.search(r"\n\s+double polypragma_C_2\[4\]\[1\];", code)  # tile 32 over 8 threads in y
+    assert code.count("__syncthreads();") >= 2
+
+
+def test_transpose_gets_shared_memory_for_coalescing_and_padding(tmp_path):
+    where, code = explain(tmp_path, "transpose")
+    assert where["A"][0].startswith("shared memory: the global access is not coalesced: tile 32x32"), where
+    assert "padded by 1 against bank conflicts" in where["A"][0]
+    assert "__shared__ double polypragma_A_0[32][33];" in code
+    assert where["B"][0].startswith("global memory: no reuse within a tile and the global access is coalesced")
+
+
+def test_stencil_tile_has_its_halo(tmp_path):
+    where, _ = explain(tmp_path, "stencil")
+    assert where["A"][0].startswith("shared memory: reuse within a tile: tile 34x34"), where
+
+
+def test_small_read_only_coefficients_go_to_constant_memory(tmp_path):
+    where, code = explain(tmp_path, "filter")
+    assert where["w"][0].startswith("constant memory: read-only, 40 bytes"), where
+    assert "__constant__ double polypragma_filter_region0_w[5];" in code
+    assert "cudaMemcpyToSymbol(polypragma_filter_region0_w, w, bytes_w)" in code
+    where, code = explain(tmp_path, "filter", ["--no-constant-memory"])
+    assert not where["w"][0].startswith("constant memory"), where
+    _, opencl = explain(tmp_path, "filter", target="opencl")
+    assert "__constant double *restrict w" in opencl
+
+
+def test_options_turn_placement_off_and_budget_limits_it(tmp_path):
+    where, code = explain(tmp_path, "matmul", ["--no-shared-memory", "--no-private-memory"])
+    assert all(not d.startswith(("shared", "registers")) for ds in where.values() for d in ds), where
+    assert "__shared__" not in code and "__syncthreads" not in code
+    where, _ = explain(tmp_path, "matmul", ["--no-private-memory"])
+    assert where["C"][0].startswith("shared memory"), where
+    where, _ = explain(tmp_path, "matmul", ["--max-shared-memory", "8k"])
+    assert where["A"][0].startswith("shared memory"), where
+    assert "needs 8192 bytes, 0 left of --max-shared-memory" in where["B"][0], where
+
+
+def test_texture_path_for_read_only_arrays(tmp_path):
+    where, code = explain(tmp_path, "transpose", ["--texture", "--no-shared-memory"])
+    assert where["A"][0].startswith("texture:"), where
+    assert "cudaCreateTextureObject(&texture_A" in code and "cudaDestroyTextureObject(texture_A)" in code
+    assert "polypragma_fetch_double(A_texture," in code
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="nvcc is not installed")
+@pytest.mark.parametrize("options", [[], ["--texture"], ["--max-shared-memory", "8k"]], ids=["default", "texture",
+                                                                                            "budget"])
+def test_nvcc_reports_shared_memory_within_the_budget(tmp_path, options):
+    _, code = explain(tmp_path, "matmul", options)
+    budget = 8192 if "8k" in options else 48 * 1024
+    cu = tmp_path / "out" / "matmul.polypragma.cu"
+    result = subprocess.run(["nvcc", "-arch=sm_90", "-c", str(cu), "-o", str(tmp_path / "m.o"), "--resource-usage"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    used = [int(v) for v in re.findall(r"(\d+) bytes smem", result.stdout + result.stderr)]
+    assert used and max(used) <= budget and max(used) > 0, result.stderr
+
+
+VARIANTS = {"promoted": [], "off": ["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],
+            "tiny": ["--max-shared-memory", "1k"], "wrap": ["--tile-size", "5,7", "--block-size", "2,3",
+                                                            "--grid-size", "2,2"],
+            "unrolled": ["--tile-size", "8,8", "--block-size", "2,4", "--unroll-registers"]}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+@pytest.mark.parametrize("name", list(PROGRAMS))
+def test_runs_on_opencl(tmp_path, name, variant):
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    text, args = PROGRAMS[name]
+    source = tmp_path / f"{name}.c"
+    source.write_text(text)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--no-fp-contract",
+                                                             *VARIANTS[variant]])
+    assert status == 0 and "warning" not in messages, messages
+    compile_c(source, tmp_path / "orig", include=(KERNELS,))
+    compile_c(generated_path(source, tmp_path / "out"), tmp_path / "gen", include=(KERNELS,), libs=["-lOpenCL"])
+    env = {"POLYPRAGMA_DEVICE": "gpu"}
+    if variant == "unrolled":
+        # register tiles unrolled as for CUDA: PoCL runs them right with its 'workitemrepl' method
+        env["POCL_WORK_GROUP_METHOD"] = "workitemrepl"
+    for sizes in (args, ["3"] * len(args)):
+        expected = run(tmp_path / "orig", sizes)
+        got = run(tmp_path / "gen", sizes, env=env, timeout=300)
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(expected.stdout, got.stdout, 1e-9) is None, (sizes, expected.stdout, got.stdout)
