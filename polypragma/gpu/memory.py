@@ -36,6 +36,8 @@ from polypragma.model import Reference, Scop
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
 MAX_REGISTERS = 64  # elements of one group a thread keeps in registers
+MAX_OPERATIONS = 3_000_000  # isl operations the analysis of one kernel may take; past it, data stays global
+MAX_MERGE_GROUPS = 6  # groups of one array past which no merge is tried (each try computes boxes)
 BANKS = 32
 
 ELEMENT_SIZES = {
@@ -313,7 +315,30 @@ def _sets(uset: isl.UnionSet) -> list[isl.Set]:
 def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
                   constant: dict[str, str], tile_prefix: str, private_prefix: str, texture: bool,
                   unroll: bool) -> KernelMemory:
-    """Groups of the references of ``kernel`` and where each goes."""
+    """Groups of the references of ``kernel`` and where each goes; within a bound on isl's work,
+    past which every array stays in global memory (said by --explain)."""
+    ctx = kernel.domain.get_ctx()
+    ctx.reset_operations()
+    ctx.set_max_operations(MAX_OPERATIONS)
+    try:
+        return _kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture, unroll)
+    except isl.Error:
+        ctx.reset_operations()
+        ctx.set_max_operations(0)
+        without = MemoryOptions(shared=False, private=False, constant=options.constant, texture=False)
+        memory = _kernel_memory(scop, arrays, kernel, without, constant, tile_prefix, private_prefix, False, False)
+        for group in memory.groups:
+            if group.placement == "global":
+                group.reason = (f"the analysis for shared memory and registers exceeded its bound of "
+                                f"{MAX_OPERATIONS} isl operations")
+        return memory
+    finally:
+        ctx.set_max_operations(0)
+
+
+def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
+                   constant: dict[str, str], tile_prefix: str, private_prefix: str, texture: bool,
+                   unroll: bool) -> KernelMemory:
     tile_params = tuple(f"{tile_prefix}{d}" for d in range(kernel.tiling.tiles if kernel.tiling else 0))
     by_name = {a.name: a for a in arrays}
     groups: list[Group] = []
@@ -336,7 +361,10 @@ def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, o
                    else "a subscript is not affine")
             groups.append(Group(array, refs, relations, "global", why))
             continue
-        groups += _group(array, refs, relations, kernel)
+        if options.shared or options.private:
+            groups += _group(array, refs, relations, kernel)
+        else:
+            groups.append(Group(array, refs, relations, "global"))
     # placement, group by group, in a fixed order
     budget = options.max_shared
     for k, group in enumerate(groups):
@@ -381,7 +409,15 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
     full_tiles = tiling.to_tiles
     names = tuple(f"polypragma_g{d}" for d in range(tiling.tiles))
 
+    sizes: dict[tuple[int, ...], int | None] = {}
+
     def box_size(members: list[int]) -> int | None:
+        key = tuple(sorted(members))
+        if key not in sizes:
+            sizes[key] = _box_size(key)
+        return sizes[key]
+
+    def _box_size(members: tuple[int, ...]) -> int | None:
         access = None
         for k in members:
             piece = full_tiles.reverse().apply_range(isl.UnionMap.from_map(relations[k]))
@@ -389,7 +425,7 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
         box = _box(access, names)
         return math.prod(box[1]) if box else None
 
-    merged = True
+    merged = len(classes) <= MAX_MERGE_GROUPS
     while merged and len(classes) > 1:
         merged = False
         for a in range(len(classes)):
