@@ -43,8 +43,58 @@ class Dependences:
 
 
 def _flow(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):
-    info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must).set_may_source(may)
-    return info.set_schedule(schedule).compute_flow()
+    """May-dependences ``{ source -> sink }`` and the sink accesses that may see no source."""
+    try:
+        info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must).set_may_source(may)
+        flow = info.set_schedule(schedule).compute_flow()
+        return flow.get_may_dependence(), flow.get_may_no_source()
+    except isl.Error:
+        # isl's dataflow analysis can fail on valid input when several must sources compete
+        # for one sink and the domains carry divisions (modulo guards) next to min/max bounds
+        # ("affine expression involves some of the domain dimensions",
+        # isl_domain_factor_templ.c; tests/differential/regressions/compute_flow_crash.c), with
+        # the schedule tree and with the flattened schedule map alike; one lexicographic
+        # maximum over all must sources at once does not hit it.
+        return _flow_by_lexmax(sink, must, may, schedule)
+
+
+def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):
+    """What ``compute_flow`` answers, from relations and one lexicographic maximum.
+
+    On sink accesses ``[r -> a]`` (read instance and element): the last must-write of ``a``
+    before ``r`` is the one with the latest schedule time, and a may-write is a source as well
+    when it runs after that one, or when no must-write of ``a`` runs before ``r`` (those sink
+    accesses may see the value from before the region).  This is exact.  Should isl fail here
+    too, no write kills another: every earlier write is a source and every read may see the
+    value from before the region, which is safe (more dependences, more data copied in).
+    """
+    time = schedule.get_map()  # { S[i] -> [t] }: injective, into one time space
+    reads = sink.domain_map()  # { [r -> a] -> r }
+    before = time.lex_lt_union_map(time)  # { earlier -> later instance }
+
+    def earlier(writes: isl.UnionMap) -> isl.UnionMap:  # { [r -> a] -> w }: w writes a before r
+        return sink.range_map().apply_range(writes.reverse()).intersect(reads.apply_range(before.reverse()))
+
+    try:
+        spaces: list[isl.Set] = []
+        time.range().foreach_set(spaces.append)
+        sooner = isl.UnionMap.empty(sink.get_space())  # { t -> earlier t' } in the time space
+        for space in spaces:
+            sooner = sooner.union(isl.UnionMap.from_map(isl.Map.lex_gt(space.get_space())))
+        # { [r -> a] -> t }: times of the must-writes of a before r, compared as times
+        must_times = sink.range_map().apply_range(must.reverse()).apply_range(time)
+        must_times = must_times.intersect(reads.apply_range(time).apply_range(sooner))
+        no_source = sink.wrap().subtract(must_times.domain()).unwrap()
+        last = must_times.lexmax().apply_range(time.reverse())  # { [r -> a] -> last must-write }
+        sources = last
+        may_only = may.subtract(must)
+        if not may_only.is_empty():
+            candidates = earlier(may_only)
+            sources = sources.union(candidates.intersect(last.apply_range(before))).union(
+                candidates.intersect_domain(no_source.wrap()))
+    except isl.Error:
+        sources, no_source = earlier(must.union(may)), sink
+    return sources.reverse().apply_range(reads).coalesce(), no_source.coalesce()
 
 
 def compute(scop: Scop) -> Dependences:
@@ -54,11 +104,9 @@ def compute(scop: Scop) -> Dependences:
     must = scop.must_writes
     may_only = scop.may_writes  # must and may together
     empty = isl.UnionMap.empty(reads.get_space())
-    flow = _flow(reads, must, may_only, schedule)
-    flow_deps = flow.get_may_dependence()
-    live_in = flow.get_may_no_source()
-    anti = _flow(may_only, empty, reads, schedule).get_may_dependence()
-    output = _flow(may_only, must, may_only, schedule).get_may_dependence()
+    flow_deps, live_in = _flow(reads, must, may_only, schedule)
+    anti, _ = _flow(may_only, empty, reads, schedule)
+    output, _ = _flow(may_only, must, may_only, schedule)
     live_out = _live_out(scop, must, may_only)
     return Dependences(flow_deps.coalesce(), anti.coalesce(), output.coalesce(), live_in.coalesce(), live_out)
 
