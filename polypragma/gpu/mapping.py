@@ -196,6 +196,21 @@ def _param_pwaff(space: isl.Space, name: str) -> isl.PwAff:
     return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, position))
 
 
+def _bound(hull: isl.Set, exact: isl.Set, d: int, optimum) -> isl.PwAff:
+    """A bound of dimension ``d``: the tile origin needs only a lower bound and the tile count
+    an upper bound, not the optimum.  The exact one (``dim_min``/``dim_max`` of the schedule's
+    range) is a piecewise expression with a case and existential variables for every shape of
+    the range: with strided loops whose start moves with an outer loop, the kernel schedule
+    built on it made isl's AST generation take minutes.  The bound of the simple hull (one
+    convex piece made of the pieces' own constraints; the polyhedral hull can take minutes to
+    compute) is simple and usually the same number; the exact one serves where the hull is
+    unbounded."""
+    try:
+        return optimum(hull, d)
+    except isl.Error:  # unbounded: the union's pieces constrain different parameters
+        return optimum(exact, d)
+
+
 def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelSizes,
                  names: dict[str, str], context: isl.Set) -> Kernel:
     """The kernel rooted at ``node`` (the child of its mark)."""
@@ -228,10 +243,11 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
         local = isl.LocalSpace.from_space(space)
         pieces: list[isl.PwAff] = []
         points: list[isl.PwAff] = []
+        hull = isl.Set.from_basic_set(range_set.simple_hull())
         for d in range(mapped):
             var = isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
-            low = range_set.dim_min(d)
-            high = range_set.dim_max(d)
+            low = _bound(hull, range_set, d, isl.Set.dim_min)
+            high = _bound(hull, range_set, d, isl.Set.dim_max)
             tile = sizes.tile[d]
             lifted = low.add_dims(isl.dim_type.in_, n_dims)
             offset = var.sub(lifted)
