@@ -35,15 +35,18 @@ from runner import COMPILE_SECONDS, SLOW, check, variants_for  # noqa: E402
 
 RESULTS = TOP / "bench" / "results"
 KNOWN_PROBLEMS = """\
-* Compile time, fixed: on `differential_slow_compile.c` polypragma spent 37 s of CPU for the opencl target with
-  `--fusion=max` (161 s with `--tile-size 3 --block-size 2`), nearly all in isl's AST build of the tiled kernel.
+* Compile time, fixed: on `differential_slow_compile.c` polypragma spent 38 s of CPU for the opencl target with
+  `--fusion=max` (148 s with `--tile-size 3 --block-size 2`), nearly all in isl's AST build of the tiled kernel.
   The tile origin was the exact minimum (`dim_min`) of the kernel's schedule range: with a strided loop whose
-  start moves with an outer iterator (`i1 = i0 - 2; i1 += 3`) it is a piecewise expression with up to nine cases and
-  existential variables, and it went into every tile and point expression of the kernel schedule.  Tiles now
+  start moves with an outer iterator (`i1 = i0 - 2; i1 += 3`) it is a piecewise expression with up to nine cases
+  and existential variables, and it went into every tile and point expression of the kernel schedule.  Tiles now
   start at the lower bound of the range's simple hull (one convex piece made of the pieces' own constraints),
-  and the grid covers the hull (gpu/mapping.py, `_bound`; the exact bound where the hull is unbounded): any
-  lower bound gives correct tiles.  Now 1.2 s and 4.7 s of CPU (user time of `polypragma bench/results/differential_slow_compile.c --target opencl --fusion=max
-  [--tile-size 3 --block-size 2] -I tests/kernels`, before and after on the same machine).  The generator still
+  and the grid covers the hull (gpu/mapping.py, `_bound`, used by the kernel schedule and by the memory
+  tiling; the exact bound where the hull is unbounded): any lower bound gives correct tiles.  Now 5.6 s and
+  7.2 s of CPU, 3 s of which in the memory analysis's boxes (gpu/memory.py `_box`, the exact bounds of a tile's
+  elements); without the memory hierarchy (commit 1d536d0) it was 37 s and 161 s before, 1.2 s and 4.7 s after.
+  User time of `polypragma bench/results/differential_slow_compile.c --target opencl --fusion=max
+  [--tile-size 3 --block-size 2] -I tests/kernels`, before and after on the same machine.  The generator still
   gives strided loops starts free of outer iterators, and the runner still reports a polypragma run over 60 s
   as slow (not compared) instead of waiting.
 * Crash, fixed: isl's compute_flow failed ("affine expression involves some of the domain dimensions",

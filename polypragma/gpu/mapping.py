@@ -298,9 +298,10 @@ def _tiling(subtree: isl.UnionMap, mapped: int, sequential: int, sizes: KernelSi
     tile_sizes = tuple(sizes.tile) + (SEQUENTIAL_TILE,) * sequential
     tiles: list[isl.PwAff] = []
     points: list[isl.PwAff] = []
+    hull = isl.Set.from_basic_set(range_set.simple_hull())  # the same tile origins as build_kernel's
     for d, size in enumerate(tile_sizes):
         var = isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
-        offset = var.sub(range_set.dim_min(d).add_dims(isl.dim_type.in_, n_dims))
+        offset = var.sub(_bound(hull, range_set, d, isl.Set.dim_min).add_dims(isl.dim_type.in_, n_dims))
         value = isl.Val(str(size), context=ctx)
         tiles.append(offset.scale_down_val(value).floor())
         points.append(offset.mod_val(value))
