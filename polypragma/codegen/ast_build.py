@@ -62,3 +62,29 @@ def build_ast(schedule: isl.Schedule, context: isl.Set, dependences: isl.UnionMa
 def is_parallel(node: isl.AstNode) -> bool:
     annotation = node.get_annotation()
     return annotation is not None and annotation.get_name() == PARALLEL
+
+
+def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll=()) -> isl.AstNode:
+    """The AST of a kernel's ``schedule`` (a map), every loop generated once ("atomic") or unrolled.
+
+    isl's default separates the loop for each piece of a statement's domain; in a kernel whose
+    statements have disjunctive guards (``i == j || k == 0``, ``%``) that multiplies the code (ten
+    times and more with wrapped tiles) and the build time, and every copy is divergent code on the
+    device.  Atomic loops keep one loop per level with the guards inside."""
+    ctx = context.get_ctx()
+    names = isl.IdList.alloc(ctx, 0)
+    for k in range(64):
+        names = names.add(isl.Id(f"{prefix}{k}", context=ctx))
+    build = isl.AstBuild.from_context(context).set_iterators(names)
+    widths = sorted({s.dim(isl.dim_type.set) for s in _sets(schedule.range())})
+    options = [f"[{', '.join(f'i{k}' for k in range(w))}] -> {'unroll' if d in unroll else 'atomic'}[{d}]"
+               for w in widths for d in range(w)]
+    if options:
+        build = build.set_options(isl.UnionMap(f"{{ {'; '.join(options)} }}", context=ctx))
+    return build.node_from_schedule_map(schedule)
+
+
+def _sets(union: isl.UnionSet) -> list[isl.Set]:
+    out: list[isl.Set] = []
+    union.foreach_set(out.append)
+    return out

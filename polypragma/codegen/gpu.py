@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polypragma.codegen.ast_build import iterator_prefix
+from polypragma.codegen.ast_build import build_kernel_ast, iterator_prefix
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.dependences import Dependences
@@ -202,11 +202,6 @@ def kernel_scalar_params(region: GpuRegion, kernel: Kernel) -> list[tuple[str, s
 
 def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[list[str], list[str]]:
     """The helper macros a kernel needs, and its text."""
-    ctx = kernel.context.get_ctx()
-    names = isl.IdList.alloc(ctx, 0)
-    for k in range(64):
-        names = names.add(isl.Id(f"{region.names['kernel']}{k}", context=ctx))
-    build = isl.AstBuild.from_context(kernel.context).set_iterators(names)
     printer = KernelPrinter(region, syntax, kernel)
     memory = region.memory[kernel.index] if region.memory else None
     declarations: list[str] = []
@@ -215,7 +210,7 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
         body = tiled.lines(1)
         declarations = tiled.declarations()
     else:
-        ast = build.node_from_schedule_map(kernel.schedule.intersect_domain(kernel.domain))
+        ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names["kernel"])
         body = printer.node(ast, 1)
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]
     params = [p for p in params if p is not None]

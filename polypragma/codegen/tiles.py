@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.memory import Group, KernelMemory, _single_map
@@ -95,17 +96,8 @@ class TiledKernel:
         self._slots: dict[tuple[int, str], isl.PwMultiAff] = {}
 
     # -- ASTs -------------------------------------------------------------------------------
-    def _build(self, context: isl.Set, schedule: isl.UnionMap, unroll: list[int] | None = None,
-               width: int = 0) -> isl.AstNode:
-        names = isl.IdList.alloc(self.ctx, 0)
-        for k in range(64):
-            names = names.add(isl.Id(f"{self.prefix}{k}", context=self.ctx))
-        build = isl.AstBuild.from_context(context).set_iterators(names)
-        if unroll:
-            dims = ", ".join(f"i{k}" for k in range(width))
-            options = "; ".join(f"[{dims}] -> unroll[{d}]" for d in unroll)
-            build = build.set_options(isl.UnionMap(f"{{ {options} }}", context=self.ctx))
-        return build.node_from_schedule_map(schedule)
+    def _build(self, context: isl.Set, schedule: isl.UnionMap, unroll: list[int] | None = None) -> isl.AstNode:
+        return build_kernel_ast(context, schedule, self.prefix, unroll or ())
 
     def lines(self, depth: int) -> list[str]:
         tiling = self.tiling
@@ -208,9 +200,8 @@ class TiledKernel:
                 _fix(tiling.tiles, self.memory.tile_params, 0, self.ctx))).domain())
         schedule = tiling.to_points.intersect_domain(domain).intersect_range(
             isl.UnionSet.from_set(tiling.thread_congruence))
-        width = isl.Set.from_union_set(tiling.to_points.range()).dim(isl.dim_type.set)
         unroll = list(range(tiling.mapped)) if self.memory.unroll else None
-        ast = self._build(self.context, schedule, unroll, width)
+        ast = self._build(self.context, schedule, unroll)
         self.printer.references = self.reference
         try:
             return self.printer.node(ast, depth)
@@ -336,7 +327,7 @@ class TiledKernel:
         ks = ", ".join(f"k{d}" for d in range(mapped))
         schedule = isl.Map(f"{{ [{ks}] -> [{ks}] }}", context=self.ctx).intersect_domain(m.domain())
         unroll = list(range(mapped)) if self.memory.unroll else None
-        ast = self._build(self.context, isl.UnionMap.from_map(schedule), unroll, mapped)
+        ast = self._build(self.context, isl.UnionMap.from_map(schedule), unroll)
         function = isl.PwMultiAff.from_map(m)
         array = group.array
 

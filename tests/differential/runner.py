@@ -24,6 +24,11 @@ C_OPTION_SETS = {
 }
 OPENCL_SCHEDULES = {"": [], "no-reschedule": ["--no-reschedule"], "fusion-min": ["--fusion=min"],
                     "fusion-max": ["--fusion=max"]}
+# where the kernels keep their data: promotion on (the default), parts of it off, and a shared-memory
+# budget so small that only some groups (or none) fit
+OPENCL_MEMORY = {"": [], "no-shared": ["--no-shared-memory"], "no-private": ["--no-private-memory"],
+                 "global-only": ["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],
+                 "shared-512": ["--max-shared-memory", "512"]}
 RTOL = 1e-9
 COMPILE_SECONDS = 60  # past this, a polypragma run is reported as slow (not compared)
 SLOW = "slow: "
@@ -49,9 +54,9 @@ def c_variant(name: str, openmp: bool = False) -> Variant:
     return Variant(name, tuple(options))
 
 
-def opencl_variant(schedule: str, tile=(), block=(), grid=()) -> Variant:
-    options = ["--target", "opencl", "--no-fp-contract", *OPENCL_SCHEDULES[schedule]]
-    words = [schedule or "opencl"]
+def opencl_variant(schedule: str, tile=(), block=(), grid=(), memory: str = "") -> Variant:
+    options = ["--target", "opencl", "--no-fp-contract", *OPENCL_SCHEDULES[schedule], *OPENCL_MEMORY[memory]]
+    words = [schedule or "opencl", *([memory] if memory else [])]
     for flag, sizes in (("--tile-size", tile), ("--block-size", block), ("--grid-size", grid)):
         if sizes:
             options += [flag, ",".join(map(str, sizes))]
@@ -69,7 +74,8 @@ def opencl_variants(draw) -> Variant:
     tile = draw(st.one_of(st.just(()), _sizes))
     block = draw(st.one_of(st.just(()), _sizes))
     grid = draw(st.one_of(st.just(()), st.lists(st.integers(1, 4), min_size=1, max_size=3)))
-    return opencl_variant(schedule, tuple(tile), tuple(block), tuple(grid))
+    memory = draw(st.sampled_from(list(OPENCL_MEMORY)))
+    return opencl_variant(schedule, tuple(tile), tuple(block), tuple(grid), memory)
 
 
 @st.composite
