@@ -186,6 +186,9 @@ def test_nvcc_reports_shared_memory_within_the_budget(tmp_path, options):
     assert result.returncode == 0, result.stderr
     used = [int(v) for v in re.findall(r"(\d+) bytes smem", result.stdout + result.stderr)]
     assert used and max(used) <= budget and max(used) > 0, result.stderr
+    # the C tile's register slots are constants in the unrolled loops: no stack frame holds it
+    frames = [int(v) for v in re.findall(r"(\d+) bytes stack frame", result.stdout + result.stderr)]
+    assert frames and max(frames) == 0, result.stderr
 
 
 VARIANTS = {"promoted": [], "off": ["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],

@@ -64,13 +64,15 @@ def is_parallel(node: isl.AstNode) -> bool:
     return annotation is not None and annotation.get_name() == PARALLEL
 
 
-def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll=()) -> isl.AstNode:
+def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll=(),
+                     at_each_domain=None) -> isl.AstNode:
     """The AST of a kernel's ``schedule`` (a map), every loop generated once ("atomic") or unrolled.
 
     isl's default separates the loop for each piece of a statement's domain; in a kernel whose
     statements have disjunctive guards (``i == j || k == 0``, ``%``) that multiplies the code (ten
     times and more with wrapped tiles) and the build time, and every copy is divergent code on the
-    device.  Atomic loops keep one loop per level with the guards inside."""
+    device.  Atomic loops keep one loop per level with the guards inside.
+    ``at_each_domain(node, build)``, when given, may rewrite each statement's node."""
     ctx = context.get_ctx()
     names = isl.IdList.alloc(ctx, 0)
     for k in range(64):
@@ -81,6 +83,9 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
                for w in widths for d in range(w)]
     if options:
         build = build.set_options(isl.UnionMap(f"{{ {'; '.join(options)} }}", context=ctx))
+    if at_each_domain is not None:
+        # islpy returns the callback's lifetime handle with the build; keep it alive while building
+        build, _handle = build.set_at_each_domain(at_each_domain)
     return build.node_from_schedule_map(schedule)
 
 

@@ -154,7 +154,9 @@ class KernelPrinter(CFamilyPrinter):
         self.arrays = {a.name: a for a in region.arrays}
         # arrays read through something else than their buffer: name -> (array, placement)
         self.access = {a.name: (a, region.placement(kernel, a)) for a in region.arrays}
-        self.references = None  # when set: (statement, iterator values, node) -> text of a promoted reference
+        # when set: (statement, iterator values, extra values, node) -> text of a promoted reference; the
+        # extra values are arguments the AST build appended to the statement's call (register slots)
+        self.references = None
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -169,10 +171,11 @@ class KernelPrinter(CFamilyPrinter):
             elif not value.isidentifier() and not value.lstrip("-").isdigit():
                 value = f"({value})"
             substitutions[name] = value
+        extras = [self.expr(call.get_op_arg(k)) for k in range(len(statement.iterators) + 1, call.get_op_n_arg())]
         promoted = self.references
 
         def replace(node) -> str | None:
-            return promoted(statement, values, node) if promoted is not None else None
+            return promoted(statement, values, extras, node) if promoted is not None else None
 
         def access(array: DeviceArray, index: str) -> str:
             return self.syntax.array_access(array, self.access[array.name][1], self.region, index)

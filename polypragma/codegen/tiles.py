@@ -96,8 +96,9 @@ class TiledKernel:
         self._slots: dict[tuple[int, str], isl.PwMultiAff] = {}
 
     # -- ASTs -------------------------------------------------------------------------------
-    def _build(self, context: isl.Set, schedule: isl.UnionMap, unroll: list[int] | None = None) -> isl.AstNode:
-        return build_kernel_ast(context, schedule, self.prefix, unroll or ())
+    def _build(self, context: isl.Set, schedule: isl.UnionMap, unroll: list[int] | None = None,
+               at_each_domain=None) -> isl.AstNode:
+        return build_kernel_ast(context, schedule, self.prefix, unroll or (), at_each_domain)
 
     def lines(self, depth: int) -> list[str]:
         tiling = self.tiling
@@ -201,31 +202,47 @@ class TiledKernel:
         schedule = tiling.to_points.intersect_domain(domain).intersect_range(
             isl.UnionSet.from_set(tiling.thread_congruence))
         unroll = list(range(tiling.mapped)) if self.memory.unroll else None
-        ast = self._build(self.context, schedule, unroll)
+        ast = self._build(self.context, schedule, unroll, self._with_slots if self.private else None)
         self.printer.references = self.reference
         try:
             return self.printer.node(ast, depth)
         finally:
             self.printer.references = None
 
-    def reference(self, statement, values: list[str], node) -> str | None:
-        """The text of the array reference ``node`` of ``statement`` when it is promoted."""
-        for group in self.shared + self.private:
+    def _with_slots(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        """The statement's call with the thread's register slot of its instance appended (``(p_d -
+        t_d) / B_d`` for each mapped point dimension), written by isl where the statement stands: a
+        constant in unrolled loops, so that the register arrays are indexed by constants and can live
+        in registers."""
+        call = node.user_get_expr()
+        statement = call.get_op_arg(0).get_id().get_name()
+        at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
+        slots = isl.PwMultiAff.from_map(self._slot_map(statement, this_thread=False)).pullback_pw_multi_aff(at)
+        args = isl.AstExprList.alloc(self.ctx, 0)
+        for k in range(1, call.get_op_n_arg()):
+            args = args.add(call.get_op_arg(k))
+        for d in range(slots.dim(isl.dim_type.out)):
+            args = args.add(build.expr_from_pw_aff(slots.get_pw_aff(d)))
+        return isl.AstNode.user_from_expr(call.get_op_arg(0).call(args))
+
+    def reference(self, statement, values: list[str], extras: list[str], node) -> str | None:
+        """The text of the array reference ``node`` of ``statement`` when it is promoted; ``extras``
+        are the register slots of the statement's instance (see ``_with_slots``)."""
+        for group in self.shared:
             for ref in group.references:
                 if ref.node is node and ref.statement == statement.name:
-                    return self._promoted(group, ref, statement, values)
+                    return self._shared_reference(group, ref, statement, values)
+        for group in self.private:
+            for ref in group.references:
+                if ref.node is node and ref.statement == statement.name:
+                    return group.name + "".join(f"[{e}]" for e in extras)
         return None
 
-    def _promoted(self, group: Group, ref, statement, values: list[str]) -> str:
-        if group.placement == "shared":
-            shifted = ref.relation.apply_range(self._shift(group))
-        else:
-            shifted = self._slot_map(group, statement.name, this_thread=False)
+    def _shared_reference(self, group: Group, ref, statement, values: list[str]) -> str:
+        shifted = ref.relation.apply_range(self._shift(group))
         # simplified within the current tile, where the tile coordinates are the parameters
         tiling = self.tiling
         fixed = _fix(tiling.tiles, self.memory.tile_params, 0, self.ctx)
-        if group.placement == "private":
-            fixed = _fix(tiling.tiles, self.memory.tile_params[:tiling.mapped], 0, self.ctx)
         in_tile = tiling.to_tiles.intersect_range(isl.UnionSet.from_set(fixed)).domain()
         domain = statement.domain.intersect(isl.Set.from_union_set(
             in_tile.intersect(isl.UnionSet.from_set(statement.domain))))
@@ -251,7 +268,7 @@ class TiledKernel:
             self._shifts[key] = result
         return self._shifts[key]
 
-    def _slot_map(self, group: Group, statement: str, this_thread: bool = True) -> isl.Map:
+    def _slot_map(self, statement: str, this_thread: bool = True) -> isl.Map:
         """``{ S[i] -> [k] }``: the register holding the element of instance ``i``: k = (p - t) / B,
         for the instances of this thread (``this_thread``) or written with floor for any."""
         tiling = self.tiling
@@ -319,7 +336,7 @@ class TiledKernel:
             if (which == "read" and ref.is_write and ref.must) or (which == "write" and not ref.is_write):
                 continue
             piece = isl.UnionMap.from_map(rel).intersect_domain(in_tile).apply_domain(
-                isl.UnionMap.from_map(self._slot_map(group, ref.statement)))
+                isl.UnionMap.from_map(self._slot_map(ref.statement)))
             relation = piece if relation is None else relation.union(piece)
         m = _single_map(relation) if relation is not None else None
         if m is None or m.is_empty():
