@@ -58,9 +58,9 @@ KNOWN_PROBLEMS = """\
   against a brute-force simulation of the program).  The regression passes with `--target c --no-reschedule
   --openmp`, and the program gives the right results with `--target opencl` on PoCL.  Still open on that
   program: isl's scheduler does not finish within its 60 s timeout (the original schedule is kept, with a
-  warning, and the regression's plain c variant is reported slow); and where compute_flow does not fail, on
-  its output dependences, its answer differs from the brute-force simulation (some true output dependences
-  are missing).
+  warning; the regression test bounds its plain c variant's scheduler to 10 s); and where compute_flow does
+  not fail, on its output dependences, its answer differs from the brute-force simulation (some true output
+  dependences are missing).
 * Bugs found and fixed, each with a regression in tests/differential/regressions/: the extents of a
   variable-length array named only in its declaration were not parameters, so the GPU targets left the region
   as written (`vla_extent_not_in_region.c`); math functions of int values were ambiguous in OpenCL kernels

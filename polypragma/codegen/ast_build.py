@@ -64,6 +64,10 @@ def is_parallel(node: isl.AstNode) -> bool:
     return annotation is not None and annotation.get_name() == PARALLEL
 
 
+# isl operations the atomic form of a kernel's AST may take before the default form is built instead
+ATOMIC_OPERATIONS = 6_000_000
+
+
 def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll=(),
                      at_each_domain=None) -> isl.AstNode:
     """The AST of a kernel's ``schedule`` (a map), every loop generated once ("atomic") or unrolled.
@@ -71,8 +75,25 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     isl's default separates the loop for each piece of a statement's domain; in a kernel whose
     statements have disjunctive guards (``i == j || k == 0``, ``%``) that multiplies the code (ten
     times and more with wrapped tiles) and the build time, and every copy is divergent code on the
-    device.  Atomic loops keep one loop per level with the guards inside.
+    device.  Atomic loops keep one loop per level with the guards inside.  On some schedules the
+    atomic form is the costly one instead (it simplifies each statement's guards over the union of
+    the pieces): past ATOMIC_OPERATIONS isl operations the default form is built.
     ``at_each_domain(node, build)``, when given, may rewrite each statement's node."""
+    ctx = context.get_ctx()
+    ctx.reset_operations()
+    ctx.set_max_operations(ATOMIC_OPERATIONS)
+    try:
+        return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)
+    except isl.Error:
+        pass
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
+    return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
+
+
+def _kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, at_each_domain,
+                atomic: bool) -> isl.AstNode:
     ctx = context.get_ctx()
     names = isl.IdList.alloc(ctx, 0)
     for k in range(64):
@@ -80,13 +101,24 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     build = isl.AstBuild.from_context(context).set_iterators(names)
     widths = sorted({s.dim(isl.dim_type.set) for s in _sets(schedule.range())})
     options = [f"[{', '.join(f'i{k}' for k in range(w))}] -> {'unroll' if d in unroll else 'atomic'}[{d}]"
-               for w in widths for d in range(w)]
+               for w in widths for d in range(w) if atomic or d in unroll]
     if options:
         build = build.set_options(isl.UnionMap(f"{{ {'; '.join(options)} }}", context=ctx))
+    failures: list[isl.Error] = []
     if at_each_domain is not None:
+        def each(node: isl.AstNode, b: isl.AstBuild) -> isl.AstNode:
+            try:
+                return at_each_domain(node, b)
+            except isl.Error as error:  # it must not cross isl's callback: raised once the build returns
+                failures.append(error)
+                return node
+
         # islpy returns the callback's lifetime handle with the build; keep it alive while building
-        build, _handle = build.set_at_each_domain(at_each_domain)
-    return build.node_from_schedule_map(schedule)
+        build, _handle = build.set_at_each_domain(each)
+    ast = build.node_from_schedule_map(schedule)
+    if failures:
+        raise failures[0]
+    return ast
 
 
 def _sets(union: isl.UnionSet) -> list[isl.Set]:
