@@ -18,6 +18,7 @@ import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.model import Scop
+from polypragma.operations import bounded_operations
 
 FUSION_CHOICES = ("auto", "max", "min")
 
@@ -61,10 +62,9 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions) ->
                    .set_validity(dependences)
                    .set_proximity(dependences)
                    .set_coincidence(dependences))
-    ctx.reset_operations()
-    ctx.set_max_operations(options.max_operations)
     try:
-        schedule = _bounded(constraints, options.timeout)
+        with bounded_operations(ctx, options.max_operations):
+            schedule = _bounded(constraints, options.timeout)
     except TimeoutError:
         reason = f"the scheduler did not finish within {options.timeout:g} s (--schedule-timeout)"
         return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
@@ -74,9 +74,6 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions) ->
         else:
             reason = f"the scheduler failed ({exc})"
         return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
-    finally:
-        ctx.set_max_operations(0)
-        ctx.reset_operations()
     return ScheduleResult(schedule, True)
 
 

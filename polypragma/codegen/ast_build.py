@@ -11,6 +11,8 @@ import re
 
 import islpy as isl
 
+from polypragma.operations import bounded_operations
+
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
 
@@ -41,14 +43,19 @@ def carries_no_dependence(schedule: isl.UnionMap, dependences: isl.UnionMap) -> 
     return distances.is_subset(zero)
 
 
-def build_ast(schedule: isl.Schedule, context: isl.Set, dependences: isl.UnionMap,
-              reserved: frozenset[str]) -> isl.AstNode:
+def ast_builder(context: isl.Set, prefix: str) -> isl.AstBuild:
+    """An AST build within ``context`` whose loop iterators are named ``prefix0``, ``prefix1``, ..."""
     ctx = context.get_ctx()
-    prefix = iterator_prefix(reserved)
     names = isl.IdList.alloc(ctx, 0)
     for k in range(64):
         names = names.add(isl.Id(f"{prefix}{k}", context=ctx))
-    build = isl.AstBuild.from_context(context).set_iterators(names)
+    return isl.AstBuild.from_context(context).set_iterators(names)
+
+
+def build_ast(schedule: isl.Schedule, context: isl.Set, dependences: isl.UnionMap,
+              reserved: frozenset[str]) -> isl.AstNode:
+    ctx = context.get_ctx()
+    build = ast_builder(context, iterator_prefix(reserved))
 
     def before_for(b: isl.AstBuild) -> isl.Id:
         parallel = carries_no_dependence(b.get_schedule(), dependences)
@@ -79,26 +86,18 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     atomic form is the costly one instead (it simplifies each statement's guards over the union of
     the pieces): past ATOMIC_OPERATIONS isl operations the default form is built.
     ``at_each_domain(node, build)``, when given, may rewrite each statement's node."""
-    ctx = context.get_ctx()
-    ctx.reset_operations()
-    ctx.set_max_operations(ATOMIC_OPERATIONS)
     try:
-        return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)
+        with bounded_operations(context.get_ctx(), ATOMIC_OPERATIONS):
+            return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)
     except isl.Error:
         pass
-    finally:
-        ctx.set_max_operations(0)
-        ctx.reset_operations()
     return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
 
 
 def _kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, at_each_domain,
                 atomic: bool) -> isl.AstNode:
     ctx = context.get_ctx()
-    names = isl.IdList.alloc(ctx, 0)
-    for k in range(64):
-        names = names.add(isl.Id(f"{prefix}{k}", context=ctx))
-    build = isl.AstBuild.from_context(context).set_iterators(names)
+    build = ast_builder(context, prefix)
     widths = sorted({s.dim(isl.dim_type.set) for s in _sets(schedule.range())})
     options = [f"[{', '.join(f'i{k}' for k in range(w))}] -> {'unroll' if d in unroll else 'atomic'}[{d}]"
                for w in widths for d in range(w) if atomic or d in unroll]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polypragma.codegen.ast_build import build_kernel_ast, iterator_prefix
+from polypragma.codegen.ast_build import ast_builder, build_kernel_ast, iterator_prefix
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.dependences import Dependences
@@ -263,12 +263,7 @@ class HostPrinter(CFamilyPrinter):
 
 
 def host_ast(region: GpuRegion) -> isl.AstNode:
-    ctx = region.scop.context.get_ctx()
-    names = isl.IdList.alloc(ctx, 0)
-    for k in range(64):
-        names = names.add(isl.Id(f"{region.names['host']}{k}", context=ctx))
-    build = isl.AstBuild.from_context(region.scop.context).set_iterators(names)
-    return build.node_from_schedule(region.mapping.host_schedule)
+    return ast_builder(region.scop.context, region.names["host"]).node_from_schedule(region.mapping.host_schedule)
 
 
 def where_literal(region: GpuRegion, source: str) -> str:

@@ -93,7 +93,7 @@ class TiledKernel:
         # registers live across barriers only where the target allows it (see GpuSyntax)
         self.registers_outside = not self.shared or syntax.registers_across_barriers
         self._shifts: dict[int, isl.Map] = {}
-        self._slots: dict[tuple[int, str], isl.PwMultiAff] = {}
+        self._slots: dict[str, isl.PwMultiAff] = {}  # statement -> its instances' register slots
 
     # -- ASTs -------------------------------------------------------------------------------
     def _build(self, context: isl.Set, schedule: isl.UnionMap, unroll: list[int] | None = None,
@@ -217,7 +217,9 @@ class TiledKernel:
         call = node.user_get_expr()
         statement = call.get_op_arg(0).get_id().get_name()
         at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
-        slots = isl.PwMultiAff.from_map(self._slot_map(statement, this_thread=False)).pullback_pw_multi_aff(at)
+        if statement not in self._slots:
+            self._slots[statement] = isl.PwMultiAff.from_map(self._slot_map(statement, this_thread=False))
+        slots = self._slots[statement].pullback_pw_multi_aff(at)
         args = isl.AstExprList.alloc(self.ctx, 0)
         for k in range(1, call.get_op_n_arg()):
             args = args.add(call.get_op_arg(k))
@@ -228,13 +230,11 @@ class TiledKernel:
     def reference(self, statement, values: list[str], extras: list[str], node) -> str | None:
         """The text of the array reference ``node`` of ``statement`` when it is promoted; ``extras``
         are the register slots of the statement's instance (see ``_with_slots``)."""
-        for group in self.shared:
+        for group in self.shared + self.private:
             for ref in group.references:
                 if ref.node is node and ref.statement == statement.name:
-                    return self._shared_reference(group, ref, statement, values)
-        for group in self.private:
-            for ref in group.references:
-                if ref.node is node and ref.statement == statement.name:
+                    if group.placement == "shared":
+                        return self._shared_reference(group, ref, statement, values)
                     return group.name + "".join(f"[{e}]" for e in extras)
         return None
 

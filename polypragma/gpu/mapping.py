@@ -234,6 +234,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
             isl.dim_type.param, position, name)
     tile_counts: list[isl.PwAff] = []
     schedule = subtree
+    tiling = None
     if mapped:
         range_set = isl.Set.from_union_set(subtree.range())
         space = range_set.get_space()
@@ -279,17 +280,17 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
                 bp.lt_set(zero.add_constant_val(grid))).intersect(tp.ge_set(zero)).intersect(
                 tp.lt_set(zero.add_constant_val(block)))
         schedule = subtree.apply_range(isl.UnionMap.from_map(transform))
-    tiling = None
-    if mapped:
         band = node.band_n_member() if node.get_type() == isl.schedule_node_type.band else 0
         sequential = band - mapped if band > mapped and node.band_get_permutable() else 0
-        tiling = _tiling(subtree, mapped, sequential, sizes, block_params, thread_params)
+        tiling = _tiling(subtree, hull, mapped, sequential, sizes, block_params, thread_params)
     return Kernel(index, depth, tuple(host_params), kernel_domain, schedule, mapped, sizes, tuple(block_params),
                   tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements), tiling)
 
 
-def _tiling(subtree: isl.UnionMap, mapped: int, sequential: int, sizes: KernelSizes, block_params: list[str],
-            thread_params: list[str]) -> Tiling:
+def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, sizes: KernelSizes,
+            block_params: list[str], thread_params: list[str]) -> Tiling:
+    """The tiling for the memory analysis of the kernel of schedule ``subtree``; ``hull`` is the simple
+    hull of its range, whose bounds are build_kernel's tile origins too."""
     range_set = isl.Set.from_union_set(subtree.range())
     space = range_set.get_space()
     n_dims = space.dim(isl.dim_type.set)
@@ -298,7 +299,6 @@ def _tiling(subtree: isl.UnionMap, mapped: int, sequential: int, sizes: KernelSi
     tile_sizes = tuple(sizes.tile) + (SEQUENTIAL_TILE,) * sequential
     tiles: list[isl.PwAff] = []
     points: list[isl.PwAff] = []
-    hull = isl.Set.from_basic_set(range_set.simple_hull())  # the same tile origins as build_kernel's
     for d, size in enumerate(tile_sizes):
         var = isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
         offset = var.sub(_bound(hull, range_set, d, isl.Set.dim_min).add_dims(isl.dim_type.in_, n_dims))

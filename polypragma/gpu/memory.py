@@ -32,6 +32,7 @@ import islpy as isl
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.model import Reference, Scop
+from polypragma.operations import bounded_operations
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
@@ -317,14 +318,11 @@ def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, o
                   unroll: bool) -> KernelMemory:
     """Groups of the references of ``kernel`` and where each goes; within a bound on isl's work,
     past which every array stays in global memory (said by --explain)."""
-    ctx = kernel.domain.get_ctx()
-    ctx.reset_operations()
-    ctx.set_max_operations(MAX_OPERATIONS)
     try:
-        return _kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture, unroll)
+        with bounded_operations(kernel.domain.get_ctx(), MAX_OPERATIONS):
+            return _kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture,
+                                  unroll)
     except isl.Error:
-        ctx.reset_operations()
-        ctx.set_max_operations(0)
         without = MemoryOptions(shared=False, private=False, constant=options.constant, texture=False)
         memory = _kernel_memory(scop, arrays, kernel, without, constant, tile_prefix, private_prefix, False, False)
         for group in memory.groups:
@@ -332,8 +330,6 @@ def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, o
                 group.reason = (f"the analysis for shared memory and registers exceeded its bound of "
                                 f"{MAX_OPERATIONS} isl operations")
         return memory
-    finally:
-        ctx.set_max_operations(0)
 
 
 def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
