@@ -7,6 +7,7 @@ import os
 import re
 import shlex
 import subprocess
+import sys
 from contextlib import redirect_stderr
 from dataclasses import dataclass
 from pathlib import Path
@@ -56,14 +57,26 @@ def run(exe: Path, args=(), env=None, timeout=60) -> subprocess.CompletedProcess
     return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout, env=environment)
 
 
+def polypragma_argv(source: Path, outdir: Path, options=(), defines=(), include=(KERNELS,)) -> list[str]:
+    """The command's arguments: the c target unless ``options`` name one."""
+    target = [] if any(o == "--target" or o.startswith("--target=") for o in options) else ["--target", "c"]
+    return [str(source), "-o", str(outdir), *[f"-I{d}" for d in include], *target, *options, *defines]
+
+
 def polypragma(source: Path, outdir: Path, options=(), defines=(), include=(KERNELS,)) -> tuple[int, str]:
     """Run the command in-process; return its exit status and what it printed on stderr."""
-    target = [] if any(o == "--target" or o.startswith("--target=") for o in options) else ["--target", "c"]
-    argv = [str(source), "-o", str(outdir), *[f"-I{d}" for d in include], *target, *options, *defines]
     stream = io.StringIO()
     with redirect_stderr(stream):
-        status = polypragma_main(argv)
+        status = polypragma_main(polypragma_argv(source, outdir, options, defines, include))
     return status, stream.getvalue()
+
+
+def polypragma_process(source: Path, outdir: Path, options=(), timeout: float | None = None) -> tuple[int, str]:
+    """Run the command in a process of its own, killed after ``timeout`` seconds (subprocess.TimeoutExpired):
+    unlike an alarm in this process, that also stops a long call inside isl."""
+    command = [sys.executable, "-m", "polypragma", *polypragma_argv(source, outdir, options)]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    return result.returncode, result.stderr
 
 
 def generated_path(source: Path, outdir: Path) -> Path:

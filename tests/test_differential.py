@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,16 @@ def test_regression(path, tmp_path, request):
         pytest.skip(str(opencl_device()))
     failures = check(path, variants, tmp_path).failures
     assert not failures, "\n".join(f"{f.variant.describe()}\n  {f.problem}" for f in failures)
+
+
+def test_a_compilation_past_the_bound_is_stopped_and_reported_slow(tmp_path, monkeypatch):
+    """The runner kills a polypragma run past its bound, wherever it is (inside isl included), so one
+    slow program cannot stop a long profile; it is reported as slow, not as a mismatch."""
+    import runner
+
+    monkeypatch.setattr(runner, "COMPILE_SECONDS", 0.01)
+    source = REGRESSIONS / "math_of_int_in_kernel.c"
+    started = time.perf_counter()
+    checked = check(source, [c_variant("c")], tmp_path)
+    assert time.perf_counter() - started < 30
+    assert checked.outcomes[0].slow and not checked.failures, checked.outcomes[0].problem

@@ -6,15 +6,13 @@ with POLYPRAGMA_DEVICE=gpu and --no-fp-contract) with random tile, block and gri
 
 from __future__ import annotations
 
-import signal
 import subprocess
-import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from hypothesis import strategies as st
 
-from harness import compile_c, generated_path, outputs_match, polypragma, run, run_configs
+from harness import compile_c, generated_path, outputs_match, polypragma_process, run, run_configs
 
 C_OPTION_SETS = {
     "c": [],
@@ -136,11 +134,11 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path) -> Ou
     outdir = workdir / variant.name
     outdir.mkdir(parents=True, exist_ok=True)
     try:
-        status, messages = _within(COMPILE_SECONDS, lambda: polypragma(source, outdir, variant.options))
-    except _TimeUp:
+        status, messages = polypragma_process(source, outdir, variant.options, timeout=COMPILE_SECONDS)
+    except subprocess.TimeoutExpired:
         return Outcome(variant, f"{SLOW}polypragma took more than {COMPILE_SECONDS} s")
-    except Exception:  # noqa: BLE001 - a crash of the compiler is a failure like any other
-        return Outcome(variant, "polypragma crashed:\n" + traceback.format_exc())
+    if "Traceback (most recent call last)" in messages:  # a crash of the compiler is a failure like any other
+        return Outcome(variant, "polypragma crashed:\n" + messages)
     # the scheduler may give up on a region (isl cannot carry some dependences, or runs out of
     # operations): the original schedule is kept, which must still give the right results
     messages = "\n".join(line for line in messages.splitlines() if "kept the original schedule" not in line)
@@ -168,25 +166,6 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path) -> Ou
         if difference is not None:
             return Outcome(variant, f"arguments {' '.join(args)}: {difference}")
     return Outcome(variant)
-
-
-class _TimeUp(Exception):
-    pass
-
-
-def _within(seconds: int, call):
-    """``call()``, interrupted by _TimeUp after ``seconds`` (checked when isl returns to Python)."""
-
-    def expire(signum, frame):
-        raise _TimeUp()
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.alarm(seconds)
-    try:
-        return call()
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
 
 
 def _first_difference(expected: str, got: str) -> str:
