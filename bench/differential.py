@@ -67,8 +67,16 @@ KNOWN_PROBLEMS = """\
   The default form takes seconds there, while the atomic form is what keeps conditions.c's wrapped kernel at
   20 KB instead of 157 KB.  build_kernel_ast (codegen/ast_build.py) now bounds the atomic form to 6,000,000
   isl operations and builds the default form past it: 30 s and 39 s, results equal to the original
-  (tests/differential/regressions/atomic_ast_blowup.c).  The runner's 60 s bound is a SIGALRM in the process,
-  which cannot interrupt a long call inside isl: such a hang stops a worker, which is how these were found.
+  (tests/differential/regressions/atomic_ast_blowup.c).  The runner's 60 s bound was then a SIGALRM in the
+  process, which cannot interrupt a long call inside isl: such a hang stopped a worker, which is how these were
+  found.  Each polypragma run of the runner is now a process of its own, killed at the bound.
+* Compile time, fixed: a program of seed 6 (about 248) took more than five minutes in every target, all in isl's
+  compute_flow for its anti dependences (writes as sinks, reads as may-sources; 20,000,000 isl operations were
+  not enough).  Each compute_flow is now bounded to 5,000,000 operations (polypragma/dependences.py
+  `FLOW_OPERATIONS`, about 5 s); past it the lexicographic-maximum form answers (0.05 s there), and past its
+  own bound the conservative form (every earlier access a source, every read may see the value from before
+  the region).  The c target now takes about 10 s of CPU (tests/differential/regressions/dataflow_blowup.c).
+  No region of the corpus (tests/kernels) goes past the bound, so their dependences are unchanged.
 * Bugs found and fixed, each with a regression in tests/differential/regressions/: the extents of a
   variable-length array named only in its declaration were not parameters, so the GPU targets left the region
   as written (`vla_extent_not_in_region.c`); math functions of int values were ambiguous in OpenCL kernels

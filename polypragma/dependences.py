@@ -11,6 +11,12 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.model import Scop
+from polypragma.operations import bounded_operations
+
+# isl operations one dataflow analysis may take (about 5 s); past it the lexicographic-maximum form
+# answers, the same relation computed another way (a random program's anti dependences took isl's
+# compute_flow minutes, the other form 0.05 s: bench/results/differential_slow_program248.c)
+FLOW_OPERATIONS = 5_000_000
 
 
 @dataclass(frozen=True)
@@ -45,15 +51,16 @@ class Dependences:
 def _flow(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):
     """May-dependences ``{ source -> sink }`` and the sink accesses that may see no source."""
     try:
-        info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must).set_may_source(may)
-        flow = info.set_schedule(schedule).compute_flow()
-        return flow.get_may_dependence(), flow.get_may_no_source()
+        with bounded_operations(sink.get_ctx(), FLOW_OPERATIONS):
+            info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must).set_may_source(may)
+            flow = info.set_schedule(schedule).compute_flow()
+            return flow.get_may_dependence(), flow.get_may_no_source()
     except isl.Error:
-        # isl's dataflow analysis can fail on valid input when several must sources compete
-        # for one sink and the domains carry divisions (modulo guards) next to min/max bounds
-        # ("affine expression involves some of the domain dimensions",
-        # isl_domain_factor_templ.c; tests/differential/regressions/compute_flow_crash.c), with
-        # the schedule tree and with the flattened schedule map alike; one lexicographic
+        # past FLOW_OPERATIONS; and where isl's dataflow analysis fails on valid input: when
+        # several must sources compete for one sink and the domains carry divisions (modulo
+        # guards) next to min/max bounds ("affine expression involves some of the domain
+        # dimensions", isl_domain_factor_templ.c; tests/differential/regressions/compute_flow_crash.c),
+        # with the schedule tree and with the flattened schedule map alike; one lexicographic
         # maximum over all must sources at once does not hit it.
         return _flow_by_lexmax(sink, must, may, schedule)
 
@@ -65,7 +72,7 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
     before ``r`` is the one with the latest schedule time, and a may-write is a source as well
     when it runs after that one, or when no must-write of ``a`` runs before ``r`` (those sink
     accesses may see the value from before the region).  This is exact.  Should isl fail here
-    too, no write kills another: every earlier write is a source and every read may see the
+    too (or go past FLOW_OPERATIONS), no write kills another: every earlier write is a source and every read may see the
     value from before the region, which is safe (more dependences, more data copied in).
     """
     time = schedule.get_map()  # { S[i] -> [t] }: injective, into one time space
@@ -76,22 +83,23 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
         return sink.range_map().apply_range(writes.reverse()).intersect(reads.apply_range(before.reverse()))
 
     try:
-        spaces: list[isl.Set] = []
-        time.range().foreach_set(spaces.append)
-        sooner = isl.UnionMap.empty(sink.get_space())  # { t -> earlier t' } in the time space
-        for space in spaces:
-            sooner = sooner.union(isl.UnionMap.from_map(isl.Map.lex_gt(space.get_space())))
-        # { [r -> a] -> t }: times of the must-writes of a before r, compared as times
-        must_times = sink.range_map().apply_range(must.reverse()).apply_range(time)
-        must_times = must_times.intersect(reads.apply_range(time).apply_range(sooner))
-        no_source = sink.wrap().subtract(must_times.domain()).unwrap()
-        last = must_times.lexmax().apply_range(time.reverse())  # { [r -> a] -> last must-write }
-        sources = last
-        may_only = may.subtract(must)
-        if not may_only.is_empty():
-            candidates = earlier(may_only)
-            sources = sources.union(candidates.intersect(last.apply_range(before))).union(
-                candidates.intersect_domain(no_source.wrap()))
+        with bounded_operations(sink.get_ctx(), FLOW_OPERATIONS):
+            spaces: list[isl.Set] = []
+            time.range().foreach_set(spaces.append)
+            sooner = isl.UnionMap.empty(sink.get_space())  # { t -> earlier t' } in the time space
+            for space in spaces:
+                sooner = sooner.union(isl.UnionMap.from_map(isl.Map.lex_gt(space.get_space())))
+            # { [r -> a] -> t }: times of the must-writes of a before r, compared as times
+            must_times = sink.range_map().apply_range(must.reverse()).apply_range(time)
+            must_times = must_times.intersect(reads.apply_range(time).apply_range(sooner))
+            no_source = sink.wrap().subtract(must_times.domain()).unwrap()
+            last = must_times.lexmax().apply_range(time.reverse())  # { [r -> a] -> last must-write }
+            sources = last
+            may_only = may.subtract(must)
+            if not may_only.is_empty():
+                candidates = earlier(may_only)
+                sources = sources.union(candidates.intersect(last.apply_range(before))).union(
+                    candidates.intersect_domain(no_source.wrap()))
     except isl.Error:
         sources, no_source = earlier(must.union(may)), sink
     return sources.reverse().apply_range(reads).coalesce(), no_source.coalesce()
