@@ -52,16 +52,18 @@ def test_random_programs_opencl_target(program, variants):
 
 def _recorded_variants(path: Path) -> list[Variant]:
     """``// VARIANT: <polypragma options>`` lines of a regression program, and the plain c target (its
-    scheduler bounded to 10 s: past that the region keeps its original order, still a valid check)."""
+    scheduler bounded to 10 s: past that the region keeps its original order, still a valid check).
+    ``// ENV: NAME=VALUE`` lines are set for the recorded variants' programs."""
     plain = c_variant("c")
     variants = [Variant(plain.name, (*plain.options, "--schedule-timeout", "10"))]
-    for index, match in enumerate(re.finditer(r"^// VARIANT:(.*)$", path.read_text(), re.M)):
+    text = path.read_text()
+    extra = tuple(tuple(m.group(1).strip().split("=", 1)) for m in re.finditer(r"^// ENV:(.*)$", text, re.M))
+    for index, match in enumerate(re.finditer(r"^// VARIANT:(.*)$", text, re.M)):
         options = tuple(match.group(1).split())
         opencl = "opencl" in options
+        env = (("POLYPRAGMA_DEVICE", "gpu"),) if opencl else (("OMP_NUM_THREADS", "3"),)
         variants.append(Variant(f"recorded{index}", options, ("-fopenmp",) if "--openmp" in options else (),
-                                ("-lOpenCL",) if opencl else (),
-                                (("POLYPRAGMA_DEVICE", "gpu"),) if opencl else (("OMP_NUM_THREADS", "3"),),
-                                exact=not opencl))
+                                ("-lOpenCL",) if opencl else (), env + extra, exact=not opencl))
     return variants
 
 

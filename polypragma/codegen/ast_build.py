@@ -86,6 +86,11 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     atomic form is the costly one instead (it simplifies each statement's guards over the union of
     the pieces): past ATOMIC_OPERATIONS isl operations the default form is built.
     ``at_each_domain(node, build)``, when given, may rewrite each statement's node."""
+    # isl's AST build has written wrong guards (one parameter in place of another, inside integer
+    # divisions) for a schedule whose parameters came in another order than the context's
+    # (tests/differential/regressions/ast_parameter_order.c): both get one order first
+    context = context.align_params(schedule.get_space())
+    schedule = schedule.align_params(context.get_space())
     try:
         with bounded_operations(context.get_ctx(), ATOMIC_OPERATIONS):
             return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)

@@ -7,7 +7,7 @@ the ``.cu`` file compiles with nvcc; linking needs only cudart.
 
 from __future__ import annotations
 
-from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, host_ast, host_expression, kernel_arrays,
+from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, host_ast, kernel_arrays,
                                     kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
 from polypragma.codegen.printer import HELPER_DEFINITIONS
 from polypragma.gpu.data import DeviceArray
@@ -219,7 +219,7 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
                   f"    POLYPRAGMA_CUDA_CHECK(cudaCreateTextureObject(&texture_{a.name}, &resource, &description, NULL));",
                   "  }"]
 
-    def launch(kernel: Kernel, host_names: list[str], depth: int) -> list[str]:
+    def launch(kernel: Kernel, hosts: list[str], counts: list[str], depth: int) -> list[str]:
         pad = "  " * depth
         inner = pad + "  "
         out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
@@ -229,11 +229,10 @@ def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
             if placement != "constant":
                 args.append(f"texture_{a.name}" if placement == "texture" else f"dev_{a.name}")
         for ctype, name in kernel_scalar_params(region, kernel):
-            args.append(host_names[kernel.host_params.index(name)] if name in kernel.host_params else name)
+            args.append(hosts[kernel.host_params.index(name)] if name in kernel.host_params else name)
         grid = ["1", "1", "1"]
         block = ["1", "1", "1"]
         if kernel.mapped:
-            counts = [host_expression(c, kernel, host_names, printer) for c in kernel.tile_counts]
             out.append(f"{inner}long tiles[{kernel.mapped}];")
             for d in range(kernel.mapped):
                 launch_dim = kernel.mapped - 1 - d

@@ -232,38 +232,75 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
 # -- host code ---------------------------------------------------------------------------
 
 
-def host_expression(pa: isl.PwAff, kernel: Kernel, host_names: list[str], printer: CFamilyPrinter) -> str:
-    """``pa`` (over parameters and host dimensions h_j) as C with the host loops' iterators."""
-    for j, h in enumerate(kernel.host_params):
-        position = pa.get_space().find_dim_by_name(isl.dim_type.param, h)
-        if position >= 0:
-            pa = pa.set_dim_id(isl.dim_type.param, position, isl.Id(host_names[j], context=pa.get_ctx()))
-    build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
-    return printer.expr(build.expr_from_pw_aff(pa.coalesce()))
-
-
 class HostPrinter(CFamilyPrinter):
-    """The host loops; a kernel mark becomes a launch, its subtree is not printed."""
+    """The host loops; each kernel launch is a call node made by ``host_ast``."""
 
     def __init__(self, region: GpuRegion, launch):
         super().__init__(region.scop.iterator_type)
         self.region = region
-        self.launch = launch  # (kernel, host iterator names, depth) -> lines
-        self.host_names = [f"{region.names['host']}{k}" for k in range(64)]
-
-    def mark(self, n: isl.AstNode, depth: int) -> list[str]:
-        name = n.mark_get_id().get_name()
-        if name.startswith(KERNEL_MARK):
-            kernel = self.region.mapping.kernels[int(name[len(KERNEL_MARK):])]
-            return self.launch(kernel, self.host_names, depth)
-        return self.node(n.mark_get_node(), depth)
+        # (kernel, values of its host dimensions h0, h1, ..., its tile counts, depth) -> lines
+        self.launch = launch
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
-        raise AssertionError("statement outside any kernel")
+        call = n.user_get_expr()
+        name = call.get_op_arg(0).get_id().get_name()
+        if not name.startswith(KERNEL_MARK):
+            raise AssertionError("statement outside any kernel")
+        kernel = self.region.mapping.kernels[int(name[len(KERNEL_MARK):])]
+        arguments = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
+        hosts = len(kernel.host_params)
+        return self.launch(kernel, arguments[:hosts], arguments[hosts:], depth)
 
 
 def host_ast(region: GpuRegion) -> isl.AstNode:
-    return ast_builder(region.scop.context, region.names["host"]).node_from_schedule(region.mapping.host_schedule)
+    """The host loops, each kernel's subtree replaced by a call ``kernel_<k>(h0, h1, ..., counts)``:
+    the values of the kernel's host dimensions and its tile counts, as isl writes them where the kernel
+    stands.  They cannot be named after the host loops' iterators: a host loop of one iteration is no
+    loop in isl's AST, and its iterator is not declared."""
+    failures: list[isl.Error] = []
+
+    def launch(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        mark = node.mark_get_id()
+        if not mark.get_name().startswith(KERNEL_MARK):
+            return node
+        try:
+            kernel = region.mapping.kernels[int(mark.get_name()[len(KERNEL_MARK):])]
+            arguments = isl.AstExprList.alloc(build.get_ctx(), 0)
+            for value in _launch_values(kernel, build):
+                arguments = arguments.add(build.expr_from_pw_aff(value))
+            return isl.AstNode.alloc_user(isl.AstExpr.from_id(mark).call(arguments))
+        except isl.Error as error:  # it must not cross isl's callback: raised once the build returns
+            failures.append(error)
+            return node
+
+    build = ast_builder(region.scop.context, region.names["host"])
+    # islpy returns the callback's lifetime handle with the build; keep it alive while building
+    build, _handle = build.set_after_each_mark(launch)
+    ast = build.node_from_schedule(region.mapping.host_schedule)
+    if failures:
+        raise failures[0]
+    return ast
+
+
+def _launch_values(kernel: Kernel, build: isl.AstBuild) -> list[isl.PwAff]:
+    """The host dimensions h0, h1, ... of ``kernel`` and its tile counts, as functions on the schedule
+    space of ``build`` (where the kernel's mark stands)."""
+    # { [schedule space] -> [h0, h1, ...] }, single-valued
+    to_hosts = isl.Map.from_union_map(build.get_schedule().reverse().apply_range(kernel.host_schedule))
+    values = [isl.PwMultiAff.from_map(to_hosts).get_pw_aff(j) for j in range(len(kernel.host_params))]
+    for count in kernel.tile_counts:  # over the parameters h0, h1, ...: those become the domain
+        count = count.align_params(to_hosts.get_space().params()).add_dims(isl.dim_type.in_, 0)  # a set domain
+        for j, name in enumerate(kernel.host_params):
+            position = count.get_space().find_dim_by_name(isl.dim_type.param, name)
+            if position >= 0:
+                count = count.move_dims(isl.dim_type.in_, j, isl.dim_type.param, position, 1)
+            else:
+                count = count.insert_dims(isl.dim_type.in_, j, 1)
+        on_hosts = isl.Map.from_pw_aff(count)
+        on_hosts = on_hosts.set_tuple_id(isl.dim_type.in_, to_hosts.get_tuple_id(isl.dim_type.out)) \
+            if to_hosts.has_tuple_id(isl.dim_type.out) else on_hosts
+        values.append(isl.PwMultiAff.from_map(to_hosts.apply_range(on_hosts)).get_pw_aff(0))
+    return values
 
 
 def where_literal(region: GpuRegion, source: str) -> str:

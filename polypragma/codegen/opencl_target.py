@@ -9,7 +9,7 @@ otherwise (PoCL's CPU device runs the tests).
 from __future__ import annotations
 
 from polypragma.codegen.printer import HELPER_DEFINITIONS
-from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, c_string, host_ast, host_expression,
+from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, c_string, host_ast,
                                     kernel_arrays, kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
@@ -196,7 +196,7 @@ def host_function(region: GpuRegion, stem: str, kernel_offset: int, source: str)
             lines.append(f"    POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueWriteBuffer(polypragma_cl_{stem}.queue, "
                          f"dev_{a.name}, CL_TRUE, 0, bytes_{a.name}, {a.host_name}, 0, NULL, NULL));")
 
-    def launch(kernel: Kernel, host_names: list[str], depth: int) -> list[str]:
+    def launch(kernel: Kernel, hosts: list[str], counts: list[str], depth: int) -> list[str]:
         pad = "  " * depth
         var = f"polypragma_cl_{stem}.kernels[{kernel_offset + kernel.index}]"
         out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
@@ -209,12 +209,11 @@ def host_function(region: GpuRegion, stem: str, kernel_offset: int, source: str)
             value = name
             if name in kernel.host_params:
                 value = f"host_{name}"
-                out.append(f"{inner}const {ctype} {value} = {host_names[kernel.host_params.index(name)]};")
+                out.append(f"{inner}const {ctype} {value} = {hosts[kernel.host_params.index(name)]};")
             out.append(inner + _arg(var, index, ctype, value, stem))
             index += 1
         if kernel.mapped:
             dims = kernel.mapped
-            counts = [host_expression(c, kernel, host_names, printer) for c in kernel.tile_counts]
             out.append(f"{inner}size_t local[{dims}], global[{dims}];")
             out.append(f"{inner}long tiles;")
             for d in range(dims):

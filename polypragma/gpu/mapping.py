@@ -73,6 +73,7 @@ class Kernel:
     tile_counts: tuple[isl.PwAff, ...]  # tiles per mapped member, over parameters and host dimensions
     context: isl.Set  # parameters of the kernel AST: program parameters, host dims, block and thread ids
     statements: tuple[str, ...]
+    host_schedule: isl.UnionMap  # instances -> [h0, h1, ...]: the host dimensions' values
     tiling: Tiling | None = None  # for memory promotion; None for one-thread kernels
 
     def describe(self) -> str:
@@ -284,7 +285,8 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
         sequential = band - mapped if band > mapped and node.band_get_permutable() else 0
         tiling = _tiling(subtree, hull, mapped, sequential, sizes, block_params, thread_params)
     return Kernel(index, depth, tuple(host_params), kernel_domain, schedule, mapped, sizes, tuple(block_params),
-                  tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements), tiling)
+                  tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements), prefix,
+                  tiling)
 
 
 def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, sizes: KernelSizes,
