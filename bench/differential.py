@@ -99,6 +99,10 @@ KNOWN_PROBLEMS = """\
   the generated file), and the c target with the same schedule is right, also with OpenMP; the same with
   PoCL's other work-group method and with one PoCL thread, so not PoCL's.  Kept as an XFAIL regression,
   `atomic_kernel_wrong.c`.
+* Wrong results, not fixed yet: programs 995-998 (opencl, `--tile-size 3`, shared-memory tiles with piecewise
+  offsets): the values of B vary from run to run, also with one PoCL thread, so the kernel reads or copies out
+  shared memory it never wrote; right with `--no-shared-memory` and with the original schedule.  Kept as an
+  XFAIL regression, `shared_tile_unwritten.c`.
 * Bugs found and fixed, each with a regression in tests/differential/regressions/: the extents of a
   variable-length array named only in its declaration were not parameters, so the GPU targets left the region
   as written (`vla_extent_not_in_region.c`); math functions of int values were ambiguous in OpenCL kernels
