@@ -15,7 +15,7 @@ from polypragma.operations import bounded_operations
 
 # isl operations one dataflow analysis may take (about 5 s); past it the lexicographic-maximum form
 # answers, the same relation computed another way (a random program's anti dependences took isl's
-# compute_flow minutes, the other form 0.05 s: bench/results/differential_slow_program248.c)
+# compute_flow minutes, the other form 0.05 s: tests/differential/regressions/dataflow_blowup.c)
 FLOW_OPERATIONS = 5_000_000
 
 
@@ -72,9 +72,9 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
     before ``r`` is the one with the latest schedule time, and a may-write is a source as well
     when it runs after that one, or when no must-write of ``a`` runs before ``r`` (those sink
     accesses may see the value from before the region).  This is exact.  Should isl fail here
-    too (or go past FLOW_OPERATIONS), no write kills another: every earlier write is a source and every read may see the
-    value from before the region, which is safe (more dependences, more data copied in).
-    """
+    too (or go past FLOW_OPERATIONS), no write kills another: every earlier write is a source and
+    every read may see the value from before the region, which is safe (more dependences, more data
+    copied in)."""
     time = schedule.get_map()  # { S[i] -> [t] }: injective, into one time space
     reads = sink.domain_map()  # { [r -> a] -> r }
     before = time.lex_lt_union_map(time)  # { earlier -> later instance }

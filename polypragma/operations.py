@@ -1,5 +1,5 @@
-"""A bound on the work isl may do, for the analyses that give up past it (the scheduler, the
-memory analysis, the atomic form of a kernel's AST): past the bound isl raises isl.Error
+"""A bound on the work isl may do, for the analyses that give up past it (the dataflow analysis,
+the scheduler, the memory analysis, the atomic form of a kernel's AST): past the bound isl raises isl.Error
 ("maximal number of operations exceeded") and the caller falls back."""
 
 from __future__ import annotations

@@ -71,6 +71,29 @@ def is_parallel(node: isl.AstNode) -> bool:
     return annotation is not None and annotation.get_name() == PARALLEL
 
 
+class CallbackFailures:
+    """The isl errors raised inside an AST build's node callbacks: an exception must not cross isl's
+    callback, so ``kept(fn)`` returns the node unchanged on an error and keeps the error, which
+    ``raise_first`` raises once the build has returned."""
+
+    def __init__(self):
+        self.errors: list[isl.Error] = []
+
+    def kept(self, fn):
+        def call(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+            try:
+                return fn(node, build)
+            except isl.Error as error:
+                self.errors.append(error)
+                return node
+
+        return call
+
+    def raise_first(self) -> None:
+        if self.errors:
+            raise self.errors[0]
+
+
 # isl operations the atomic form of a kernel's AST may take before the default form is built instead
 ATOMIC_OPERATIONS = 6_000_000
 
@@ -108,20 +131,12 @@ def _kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, a
                for w in widths for d in range(w) if atomic or d in unroll]
     if options:
         build = build.set_options(isl.UnionMap(f"{{ {'; '.join(options)} }}", context=ctx))
-    failures: list[isl.Error] = []
+    failures = CallbackFailures()
     if at_each_domain is not None:
-        def each(node: isl.AstNode, b: isl.AstBuild) -> isl.AstNode:
-            try:
-                return at_each_domain(node, b)
-            except isl.Error as error:  # it must not cross isl's callback: raised once the build returns
-                failures.append(error)
-                return node
-
         # islpy returns the callback's lifetime handle with the build; keep it alive while building
-        build, _handle = build.set_at_each_domain(each)
+        build, _handle = build.set_at_each_domain(failures.kept(at_each_domain))
     ast = build.node_from_schedule_map(schedule)
-    if failures:
-        raise failures[0]
+    failures.raise_first()
     return ast
 
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polypragma.codegen.ast_build import ast_builder, build_kernel_ast, iterator_prefix
+from polypragma.codegen.ast_build import CallbackFailures, ast_builder, build_kernel_ast, iterator_prefix
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.dependences import Dependences
@@ -257,28 +257,23 @@ def host_ast(region: GpuRegion) -> isl.AstNode:
     the values of the kernel's host dimensions and its tile counts, as isl writes them where the kernel
     stands.  They cannot be named after the host loops' iterators: a host loop of one iteration is no
     loop in isl's AST, and its iterator is not declared."""
-    failures: list[isl.Error] = []
 
     def launch(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         mark = node.mark_get_id()
         if not mark.get_name().startswith(KERNEL_MARK):
             return node
-        try:
-            kernel = region.mapping.kernels[int(mark.get_name()[len(KERNEL_MARK):])]
-            arguments = isl.AstExprList.alloc(build.get_ctx(), 0)
-            for value in _launch_values(kernel, build):
-                arguments = arguments.add(build.expr_from_pw_aff(value))
-            return isl.AstNode.alloc_user(isl.AstExpr.from_id(mark).call(arguments))
-        except isl.Error as error:  # it must not cross isl's callback: raised once the build returns
-            failures.append(error)
-            return node
+        kernel = region.mapping.kernels[int(mark.get_name()[len(KERNEL_MARK):])]
+        arguments = isl.AstExprList.alloc(build.get_ctx(), 0)
+        for value in _launch_values(kernel, build):
+            arguments = arguments.add(build.expr_from_pw_aff(value))
+        return isl.AstNode.alloc_user(isl.AstExpr.from_id(mark).call(arguments))
 
+    failures = CallbackFailures()
     build = ast_builder(region.scop.context, region.names["host"])
     # islpy returns the callback's lifetime handle with the build; keep it alive while building
-    build, _handle = build.set_after_each_mark(launch)
+    build, _handle = build.set_after_each_mark(failures.kept(launch))
     ast = build.node_from_schedule(region.mapping.host_schedule)
-    if failures:
-        raise failures[0]
+    failures.raise_first()
     return ast
 
 
@@ -287,7 +282,8 @@ def _launch_values(kernel: Kernel, build: isl.AstBuild) -> list[isl.PwAff]:
     space of ``build`` (where the kernel's mark stands)."""
     # { [schedule space] -> [h0, h1, ...] }, single-valued
     to_hosts = isl.Map.from_union_map(build.get_schedule().reverse().apply_range(kernel.host_schedule))
-    values = [isl.PwMultiAff.from_map(to_hosts).get_pw_aff(j) for j in range(len(kernel.host_params))]
+    hosts = isl.PwMultiAff.from_map(to_hosts)
+    values = [hosts.get_pw_aff(j) for j in range(len(kernel.host_params))]
     for count in kernel.tile_counts:  # over the parameters h0, h1, ...: those become the domain
         count = count.align_params(to_hosts.get_space().params()).add_dims(isl.dim_type.in_, 0)  # a set domain
         for j, name in enumerate(kernel.host_params):
