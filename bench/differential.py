@@ -94,15 +94,21 @@ KNOWN_PROBLEMS = """\
   the kernel is right with `POCL_WORK_GROUP_METHOD=workitemrepl`.  Moving that barrier in front of the
   copy-in fixed these programs but broke fdtd_2d and floyd_warshall under the same method (heap corruption),
   so the generated code stays; `pocl_loops_skips_statement.c` runs with workitemrepl.
-* Wrong results, not fixed yet: program 758 (opencl, default options): one kernel built in isl's atomic form gives
-  wrong values, the same kernel in isl's default form is right (checked by swapping the two kernels' code in
-  the generated file), and the c target with the same schedule is right, also with OpenMP; the same with
-  PoCL's other work-group method and with one PoCL thread, so not PoCL's.  Kept as an XFAIL regression,
-  `atomic_kernel_wrong.c`.
-* Wrong results, not fixed yet: programs 995-998 (opencl, `--tile-size 3`, shared-memory tiles with piecewise
-  offsets): the values of B vary from run to run, also with one PoCL thread, so the kernel reads or copies out
-  shared memory it never wrote; right with `--no-shared-memory` and with the original schedule.  Kept as an
-  XFAIL regression, `shared_tile_unwritten.c`.
+* Wrong code, fixed: program 758 (opencl, default options): isl's atomic form of a kernel's AST started a
+  strided loop (step 2) at 0 where the statement's domain holds only the values of one parity of a host
+  dimension, so the statement also ran at the values in between, for instances it had already run.  Found by
+  running the kernel's code for every work-item in C and listing the instances each form runs (n = 4, T = 3:
+  140 in the atomic form, 114 in the default form, whose results are right).  build_kernel_ast now builds a
+  dimension where the atomic form has a strided loop in isl's default form, except the loops that wrap tiles
+  around the grid and points around a block (their residue is the same for every statement); the corpus's
+  generated code is unchanged (`atomic_kernel_wrong.c`, no longer xfail).
+* Wrong results on PoCL, not polypragma's: programs 995-998 (opencl, `--tile-size 3`, a shared-memory tile
+  with piecewise offsets): the values of B vary from run to run on PoCL, also with one PoCL thread.  The same
+  kernel run with one POSIX thread per work-item and pthread barriers, its local arrays poisoned before each
+  work-group, also under AddressSanitizer, gives the original's results, so PoCL's default work-group method
+  miscompiles it, as it does programs 660-666.  Affine tile offsets (PPCG's) avoided it here but made PoCL
+  run nussinov and syrk wrong instead, so they were reverted; `shared_tile_unwritten.c` stays an XFAIL
+  regression.
 * Bugs found and fixed, each with a regression in tests/differential/regressions/: the extents of a
   variable-length array named only in its declaration were not parameters, so the GPU targets left the region
   as written (`vla_extent_not_in_region.c`); math functions of int values were ambiguous in OpenCL kernels

@@ -99,7 +99,7 @@ ATOMIC_OPERATIONS = 6_000_000
 
 
 def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll=(),
-                     at_each_domain=None) -> isl.AstNode:
+                     at_each_domain=None, mapping_steps=frozenset()) -> isl.AstNode:
     """The AST of a kernel's ``schedule`` (a map), every loop generated once ("atomic") or unrolled.
 
     isl's default separates the loop for each piece of a statement's domain; in a kernel whose
@@ -108,7 +108,9 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     device.  Atomic loops keep one loop per level with the guards inside.  On some schedules the
     atomic form is the costly one instead (it simplifies each statement's guards over the union of
     the pieces): past ATOMIC_OPERATIONS isl operations the default form is built.
-    ``at_each_domain(node, build)``, when given, may rewrite each statement's node."""
+    ``at_each_domain(node, build)``, when given, may rewrite each statement's node.
+    ``mapping_steps`` are the steps of the loops that wrap tiles around the grid and points around
+    a block (the grid and block sizes): the same residue for every statement, not rebuilt."""
     # isl's AST build has written wrong guards (one parameter in place of another, inside integer
     # divisions) for a schedule whose parameters came in another order than the context's
     # (tests/differential/regressions/ast_parameter_order.c): both get one order first
@@ -116,19 +118,48 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     schedule = schedule.align_params(context.get_space())
     try:
         with bounded_operations(context.get_ctx(), ATOMIC_OPERATIONS):
-            return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)
+            ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)
+            strided = _strided_dimensions(ast, prefix, mapping_steps)
+            if not strided:
+                return ast
+            # isl's atomic form has started a strided loop off its stride's residue (a statement
+            # whose domain holds only every other value ran at the values in between:
+            # tests/differential/regressions/atomic_kernel_wrong.c); a strided dimension is built
+            # in the default form, which is right
+            ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True,
+                              separate=strided)
+            if not _strided_dimensions(ast, prefix, mapping_steps) - strided:
+                return ast
     except isl.Error:
         pass
     return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
 
 
+def _strided_dimensions(ast: isl.AstNode, prefix: str, ignored=frozenset()) -> set[int]:
+    """The schedule dimensions of the loops of ``ast`` (iterators ``prefix<d>``) whose step is neither
+    one nor in ``ignored``."""
+    found: set[int] = set()
+
+    def visit(node: isl.AstNode) -> bool:
+        if node.get_type() == isl.ast_node_type.for_:
+            step = node.for_get_inc()
+            value = step.get_val().to_python() if step.get_type() == isl.ast_expr_type.int else None
+            if value is None or (value != 1 and value not in ignored):
+                name = node.for_get_iterator().get_id().get_name()
+                found.add(int(name[len(prefix):]))
+        return True
+
+    ast.foreach_descendant_top_down(visit)
+    return found
+
+
 def _kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, at_each_domain,
-                atomic: bool) -> isl.AstNode:
+                atomic: bool, separate: set[int] = frozenset()) -> isl.AstNode:
     ctx = context.get_ctx()
     build = ast_builder(context, prefix)
     widths = sorted({s.dim(isl.dim_type.set) for s in _sets(schedule.range())})
     options = [f"[{', '.join(f'i{k}' for k in range(w))}] -> {'unroll' if d in unroll else 'atomic'}[{d}]"
-               for w in widths for d in range(w) if atomic or d in unroll]
+               for w in widths for d in range(w) if d in unroll or (atomic and d not in separate)]
     if options:
         build = build.set_options(isl.UnionMap(f"{{ {'; '.join(options)} }}", context=ctx))
     failures = CallbackFailures()

@@ -213,7 +213,8 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
         body = tiled.lines(1)
         declarations = tiled.declarations()
     else:
-        ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names["kernel"])
+        ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names["kernel"],
+                               mapping_steps=kernel.sizes.mapping_steps)
         body = printer.node(ast, 1)
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]
     params = [p for p in params if p is not None]

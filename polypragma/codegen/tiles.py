@@ -98,7 +98,8 @@ class TiledKernel:
     # -- ASTs -------------------------------------------------------------------------------
     def _build(self, context: isl.Set, schedule: isl.UnionMap, unroll: list[int] | None = None,
                at_each_domain=None) -> isl.AstNode:
-        return build_kernel_ast(context, schedule, self.prefix, unroll or (), at_each_domain)
+        return build_kernel_ast(context, schedule, self.prefix, unroll or (), at_each_domain,
+                                self.kernel.sizes.mapping_steps)
 
     def lines(self, depth: int) -> list[str]:
         tiling = self.tiling

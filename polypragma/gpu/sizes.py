@@ -31,6 +31,11 @@ class KernelSizes:
     block: tuple[int, ...]
     grid: tuple[int, ...]
 
+    @property
+    def mapping_steps(self) -> frozenset[int]:
+        """The steps of a kernel's loops that wrap tiles around the grid and points around a block."""
+        return frozenset(self.grid) | frozenset(self.block)
+
 
 def _fit(values: tuple[int, ...] | None, mapped: int, default: tuple[int, ...]) -> tuple[int, ...]:
     """``values`` (outermost first) cut or padded to ``mapped`` entries, keeping the innermost ones."""
