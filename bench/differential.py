@@ -5,7 +5,9 @@ each compared with the original compiled by gcc (see tests/differential/).
 
 Programs come from the hypothesis strategies of tests/differential/generator.py with a fixed seed,
 so a run is reproducible; each program goes through three variants (the c target with a random
-option set, the opencl target on an OpenCL device with random sizes, and one more of either).
+option set, the opencl target on an OpenCL device with random sizes, and one more of either).  An
+opencl result that is wrong only where the OpenCL driver optimised (right again with
+POLYPRAGMA_OPENCL_OPTIONS=-cl-opt-disable) is counted and listed as the driver's, not as a failure.
 Writes bench/results/differential.md and .json; a failing program is copied to
 bench/results/differential_failures/ with the variant that broke it.  ``--shrink`` replays the
 same programs one by one and lets hypothesis shrink the first failure to a minimal program; ``--start N``
@@ -32,7 +34,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 from generator import programs  # noqa: E402
 from harness import opencl_device  # noqa: E402
-from runner import COMPILE_SECONDS, SLOW, check, variants_for  # noqa: E402
+from runner import COMPILE_SECONDS, DRIVER, SLOW, check, variants_for  # noqa: E402
 
 RESULTS = TOP / "bench" / "results"
 KNOWN_PROBLEMS = """\
@@ -88,12 +90,13 @@ KNOWN_PROBLEMS = """\
   kernel with register promotion whose schedule listed its parameters in another order than the AST's context
   (program 454: a thread skipped its writes).  build_kernel_ast gives both one order first
   (`ast_parameter_order.c`).
-* Wrong results on PoCL, not fixed (PoCL's): with shared-memory tiles, PoCL 3.1's default work-group method
-  ("loops") skipped a statement of a kernel whose tile loop body ends with a barrier after a guarded copy-out
-  loop (programs 660-666: a printf in the kernel showed a guard on get_local_id(0) taken by every work-item);
-  the kernel is right with `POCL_WORK_GROUP_METHOD=workitemrepl`.  Moving that barrier in front of the
-  copy-in fixed these programs but broke fdtd_2d and floyd_warshall under the same method (heap corruption),
-  so the generated code stays; `pocl_loops_skips_statement.c` runs with workitemrepl.
+* Wrong results on PoCL, not polypragma's: with shared-memory tiles, PoCL 3.1's optimised build skipped a
+  statement of a kernel whose tile loop body ends with a barrier after a guarded copy-out loop (programs
+  660-666: a printf in the kernel showed a guard on get_local_id(0) taken by every work-item).  The kernel is
+  right with PoCL's optimisations off (`-cl-opt-disable`) and with `POCL_WORK_GROUP_METHOD=workitemrepl`.
+  Moving that barrier in front of the copy-in fixed these programs but broke fdtd_2d and floyd_warshall under
+  PoCL's default method (heap corruption), so the generated code stays; `pocl_loops_skips_statement.c` runs
+  unoptimised.
 * Wrong code, fixed: program 758 (opencl, default options): isl's atomic form of a kernel's AST started a
   strided loop (step 2) at 0 where the statement's domain holds only the values of one parity of a host
   dimension, so the statement also ran at the values in between, for instances it had already run.  Found by
@@ -103,12 +106,16 @@ KNOWN_PROBLEMS = """\
   around the grid and points around a block (their residue is the same for every statement); the corpus's
   generated code is unchanged (`atomic_kernel_wrong.c`, no longer xfail).
 * Wrong results on PoCL, not polypragma's: programs 995-998 (opencl, `--tile-size 3`, a shared-memory tile
-  with piecewise offsets): the values of B vary from run to run on PoCL, also with one PoCL thread.  The same
-  kernel run with one POSIX thread per work-item and pthread barriers, its local arrays poisoned before each
-  work-group, also under AddressSanitizer, gives the original's results, so PoCL's default work-group method
-  miscompiles it, as it does programs 660-666.  Affine tile offsets (PPCG's) avoided it here but made PoCL
-  run nussinov and syrk wrong instead, so they were reverted; `shared_tile_unwritten.c` stays an XFAIL
-  regression.
+  with piecewise offsets): the values of B vary from run to run on PoCL, also with one PoCL thread.  Built
+  with `-cl-opt-disable` the kernel gives the original's results, and so does its code run with one POSIX
+  thread per work-item and pthread barriers, its local arrays poisoned before each work-group, also under
+  AddressSanitizer.  Affine tile offsets (PPCG's) avoided it here but made PoCL run nussinov and syrk wrong
+  instead, so they were reverted; `shared_tile_unwritten.c` runs unoptimised (an XFAIL test until then).
+* Both PoCL families are wrong only in PoCL's optimised build, so the runner now tells them apart itself: an
+  opencl program with wrong results (or a failed run) is run again with `POLYPRAGMA_OPENCL_OPTIONS=
+  -cl-opt-disable`, and if that run is right for every argument the variant is counted as the driver's, listed
+  above, and not as a failure.  A race or undefined behaviour in a generated kernel that only PoCL's optimiser
+  exposes would be counted there too, which is why each of them is listed.
 * Bugs found and fixed, each with a regression in tests/differential/regressions/: the extents of a
   variable-length array named only in its declaration were not parameters, so the GPU targets left the region
   as written (`vla_extent_not_in_region.c`); math functions of int values were ambiguous in OpenCL kernels
@@ -147,14 +154,19 @@ def run_case(index_case) -> dict:
 
 
 def _failed(problem: str | None) -> bool:
-    return problem is not None and not problem.startswith(SLOW)
+    return problem is not None and not problem.startswith((SLOW, DRIVER))
+
+
+def _of(kind: str, results: list[dict]) -> list[tuple[int, str, str]]:
+    return [(r["index"], d, p) for r in results for d, p in r["outcomes"] if p and p.startswith(kind)]
 
 
 def write_results(args, results: list[dict], wall: float, opencl_why: str | None, planned: int) -> dict:
     failures = [r for r in results if any(_failed(problem) for _, problem in r["outcomes"])]
     variants = sum(len(r["outcomes"]) for r in results)
     failed_variants = sum(1 for r in results for _, problem in r["outcomes"] if _failed(problem))
-    slow = [(r["index"], d) for r in results for d, problem in r["outcomes"] if problem and not _failed(problem)]
+    slow = _of(SLOW, results)
+    driver = _of(DRIVER, results)
     families: dict[str, int] = {}
     for r in results:
         for description, _ in r["outcomes"]:
@@ -173,12 +185,14 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
         "failed_programs": len(failures),
         "failed_variants": failed_variants,
         "slow_variants": len(slow),
+        "driver_variants": len(driver),
         "wall_seconds": round(wall, 1),
         "jobs": args.jobs,
         "opencl": opencl_why or "available",
         "failures": [{"index": r["index"], "problems": [(d, p) for d, p in r["outcomes"] if _failed(p)]}
                      for r in failures],
-        "slow": [{"index": i, "variant": d} for i, d in slow],
+        "slow": [{"index": i, "variant": d} for i, d, _ in slow],
+        "driver": [{"index": i, "variant": d, "problem": p[len(DRIVER):]} for i, d, p in driver],
     }
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
@@ -188,11 +202,15 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
         f"`{command}`, {summary['date']}, {args.jobs} job(s), seed {args.seed}"
         + (f", programs {args.start} to {args.start + planned - 1} of those drawn" if args.start else "")
         + (f"; in progress: {len(results)} of {planned} programs so far." if len(results) < planned else "."), "",
-        "| programs | variants | by target | failed programs | failed variants | slow variants | wall time |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| programs | variants | by target | failed programs | failed variants | slow variants "
+        "| driver's variants | wall time |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
         f"| {len(results)} | {variants} | {', '.join(f'{k} {v}' for k, v in sorted(families.items()))} "
-        f"| {len(failures)} | {failed_variants} | {len(slow)} | {wall:.0f} s |", "",
-        f"A slow variant is a polypragma run that took more than {COMPILE_SECONDS} s; it is not compared.", "",
+        f"| {len(failures)} | {failed_variants} | {len(slow)} | {len(driver)} | {wall:.0f} s |", "",
+        f"A slow variant is a polypragma run that took more than {COMPILE_SECONDS} s; it is not compared.  A "
+        "driver's variant is an opencl program whose results were wrong as the OpenCL driver (PoCL) optimised "
+        "it and right, for every argument, with its optimisations off (`POLYPRAGMA_OPENCL_OPTIONS="
+        "-cl-opt-disable`): the driver's miscompilation, not a failure.", "",
     ]
     if opencl_why:
         lines += [f"The opencl target did not run: {opencl_why}.", ""]
@@ -207,6 +225,10 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
             for description, problem in r["outcomes"]:
                 if _failed(problem):
                     lines.append(f"* `{name}`, {description}: {problem.splitlines()[0][:300]}")
+        lines.append("")
+    if driver:
+        lines += ["## Wrong only where the driver optimised", ""]
+        lines += [f"* program {i}, {d}: {p[len(DRIVER):].splitlines()[0][:300]}" for i, d, p in driver]
         lines.append("")
     lines += ["## Known problems", "", KNOWN_PROBLEMS, ""]
     (out / "differential.md").write_text("\n".join(lines))

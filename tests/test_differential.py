@@ -53,7 +53,8 @@ def test_random_programs_opencl_target(program, variants):
 def _recorded_variants(path: Path) -> list[Variant]:
     """``// VARIANT: <polypragma options>`` lines of a regression program, and the plain c target (its
     scheduler bounded to 10 s: past that the region keeps its original order, still a valid check).
-    ``// ENV: NAME=VALUE`` lines are set for the recorded variants' programs."""
+    ``// ENV: NAME=VALUE`` lines are set for the recorded variants' programs.  A regression is checked as
+    recorded: a wrong opencl result fails it even where the unoptimised build would be right."""
     plain = c_variant("c")
     variants = [Variant(plain.name, (*plain.options, "--schedule-timeout", "10"))]
     text = path.read_text()
@@ -76,7 +77,7 @@ def test_regression(path, tmp_path, request):
     assert len(variants) > 1, f"{path.name} has no VARIANT line"
     if any(not v.exact for v in variants) and opencl_device() is not None:
         pytest.skip(str(opencl_device()))
-    failures = check(path, variants, tmp_path).failures
+    failures = check(path, variants, tmp_path, recheck=False).failures
     assert not failures, "\n".join(f"{f.variant.describe()}\n  {f.problem}" for f in failures)
 
 
@@ -91,3 +92,33 @@ def test_a_compilation_past_the_bound_is_stopped_and_reported_slow(tmp_path, mon
     checked = check(source, [c_variant("c")], tmp_path)
     assert time.perf_counter() - started < 30
     assert checked.outcomes[0].slow and not checked.failures, checked.outcomes[0].problem
+
+
+def test_wrong_results_only_when_the_driver_optimises_are_put_down_to_it(tmp_path, monkeypatch):
+    """An opencl program whose results are wrong with the OpenCL compiler's optimisations on and right
+    with them off is a driver's miscompilation, reported apart; wrong both ways, it is a failure."""
+    import runner
+
+    if opencl_device() is not None:
+        pytest.skip(str(opencl_device()))
+    real_run = runner.run
+    source = REGRESSIONS / "math_of_int_in_kernel.c"
+    opencl = next(v for v in _recorded_variants(source) if not v.exact)
+
+    def wrong_when(optimised_only: bool):
+        def fake(exe, args=(), env=None, timeout=60):
+            got = real_run(exe, args, env=env, timeout=timeout)
+            if exe.parent.name == opencl.name and not (optimised_only and "POLYPRAGMA_OPENCL_OPTIONS" in env):
+                got.stdout = "wrong\n"
+            return got
+        return fake
+
+    for name in "abcd":
+        (tmp_path / name).mkdir()
+    monkeypatch.setattr(runner, "run", wrong_when(optimised_only=True))
+    outcome = check(source, [opencl], tmp_path / "a").outcomes[0]
+    assert outcome.driver and not check(source, [opencl], tmp_path / "b").failures, outcome.problem
+    assert "-cl-opt-disable" in outcome.problem
+    assert check(source, [opencl], tmp_path / "c", recheck=False).failures
+    monkeypatch.setattr(runner, "run", wrong_when(optimised_only=False))
+    assert check(source, [opencl], tmp_path / "d").failures

@@ -65,3 +65,31 @@ def test_kernel_on_opencl(path, variant, tmp_path, tmp_path_factory):
             assert got.returncode == 0, got.stderr
             difference = outputs_match(expected.stdout, got.stdout, kernel_tolerance(path.read_text()))
             assert difference is None, f"arguments {config.args}: {difference}"
+
+
+def test_build_options_from_the_environment(tmp_path):
+    """POLYPRAGMA_OPENCL_OPTIONS goes to the OpenCL compiler after polypragma's own options; a build that
+    fails on it is reported with the options, and falls back to the original loops unless
+    POLYPRAGMA_DEVICE=gpu."""
+    path = next(p for p in kernel_paths() if p.stem == "gemm")
+    args = run_configs(path)[1].args
+    status, messages = polypragma(path, tmp_path / "out", ["--target", "opencl", "--no-fp-contract"])
+    assert status == 0, messages
+    compile_c(path, tmp_path / "orig")
+    compile_c(generated_path(path, tmp_path / "out"), tmp_path / "gen", libs=["-lOpenCL"])
+    expected = run(tmp_path / "orig", args).stdout
+
+    unoptimised = run(tmp_path / "gen", args, env={"POLYPRAGMA_DEVICE": "gpu",
+                                                   "POLYPRAGMA_OPENCL_OPTIONS": "-cl-opt-disable"})
+    assert unoptimised.returncode == 0, unoptimised.stderr
+    assert outputs_match(expected, unoptimised.stdout, 1e-9) is None
+
+    bad = {"POLYPRAGMA_OPENCL_OPTIONS": "-no-such-option"}
+    required = run(tmp_path / "gen", args, env={"POLYPRAGMA_DEVICE": "gpu", **bad})
+    assert required.returncode != 0
+    assert "building the OpenCL program with options '-cl-fp32-correctly-rounded-divide-sqrt -no-such-option' " \
+           "failed" in required.stderr, required.stderr
+    assert "clBuildProgram failed with OpenCL error" in required.stderr and "gemm.c:" in required.stderr
+    fallback = run(tmp_path / "gen", args, env={"POLYPRAGMA_DEVICE": "auto", **bad})
+    assert fallback.returncode == 0 and "clBuildProgram failed" in fallback.stderr, fallback.stderr
+    assert fallback.stdout == expected

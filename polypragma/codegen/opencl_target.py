@@ -148,15 +148,26 @@ static int polypragma_cl_setup_@(const char *where)
   POLYPRAGMA_CL_CHECK_@(error, where);
   polypragma_cl_@.program = clCreateProgramWithSource(polypragma_cl_@.context, 1, &polypragma_cl_source_@, NULL, &error);
   POLYPRAGMA_CL_CHECK_@(error, where);
-  error = clBuildProgram(polypragma_cl_@.program, 1, &device, "@BUILD_OPTIONS@", NULL, NULL);
+  /* POLYPRAGMA_OPENCL_OPTIONS: more options for the OpenCL compiler, after polypragma's own (say
+     -cl-opt-disable, for a driver whose optimiser miscompiles a kernel) */
+  const char *extra = getenv("POLYPRAGMA_OPENCL_OPTIONS");
+  const char *fixed = "@BUILD_OPTIONS@";
+  char *options = malloc(strlen(fixed) + (extra ? strlen(extra) : 0) + 2);
+  if (options == NULL)
+    return polypragma_cl_fail_@("malloc", CL_OUT_OF_HOST_MEMORY, where, 0);
+  sprintf(options, "%s %s", fixed, extra ? extra : "");
+  error = clBuildProgram(polypragma_cl_@.program, 1, &device, options, NULL, NULL);
   if (error != CL_SUCCESS) {
     char log[16384];
     size_t size = 0;
     clGetProgramBuildInfo(polypragma_cl_@.program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &size);
     log[size < sizeof log ? size : sizeof log - 1] = '\0';
-    fprintf(stderr, "polypragma: %s: building the OpenCL program failed:\n%s\n", where, log);
+    fprintf(stderr, "polypragma: %s: building the OpenCL program with options '%s' failed:\n%s\n", where, options,
+            log);
+    free(options);
     return polypragma_cl_fail_@("clBuildProgram", error, where, 0);
   }
+  free(options);
   for (int k = 0; k < @KERNEL_COUNT@; ++k) {
     polypragma_cl_@.kernels[k] = clCreateKernel(polypragma_cl_@.program, polypragma_cl_kernel_names_@[k], &error);
     POLYPRAGMA_CL_CHECK_@(error, where);

@@ -1,13 +1,13 @@
-// With shared-memory tiles for A and B (not coalesced), PoCL 3.1's default work-group method ("loops")
-// skips the statement of this kernel for the thread that must run it, and A[2][4][2] keeps its old
-// value; the kernel is right with POCL_WORK_GROUP_METHOD=workitemrepl.  A printf added to the kernel
-// showed a guard on get_local_id(0) taken by every work-item.  Moving the barrier that ends the tile
-// loop's body to the front of the copy-in fixed this program but broke fdtd_2d and floyd_warshall
-// (heap corruption) under the same method, so the code stays, and this program runs with the method
-// that compiles it right.  Found by bench/differential.py (programs 660-666, seed 6).
+// With shared-memory tiles for A and B (not coalesced), PoCL 3.1's optimised build of this kernel
+// skips its statement for the thread that must run it, and A[2][4][2] keeps its old value (a printf
+// added to the kernel showed a guard on get_local_id(0) taken by every work-item).  The kernel is right
+// with PoCL's optimisations off (-cl-opt-disable) and with POCL_WORK_GROUP_METHOD=workitemrepl.  Moving
+// the barrier that ends the tile loop's body to the front of the copy-in fixed this program but broke
+// fdtd_2d and floyd_warshall (heap corruption) under PoCL's default method, so the code stays, and this
+// program runs unoptimised.  Found by bench/differential.py (programs 660-666, seed 6).
 // VARIANT: --target opencl --no-fp-contract --no-private-memory --tile-size 5
 // VARIANT: --target opencl --no-fp-contract --no-private-memory --tile-size 5,1,7 --grid-size 3,1,2
-// ENV: POCL_WORK_GROUP_METHOD=workitemrepl
+// ENV: POLYPRAGMA_OPENCL_OPTIONS=-cl-opt-disable
 // RUN: -- 1 5 5
 // RUN: -- 2 2 9
 #include "kernels.h"

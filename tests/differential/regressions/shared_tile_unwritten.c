@@ -1,15 +1,14 @@
 // Wrong results on PoCL, not polypragma's: with shared-memory tiles (--tile-size 3; the tile of B is
-// 59x31, its offsets piecewise), PoCL 3.1's default work-group method gives values of B that vary from
-// run to run, also with one PoCL thread.  The same kernel run with one POSIX thread per work-item,
-// pthread barriers and its local arrays poisoned before each work-group (also under AddressSanitizer)
-// gives the original's results for every argument tried, so the generated code is right.  Under PoCL's
-// 'workitemrepl' method one run did not finish in 4 minutes, so the test cannot run it there.
+// 59x31, its offsets piecewise), PoCL 3.1's optimised build gives values of B that vary from run to
+// run, also with one PoCL thread.  The same kernel built with -cl-opt-disable gives the original's
+// results, and so does its code run with one POSIX thread per work-item, pthread barriers and its local
+// arrays poisoned before each work-group (also under AddressSanitizer).  This program runs unoptimised.
 // Tried and reverted: affine offsets (one piece of the least element, as PPCG takes them) keep B in
 // global memory and PoCL right here, but the simpler shared-memory code they give nussinov (default
-// options) and syrk (wrapped tiles) PoCL's default method runs wrong in turn.  Found by
+// options) and syrk (wrapped tiles) PoCL's optimised build runs wrong in turn.  Found by
 // bench/differential.py (programs 995-998, seed 6).
-// XFAIL: PoCL 3.1's default work-group method runs this kernel wrong (right with a thread per work-item)
 // VARIANT: --target opencl --no-fp-contract --tile-size 3
+// ENV: POLYPRAGMA_OPENCL_OPTIONS=-cl-opt-disable
 // RUN: -- 1 7
 // RUN: -- 2 8
 #include "kernels.h"
