@@ -116,6 +116,10 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     # (tests/differential/regressions/ast_parameter_order.c): both get one order first
     context = context.align_params(schedule.get_space())
     schedule = schedule.align_params(context.get_space())
+    # the tiles' existential variables, with the equalities among them found, simplify: on one kernel
+    # (program 1516 of the differential test) the atomic form took 70 s before and 11 s after, and the
+    # corpus's CUDA code is a little smaller (7 of 84 kernels changed) and faster to build
+    schedule = schedule.detect_equalities().coalesce()
     try:
         with bounded_operations(context.get_ctx(), ATOMIC_OPERATIONS):
             ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)
