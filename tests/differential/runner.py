@@ -179,7 +179,6 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path, reche
     return Outcome(variant, problem)
 
 
-
 def _run_all(exe: Path, variant: Variant, expected, env) -> str | None:
     """What is wrong with the program's output for the first RUN line it gets wrong, or None."""
     for args, want in expected:
