@@ -25,7 +25,6 @@ class Dependences:
     anti: isl.UnionMap     # read -> later write of the element (write after read)
     output: isl.UnionMap   # write -> later write of the element
     live_in: isl.UnionMap  # reads that may see a value from before the region: { S[i] -> A[a] }
-    live_out: isl.UnionMap  # writes whose value may be seen after the region: { S[i] -> A[a] }
 
     @property
     def all(self) -> isl.UnionMap:
@@ -35,10 +34,6 @@ class Dependences:
     def live_in_data(self) -> isl.UnionSet:
         """Elements whose value on region entry may be read."""
         return self.live_in.range()
-
-    def live_out_data(self) -> isl.UnionSet:
-        """Elements whose value on region exit may come from the region."""
-        return self.live_out.range()
 
     def summary(self) -> str:
         def count(m: isl.UnionMap) -> int:
@@ -115,13 +110,5 @@ def compute(scop: Scop) -> Dependences:
     flow_deps, live_in = _flow(reads, must, may_only, schedule)
     anti, _ = _flow(may_only, empty, reads, schedule)
     output, _ = _flow(may_only, must, may_only, schedule)
-    live_out = _live_out(scop, must, may_only)
-    return Dependences(flow_deps.coalesce(), anti.coalesce(), output.coalesce(), live_in.coalesce(), live_out)
+    return Dependences(flow_deps.coalesce(), anti.coalesce(), output.coalesce(), live_in.coalesce())
 
-
-def _live_out(scop: Scop, must: isl.UnionMap, writes: isl.UnionMap) -> isl.UnionMap:
-    """Writes ``{ S[i] -> A[a] }`` whose element no later must-write overwrites."""
-    time = scop.schedule.get_map()
-    before = time.lex_lt_union_map(time)  # { earlier -> later instance }
-    overwritten = writes.intersect(before.apply_range(must))
-    return writes.subtract(overwritten).coalesce()

@@ -57,7 +57,6 @@ class Unsupported(PolypragmaError):
 
     def __init__(self, construct: str, location: Location | None, why: str = "is not supported"):
         super().__init__(f"region left as written: {construct} {why}", location)
-        self.construct = construct
 
 
 class Reporter:
@@ -76,9 +75,6 @@ class Reporter:
 
     def warning(self, message: str, location: Location | None = None) -> None:
         self.report(Diagnostic(location, "warning", message))
-
-    def note(self, message: str, location: Location | None = None) -> None:
-        self.report(Diagnostic(location, "note", message))
 
     @property
     def error_count(self) -> int:

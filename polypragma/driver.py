@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polypragma import dependences as dependence_analysis
-from polypragma.build.depfile import format_rule
+from polypragma.buildtools.depfile import format_rule
 from polypragma.codegen import c_target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
 from polypragma.frontend.extract import RegionExtractor
@@ -242,7 +242,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         from polypragma.codegen import gpu
 
         try:
-            gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), source_name(region),
+            gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
                                      options.memory, cuda=options.target == "cuda")
         except SizeError as exc:
             raise FatalError(str(exc), region.location) from None
@@ -263,10 +263,6 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file)
     log("codegen", f"{region}: {len(lines)} line(s) of C", started)
     return lines, used, None
-
-
-def source_name(region: Region) -> str:
-    return region.file
 
 
 def _region_sizes(region: Region, options: Options) -> SizeOptions:

@@ -69,7 +69,6 @@ class Array:
     resolved_type: str = ""  # element type with typedefs resolved
     c_name: str = ""  # the C variable (differs from name for renamed hoisted locals: same then)
     region_level: bool = False  # a local declared at the region's top level (visible after it)
-    extent_nodes: tuple = ()  # the declared C extent expressions (pycparser nodes or None)
 
     def describe(self) -> str:
         dims = "".join(f"[{e}]" if e is not None else "[*]" for e in self.extent_strings())

@@ -31,8 +31,8 @@ import sys
 from setuptools.command.build_ext import build_ext as _setuptools_build_ext
 from setuptools.errors import CompileError
 
-from polypragma.build.freshness import record_command, stale_reason
-from polypragma.build.toolchain import architectures, choose_target, cuda_library_dir, find_nvcc, gencode_flags
+from polypragma.buildtools.freshness import record_command, stale_reason
+from polypragma.buildtools.toolchain import architectures, choose_target, cuda_library_dir, find_nvcc, gencode_flags
 
 __all__ = ["build_ext", "offload"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from hypothesis import given, strategies as st
 
 from harness import polypragma
-from polypragma.build.depfile import format_rule, parse_rule
+from polypragma.buildtools.depfile import format_rule, parse_rule
 
 SOURCE = """\
 #include <stdio.h>

@@ -94,12 +94,6 @@ def test_data_dependent_condition_gives_may_writes(tmp_path):
     assert same(statement.may_writes, "[n, m] -> { S_0[i] -> B[i] : 0 <= i < n }")
 
 
-def test_live_out_excludes_overwritten_values(tmp_path):
-    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  A[0] = i;\nA[0] = 1;")
-    deps = dependences.compute(scop)
-    assert same(deps.live_out, "[n, m] -> { S_1[] -> A[0] }")
-
-
 @pytest.mark.parametrize("body, construct", [
     ("for (i = 0; i < n * m; i++) A[i] = 0;", "loop condition 'i < n * m' is not affine: product of two variables"),
     ("while (n > 0) A[0] = 0;", "'while' loop is not supported"),

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from polypragma.build.precommit import main as hook_main
+from polypragma.buildtools.precommit import main as hook_main
 
 TOP = Path(__file__).resolve().parent.parent
 PRE_COMMIT = Path(sys.executable).with_name("pre-commit")

@@ -14,7 +14,7 @@ from setuptools import Extension
 from setuptools.errors import CompileError
 
 from harness import opencl_device
-from polypragma.build.toolchain import architectures, gencode_flags
+from polypragma.buildtools.toolchain import architectures, gencode_flags
 from polypragma.setuptools import offload
 from venvs import copy_project, overlay_venv, pip_install, run_tests
 

@@ -85,7 +85,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
     names = {}
     for role, preferred in (("host", "c"), ("block", "b"), ("thread", "t"), ("kernel", "k"), ("host_h", "h"),
-                            ("tile", "g"), ("copy", "e")):
+                            ("tile", "g")):
         prefix = iterator_prefix(reserved, preferred)
         names[role] = prefix
         reserved |= {f"{prefix}{k}" for k in range(64)}

@@ -373,8 +373,3 @@ class TiledKernel:
 def _maps_of(umap: isl.UnionMap) -> list[isl.Map]:
     maps = umap.get_map_list()
     return [maps.get_at(k) for k in range(maps.n_map())]
-
-
-def shared_bytes(memory: KernelMemory) -> int:
-    return sum(g.shared_bytes() for g in memory.placed("shared"))
-

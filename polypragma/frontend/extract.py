@@ -74,7 +74,6 @@ class RegionExtractor:
         self.hoisted_declarations: list[str] = []
         self.written: set[str] = set()
         self.declared_inside: set[str] = set()
-        self.iterator_names: set[str] = set()
         self.outer_iterators: set[str] = set()  # loop iterators declared before the region
         self.params: list[str] = []
         self.iterator_ctypes: list[str] = []
@@ -392,7 +391,6 @@ class RegionExtractor:
         if not domain.is_bounded():
             raise self.unsupported(f"loop '{name}' with no bound on its iterations", node)
         self.check_requirements(builder, evaluated, "loop condition")
-        self.iterator_names.add(name)
         self.iterator_ctypes.append(ctype_base)
         first = len(self.statements)
         body_walk = _Walk(walk.loops + [loop], domain, scope)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 
 from polypragma import __version__
-from polypragma.build.depfile import parse_rule
+from polypragma.buildtools.depfile import parse_rule
 from polypragma.splice import BANNER_PREFIX
 
 
