@@ -4,9 +4,13 @@ and the bounded scheduler."""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
+
+import pytest
 
 from harness import KERNELS, compile_c, generated_path, kernel_paths, polypragma, run
 
@@ -87,10 +91,7 @@ def test_openmp_marks_the_outermost_parallel_loop_only(tmp_path):
     assert lines[pragmas[0] + 1].strip().startswith("for (int c1 = 0;")
 
 
-def test_scheduler_time_bound_keeps_the_original_schedule(tmp_path):
-    """A 3-D stencil with a time loop over fixed-size arrays takes isl's scheduler many minutes."""
-    source = tmp_path / "heat.c"
-    source.write_text(r'''#include <stdio.h>
+HEAT_3D = r'''#include <stdio.h>
 #define N 24
 #define T 3
 static double A[N][N][N], B[N][N][N];
@@ -116,7 +117,13 @@ int main(void) {
   printf("%.17g\n", sum);
   return 0;
 }
-''')
+'''
+
+
+def test_scheduler_time_bound_keeps_the_original_schedule(tmp_path):
+    """A 3-D stencil with a time loop over fixed-size arrays takes isl's scheduler many minutes."""
+    source = tmp_path / "heat.c"
+    source.write_text(HEAT_3D)
     status, messages = polypragma(source, tmp_path / "out", ["--schedule-timeout", "1", "--openmp"])
     assert status == 0
     assert "warning: kept the original schedule of region 0" in messages
@@ -126,6 +133,59 @@ int main(void) {
     assert run(tmp_path / "gen").stdout == run(tmp_path / "orig").stdout
     # with the original schedule, parallel loops are still found
     assert "#pragma omp parallel for" in generated_path(source, tmp_path / "out").read_text()
+
+
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid``, from /proc."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat[stat.rindex(")") + 2:].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_killed_polypragma_leaves_no_scheduler_running(tmp_path):
+    """subprocess.run(timeout=...) kills with SIGKILL; the scheduler's forked process must die too
+    instead of running on for many minutes with init as its parent."""
+    source = tmp_path / "heat.c"
+    source.write_text(HEAT_3D)
+    parent = subprocess.Popen([sys.executable, "-m", "polypragma", str(source), "-o", str(tmp_path / "out"),
+                               "--target", "c", "--schedule-timeout", "600"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        children: list[int] = []
+        while not children and time.monotonic() < deadline and parent.poll() is None:
+            time.sleep(0.05)
+            children = _children(parent.pid)
+        assert children, "the scheduler's process never started"
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 10
+        while any(_alive(c) for c in children) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        left = [c for c in children if _alive(c)]
+    finally:
+        if parent.poll() is None:
+            parent.kill()
+            parent.wait()
+    for child in left:  # this test's own stray process, should the check fail
+        os.kill(child, signal.SIGKILL)
+    assert not left, f"the scheduler outlived polypragma: {left}"
 
 
 def test_generated_file_names_its_origin_and_maps_lines_back(tmp_path):
