@@ -12,7 +12,7 @@ from polypragma.diagnostics import Reporter
 from polypragma.driver import TARGETS, Options, compile_file, dependency_path
 from polypragma.frontend.preprocess import PreprocessOptions
 from polypragma.gpu.memory import DEFAULT_MAX_SHARED_MEMORY, MemoryOptions
-from polypragma.gpu.sizes import SizeOptions, parse_list
+from polypragma.gpu.sizes import SizeError, SizeOptions, parse_list, parse_sizes
 from polypragma.schedule import FUSION_CHOICES, ScheduleOptions
 
 DESCRIPTION = """\
@@ -59,6 +59,15 @@ def _bytes(text: str) -> int:
     return number
 
 
+def _sizes(text: str) -> str:
+    """--sizes, checked when the command line is read: a bad value is a usage error, not a region's."""
+    try:
+        parse_sizes(text)
+    except SizeError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="polypragma", description=DESCRIPTION, epilog=EPILOG,
@@ -97,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "(default 256; 8,32; 2,4,32)")
     sizes.add_argument("--grid-size", type=parse_list, metavar="G[,G...]",
                        help="most blocks along the mapped loops; blocks wrap around the tiles (default 65535)")
-    sizes.add_argument("--sizes", metavar="MAP",
+    sizes.add_argument("--sizes", metavar="MAP", type=_sizes,
                        help="per-kernel sizes in PPCG's notation, e.g. "
                             "'{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'")
     sizes.add_argument("--dump-sizes", action="store_true", help="print the sizes used, in --sizes notation")

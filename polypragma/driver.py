@@ -102,9 +102,12 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     inputs = [source]  # the source and the headers the output depends on
     if regions:
         started = time.perf_counter()
+        # a preprocessor failure (a header not found: a forgotten -I) is an error even without --strict:
+        # polypragma would not see the code the compiler sees, and a build that goes on with every
+        # region left as written silently loses its GPU code
+        preprocessed = preprocess(source, options.preprocess)
+        inputs = [source, *(f for f in files_read(preprocessed) if not _same_file(f, source))]
         try:
-            preprocessed = preprocess(source, options.preprocess)
-            inputs = [source, *(f for f in files_read(preprocessed) if not _same_file(f, source))]
             ast = parse_preprocessed(preprocessed, source)
         except FatalError as exc:
             if options.strict:

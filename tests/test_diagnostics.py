@@ -498,32 +498,19 @@ void kernel(int n, double *A)
 """
 
 
-def test_preprocessor_failure_leaves_regions_as_written(tmp_path: Path):
+@pytest.mark.parametrize("strict", [False, True])
+def test_preprocessor_failure_is_an_error(strict: bool, tmp_path: Path):
+    """A header not found (a forgotten -I) stops polypragma even without --strict: leaving every region
+    as written with status 0 would make a build that silently loses its GPU code."""
     source = write_source(tmp_path, "pp.c", MISSING_INCLUDE)
     outdir = tmp_path / "out"
-    status, stderr = polypragma(source, outdir)
-
-    assert status == 0, stderr
-    first, region = diagnostics(stderr)
-    assert first.severity == "warning"
-    assert "preprocessor failed" in first.message
-    assert "no_such_header_for_polypragma.h" in first.message
-    assert region.severity == "warning"
-    assert (region.line, region.col) == (7, 1)
-    assert "region left as written" in region.message and "could not be parsed" in region.message
-    assert_untouched(source, MISSING_INCLUDE)
-    assert stripped(generated_path(source, outdir).read_text()) == MISSING_INCLUDE
-
-
-def test_preprocessor_failure_is_an_error_with_strict(tmp_path: Path):
-    source = write_source(tmp_path, "pp.c", MISSING_INCLUDE)
-    outdir = tmp_path / "out"
-    status, stderr = polypragma(source, outdir, ["--strict"])
+    status, stderr = polypragma(source, outdir, ["--strict"] if strict else [])
 
     assert status == 1, stderr
     (diag,) = diagnostics(stderr)
     assert diag.severity == "error"
     assert "preprocessor failed" in diag.message and "no_such_header_for_polypragma.h" in diag.message
+    assert "give polypragma the -I" in diag.message
     assert output_files(outdir) == []
     assert_untouched(source, MISSING_INCLUDE)
 
@@ -533,6 +520,20 @@ def test_preprocessor_failure_location(tmp_path: Path):
     _, stderr = polypragma(source, tmp_path / "out")
     first = diagnostics(stderr)[0]
     assert (first.line, first.col) == (2, 10), stderr
+
+
+@pytest.mark.parametrize("value", ["garbage", "{ kernel[0] -> tile[1,2 }", "{ kernel[0] -> warp[4] }"])
+def test_bad_sizes_value_is_a_usage_error(value: str, tmp_path: Path):
+    """--sizes is checked as an option: the message names the option, not a region's line or isl's
+    own source file."""
+    source = write_source(tmp_path, "k.c", PARSE_ERROR.replace("0 0", "0"))
+    result = subprocess.run([sys.executable, "-m", "polypragma", str(source), "-o", str(tmp_path / "out"),
+                             "--sizes", value], capture_output=True, text=True)
+    assert result.returncode == 2
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("polypragma: error: argument --sizes: "), result.stderr
+    assert ".c:" not in result.stderr and "isl" not in result.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_parse_failure_leaves_regions_as_written(tmp_path: Path):

@@ -54,6 +54,9 @@ def _preprocessor() -> list[str]:
     raise FatalError("no C preprocessor found (tried $POLYPRAGMA_CPP, cpp, $CC, gcc, cc, clang)")
 
 
+_HINT = " (give polypragma the -I, -D and -U options you compile with)"
+
+
 def preprocess(path: str, options: PreprocessOptions) -> str:
     """Return the preprocessed text of ``path``."""
     command = _preprocessor() + ["-nostdinc", "-I", _STUB_INCLUDE, "-I", pycparser_fake_libc.directory]
@@ -71,8 +74,8 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
         match = re.match(r"(.*?):(\d+):(?:(\d+):)?\s*(?:fatal )?error:\s*(.*)$", first)
         if match:
             location = Location(match.group(1), int(match.group(2)), int(match.group(3) or 1))
-            raise FatalError(f"the C preprocessor failed: {match.group(4)}", location)
-        raise FatalError(f"the C preprocessor failed: {first}", Location(path, 1, 1))
+            raise FatalError(f"the C preprocessor failed: {match.group(4)}{_HINT}", location)
+        raise FatalError(f"the C preprocessor failed: {first}{_HINT}", Location(path, 1, 1))
     return result.stdout
 
 

@@ -84,8 +84,10 @@ def parse_sizes(text: str, kernels: int = 256) -> dict[int, dict[str, tuple[int,
     """``{ kernel[i] -> tile[..] ... }`` as {kernel: {"tile": (...), ...}} for kernels 0..kernels-1."""
     try:
         relation = isl.UnionMap(text)
-    except isl.Error as exc:
-        raise SizeError(f"cannot read --sizes '{text}': {exc}") from None
+    except isl.Error:
+        # isl's message names only its own source file, not what is wrong with the text
+        raise SizeError(f"cannot read sizes '{text}': expected a map in PPCG's notation, such as "
+                        "'{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'") from None
     result: dict[int, dict[str, tuple[int, ...]]] = {}
     for k in range(kernels):
         point = isl.UnionSet(f"{{ kernel[{k}] }}")
@@ -97,9 +99,9 @@ def parse_sizes(text: str, kernels: int = 256) -> dict[int, dict[str, tuple[int,
             s = sets.get_at(j)
             name = s.get_tuple_name()
             if name not in ("tile", "block", "grid"):
-                raise SizeError(f"--sizes: unknown size kind '{name}' (tile, block or grid)")
+                raise SizeError(f"unknown size kind '{name}' (tile, block or grid)")
             if not s.is_singleton():
-                raise SizeError(f"--sizes: {name} of kernel {k} is not a single point")
+                raise SizeError(f"{name} of kernel {k} is not a single point")
             values = s.sample_point()
             result.setdefault(k, {})[name] = tuple(
                 int(values.get_coordinate_val(isl.dim_type.set, d).to_python()) for d in range(s.dim(isl.dim_type.set)))
