@@ -92,7 +92,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     if os.path.exists(destination) and os.path.samefile(destination, source):
         raise FatalError(f"output {destination} would overwrite the input")
 
-    started = time.perf_counter()
+    begun = started = time.perf_counter()
     regions = scan(text, source)
     log("scan", f"{len(regions)} region(s) in {source}", started)
 
@@ -117,10 +117,10 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 reporter.warning("region left as written: the file could not be parsed", region.location)
             ast = None
         if ast is not None:
-            log("frontend", "preprocessed and parsed", started)
             located = locate(ast, regions, source)
             types = TypeTable(ast)
             reserved = identifiers(ast)
+            log("frontend", "preprocessed, parsed and regions located", started)
             for region, where in zip(regions, located):
                 if where is None:
                     log("frontend", f"{region}: removed by the preprocessor, left as written")
@@ -146,6 +146,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 helpers |= used
                 if gpu_region is not None:
                     gpu_regions.append(gpu_region)
+    started = time.perf_counter()
     insertions: list[Insertion] = []
     cuda_unit: list[str] | None = None
     if options.target == "cuda":
@@ -165,6 +166,10 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
         if options.dump_sizes:
             for r in gpu_regions:
                 print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
+    if gpu_regions:
+        unit = "the .cu unit" if options.target == "cuda" else "the OpenCL kernels and host code"
+        log("codegen", f"{unit} of {len(gpu_regions)} region(s)", started)
+    started = time.perf_counter()
     outputs = {destination: splice(text, source, options.target, replacements, helpers, insertions,
                                    os.path.basename(destination))}
     if cuda_unit is not None:
@@ -179,7 +184,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
         write_atomically(path, content)
     if options.dependency_file:
         write_atomically(options.dependency_file, format_rule(list(outputs), inputs))
-    log("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)")
+    log("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)", started)
+    log("total", f"{source}", begun)
     return 1 if reporter.error_count else 0
 
 
@@ -249,8 +255,10 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
                                      options.memory, cuda=options.target == "cuda")
         except SizeError as exc:
             raise FatalError(str(exc), region.location) from None
+        log("gpu", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s) mapped, their ASTs built", started)
+        started = time.perf_counter()
         for kernel in gpu_region.mapping.kernels:
-            log("gpu", f"{region}: {kernel.describe()}")
+            log("gpu", f"  {kernel.describe()}")
         if options.explain:
             for line in gpu.explain(gpu_region):
                 print(line, file=reporter.stream)
@@ -261,7 +269,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         original = source_lines[region.begin_line : region.end_line - 1]
         call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
         lines = [f"if ({call} != 0) {{", c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
-        log("codegen", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s)", started)
+        log("codegen", f"{region}: the call and its fallback", started)
         return lines, set(), gpu_region
     lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file)
     log("codegen", f"{region}: {len(lines)} line(s) of C", started)

@@ -702,6 +702,12 @@ def test_verbose_prints_every_stage(tmp_path: Path):
         assert stage in stages, f"no [{stage}] line in:\n{stderr}"
     firsts = [stages.index(s) for s in ("scan", "frontend", "dependences", "schedule", "codegen")]
     assert firsts == sorted(firsts), stages
+    # the stage times add up to the run: nothing polypragma spends time on goes untimed
+    times = [(m.group(1), float(m.group(2)))
+             for m in re.finditer(r"^polypragma: \[(\w+)\] .*\(([\d.]+) ms\)$", stderr, re.MULTILINE)]
+    (total,) = [t for stage, t in times if stage == "total"]
+    parts = sum(t for stage, t in times if stage != "total")
+    assert parts <= total + 1 and parts >= 0.9 * total - 2, (parts, total, stderr)
     assert generated_path(source, outdir).read_text().count(_MARKER) == 1
     assert_untouched(source, text)
 
