@@ -156,7 +156,9 @@ static int polypragma_cuda_setup(const char *where)
     state = error == cudaSuccess && count > 0;
     if (!state && mode == 2) {
       fprintf(stderr, "polypragma: %s: no CUDA device (POLYPRAGMA_DEVICE=gpu): %s\n", where,
-              error == cudaSuccess ? "no device found" : cudaGetErrorString(error));
+              error == cudaSuccess || error == cudaErrorNoDevice ? "no NVIDIA GPU found"
+              : error == cudaErrorInsufficientDriver ? "no NVIDIA driver found (or one older than the CUDA runtime)"
+              : cudaGetErrorString(error));
       exit(1);
     }
   }
