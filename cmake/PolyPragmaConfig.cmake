@@ -21,8 +21,13 @@
 # Variables read (all optional):
 #   POLYPRAGMA_TARGET      the default TARGET; otherwise cuda when a CUDA compiler is found, else opencl
 #                          when OpenCL is found, else c.  A message says which.
-#   POLYPRAGMA_EXECUTABLE  the polypragma command; otherwise it is looked up next to this package, on the
-#                          PATH, and then run as `${Python_EXECUTABLE} -m polypragma`.
+#   POLYPRAGMA_EXECUTABLE  the polypragma command; otherwise it is looked up next to this package (in a
+#                          checkout: its .venv/bin), on the PATH, and then run as
+#                          `${Python_EXECUTABLE} -m polypragma`.
+#   CMAKE_CUDA_ARCHITECTURES  when neither it nor the CUDAARCHS environment variable is set before the CUDA
+#                          language is enabled here, it is set to sm_80 and sm_90 with PTX of sm_90, the
+#                          architectures polypragma's setuptools hook builds for (instead of the one
+#                          CMake guesses from the compiler).
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   set(PolyPragma_FOUND FALSE)
@@ -38,13 +43,15 @@ get_filename_component(_polypragma_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 if(EXISTS "${_polypragma_root}/polypragma/__init__.py")
   set(_polypragma_root "${_polypragma_root}/polypragma")
 endif()
+set(_polypragma_hints
+    "${_polypragma_root}/../../../../bin"  # installed: <venv>/lib/pythonX.Y/site-packages/polypragma
+    "${_polypragma_root}/../.venv/bin")    # a checkout: the environment scripts/setup-env makes
 
 # --- the command -----------------------------------------------------------------------------------------
 set(POLYPRAGMA_COMMAND "")
 if(POLYPRAGMA_EXECUTABLE)
   set(POLYPRAGMA_COMMAND "${POLYPRAGMA_EXECUTABLE}")
 else()
-  set(_polypragma_hints "${_polypragma_root}/../../../../bin")  # <venv>/lib/pythonX.Y/site-packages/polypragma
   foreach(_python IN ITEMS "${Python_EXECUTABLE}" "${Python3_EXECUTABLE}")
     if(_python)
       get_filename_component(_python_dir "${_python}" DIRECTORY)
@@ -114,6 +121,11 @@ if(NOT PolyPragma_FIND_QUIETLY)
 endif()
 if(_polypragma_default STREQUAL "cuda")
   # enable_language works only at directory scope, so the language the default needs is enabled here
+  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+    # current GPUs, as the setuptools hook builds: CMake's own default is the compiler's oldest one
+    set(CMAKE_CUDA_ARCHITECTURES "80-real;90" CACHE STRING
+        "CUDA architectures (PolyPragma's default: sm_80, and sm_90 with its PTX for later GPUs)")
+  endif()
   enable_language(CUDA)
   find_package(CUDAToolkit REQUIRED)
 elseif(_polypragma_default STREQUAL "opencl")

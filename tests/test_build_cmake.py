@@ -185,3 +185,22 @@ def test_package_is_found_with_its_version(tmp_path):
 
     messages = configure(tmp_path, tmp_path / "build", "Ninja", "-DPOLYPRAGMA_TARGET=c")
     assert f"found {__version__}" in messages and "999: 0" in messages
+
+
+@pytest.mark.skipif(shutil.which("nvcc") is None, reason="needs nvcc")
+def test_cuda_architectures_default_to_the_setuptools_hooks_unless_set(tmp_path):
+    """CMake's own default is the compiler's oldest architecture (sm_75 with CUDA 13); the package builds
+    for sm_80 and sm_90 with PTX, as the setuptools hook does, and keeps what the user sets."""
+    project = copy_example(tmp_path)
+
+    def code_flags(build_dir: Path) -> set[str]:
+        return set(re.findall(r"--generate-code=(\S+)", (build_dir / "build.ninja").read_text()))
+
+    configure(project, tmp_path / "default")
+    assert code_flags(tmp_path / "default") == {"arch=compute_80,code=[sm_80]",
+                                                "arch=compute_90,code=[compute_90,sm_90]"}
+    configure(project, tmp_path / "chosen", "Ninja", "-DCMAKE_CUDA_ARCHITECTURES=86")
+    assert code_flags(tmp_path / "chosen") == {"arch=compute_86,code=[compute_86,sm_86]"}
+    environment = dict(os.environ, CUDAARCHS="89-real")
+    configure(project, tmp_path / "environment", env=environment)
+    assert code_flags(tmp_path / "environment") == {"arch=compute_89,code=[sm_89]"}
