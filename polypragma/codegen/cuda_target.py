@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
 from polypragma.codegen.host import HostSyntax, host_function, runtime
-from polypragma.codegen.printer import HELPER_DEFINITIONS
+from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 
@@ -255,14 +255,10 @@ def generate(regions: list[GpuRegion], source: str) -> list[str]:
             macros |= set(helpers)
             kernels += lines + [""]
         function, used = host_function(region, syntax, source)
-        macros |= {HELPER_DEFINITIONS[name] for name in used}
+        macros |= used
         host += function + [""]
-    guarded = []
-    for definition in sorted(macros):
-        macro = definition.split()[1].split("(")[0]
-        guarded += [f"#ifndef {macro}", definition, "#endif"]
-    return (INCLUDES + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n") + [""] + guarded + [""]
-            + kernels + host)
+    prelude = INCLUDES + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")
+    return prelude + [""] + helper_macros(macros) + [""] + kernels + host
 
 
 def empty_unit(stem: str) -> list[str]:

@@ -12,7 +12,7 @@ from string import Template
 
 from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
 from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
-from polypragma.codegen.printer import HELPER_DEFINITIONS
+from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 
@@ -218,14 +218,10 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
         prologue.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     if not fp_contract:
         prologue.append("#pragma OPENCL FP_CONTRACT OFF")
-    prologue += sorted(kernel_macros)
+    prologue += helper_macros(kernel_macros, guarded=False)
     program = "\n".join(prologue + kernel_text)
     specific = RUNTIME.substitute(suffix=syntax.suffix, kernel_count=max(offset, 1),
                                   source="\n".join(c_string(program)), names=", ".join(names) or "0",
                                   build_options="" if fp_contract else "-cl-fp32-correctly-rounded-divide-sqrt")
-    guarded = []
-    for name in sorted(host_helpers):
-        definition = HELPER_DEFINITIONS[name]
-        macro = definition.split()[1].split("(")[0]
-        guarded += [f"#ifndef {macro}", definition, "#endif"]
-    return INCLUDES + [""] + runtime(syntax) + specific.rstrip("\n").split("\n") + [""] + guarded + host
+    prelude = INCLUDES + [""] + runtime(syntax) + specific.rstrip("\n").split("\n")
+    return prelude + [""] + helper_macros(host_helpers) + host
