@@ -235,7 +235,7 @@ def prototypes(regions: list[GpuRegion]) -> list[str]:
     return out
 
 
-def generate(regions: list[GpuRegion], source: str) -> list[str]:
+def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True) -> list[str]:
     """The body of the ``.cu`` file."""
     syntax = CudaSyntax()
     kernels: list[str] = []
@@ -257,7 +257,9 @@ def generate(regions: list[GpuRegion], source: str) -> list[str]:
         function, used = host_function(region, syntax, source)
         macros |= used
         host += function + [""]
-    prelude = INCLUDES + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")
+    includes = INCLUDES if fp_contract else INCLUDES + [
+        "/* compile with nvcc -fmad=false for results that match the CPU bit for bit */"]
+    prelude = includes + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")
     return prelude + [""] + helper_macros(macros) + [""] + kernels + host
 
 
