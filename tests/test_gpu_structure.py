@@ -109,8 +109,8 @@ def test_a_dependence_between_threads_is_caught():
 
 # per target: (file, its check macro, a buffer's declaration, its release, the copy-out call)
 SKELETONS = {
-    "cuda": (".polypragma.cu", "POLYPRAGMA_CUDA_CHECK(", "*dev_{} = NULL;", "const cudaError_t error = cudaFree(dev_{});",
-             "cudaMemcpyDeviceToHost"),
+    "cuda": (".polypragma.cu", "POLYPRAGMA_CUDA_CHECK(", "*dev_{} = NULL;",
+             "const cudaError_t error = cudaFree(dev_{});", "cudaMemcpyDeviceToHost"),
     "opencl": (".polypragma.c", "POLYPRAGMA_CL_CHECK_gemm(", "cl_mem dev_{} = NULL;",
                "const cl_int error = clReleaseMemObject(dev_{});", "clEnqueueReadBuffer("),
 }
