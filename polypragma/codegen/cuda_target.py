@@ -90,9 +90,9 @@ class CudaSyntax(GpuSyntax, HostSyntax):
                       "  }"]
         elif point == "release":
             for a in texture_arrays(region):
-                lines += [f"  if (texture_{a.name} != 0)", f"    cudaDestroyTextureObject(texture_{a.name});"]
+                lines += self.released(f"cudaDestroyTextureObject(texture_{a.name})", f"texture_{a.name} != 0")
         elif point == "released":
-            lines += ["  while (events_created > 0)", "    cudaEventDestroy(events[--events_created]);"]
+            lines += self.released("cudaEventDestroy(events[--events_created])", "events_created > 0", "while")
         return lines
 
     def _create_textures(self, region: GpuRegion) -> list[str]:

@@ -74,6 +74,15 @@ class HostSyntax:
     def checked(self, call: str) -> str:
         return f"{self.check}({call});"
 
+    def released(self, call: str, condition: str, loop: str = "if") -> list[str]:
+        """``call`` releasing something while ``condition`` holds (``loop``: "if" or "while"), in the
+        release section: a failure is reported, and decides the status when nothing failed before."""
+        return [f"  {loop} ({condition}) {{",
+                f"    const {self.error_type} error = {call};",
+                f"    if (error != {self.success} && polypragma_status == 0)",
+                f'      polypragma_status = {self.fail}("{call}", error, polypragma_where, polypragma_phase);',
+                "  }"]
+
     # -- hooks -------------------------------------------------------------------------
     def buffer_type(self, array: DeviceArray) -> str:
         """The type of ``dev_<array>``, with the space before the name when it needs one."""
@@ -147,12 +156,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str) -> tuple[l
     lines.append("polypragma_release:")
     lines += syntax.at(region, "release")
     for a in region.arrays:
-        lines += [f"  if (dev_{a.name} != NULL) {{",
-                  f"    const {syntax.error_type} error = {syntax.release_call}(dev_{a.name});",
-                  f"    if (error != {syntax.success} && polypragma_status == 0)",
-                  f'      polypragma_status = {syntax.fail}("{syntax.release_call}(dev_{a.name})", error, '
-                  "polypragma_where, polypragma_phase);",
-                  "  }"]
+        lines += syntax.released(f"{syntax.release_call}(dev_{a.name})", f"dev_{a.name} != NULL")
     lines += syntax.at(region, "released")
     lines += ["  return polypragma_status;", "}"]
     return lines, printer.helpers_used
