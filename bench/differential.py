@@ -84,7 +84,7 @@ KNOWN_PROBLEMS = """\
   the host code has no loop for that dimension (it takes one value there), c<j> was undeclared (programs
   396-398: the file did not compile) or was the iterator of another loop in scope (programs 554-555: the kernels
   ran for the wrong instances, wrong results).  The launch's host dimensions and tile counts are now written by
-  isl where the kernel stands, from the kernel's instances (codegen/gpu.py, `host_ast`; regressions
+  isl where the kernel stands, from the kernel's instances (codegen/host.py, `host_ast`; regressions
   `host_loop_of_one_iteration.c`, `host_dimension_of_another_loop.c`).
 * Wrong code, fixed: isl's AST build wrote a wrong guard, `(a2 + 1) % 3` where `(n + 1) % 3` was meant, in a
   kernel with register promotion whose schedule listed its parameters in another order than the AST's context

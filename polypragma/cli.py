@@ -75,7 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("source", metavar="SOURCE.c", nargs="?", help="C file with marked regions")
     parser.add_argument("-o", dest="output_dir", metavar="OUTDIR",
                         help="directory for the outputs (default: the directory of SOURCE.c)")
-    parser.add_argument("--target", choices=TARGETS, default="cuda",
+    parser.add_argument("--target", choices=tuple(TARGETS), default="cuda",
                         help="what to generate: 'cuda' writes SOURCE.polypragma.cu with the kernels and host code "
                              "(compile with nvcc, link with cudart); 'opencl' embeds OpenCL kernels and host code in "
                              "the C file (link with -lOpenCL); 'c' is sequential C, or OpenMP C with --openmp "

@@ -10,7 +10,8 @@ import islpy as isl
 
 from polypragma import dependences as dependence_analysis
 from polypragma.buildtools.depfile import format_rule
-from polypragma.codegen import c_target
+from polypragma.codegen import c_target, gpu
+from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
 from polypragma.frontend.extract import RegionExtractor
 from polypragma.frontend.locate import identifiers, locate
@@ -21,9 +22,6 @@ from polypragma.schedule import ScheduleOptions, compute_schedule, configure_con
 from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.sizes import SizeError, SizeOptions, dump as dump_sizes
 from polypragma.splice import Insertion, Replacement, banner, splice, write_atomically
-
-TARGETS = ("cuda", "opencl", "c")
-GPU_TARGETS = ("opencl", "cuda")
 
 
 @dataclass(frozen=True)
@@ -76,7 +74,8 @@ def compile_file(source: str, options: Options, reporter: Reporter | None = None
 
 
 def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> int:
-    if options.target not in TARGETS:
+    target = TARGETS.get(options.target)
+    if target is None:
         raise FatalError(f"target '{options.target}' is not available in this version (available: {', '.join(TARGETS)})")
     destination = output_path(source, options)
     try:
@@ -127,8 +126,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     continue
                 try:
                     try:
-                        lines, used, gpu_region = _compile_region(region, where, ast, types, reserved, options, log,
-                                                                  reporter, text.splitlines())
+                        lines, used, gpu_region = _compile_region(region, where, ast, types, reserved, options,
+                                                                  target, log, reporter, text.splitlines())
                     except isl.Error as exc:
                         # a failure inside isl is polypragma's bug, not the user's: the build goes on with
                         # the region as written, and the message says what to report
@@ -148,36 +147,21 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     gpu_regions.append(gpu_region)
     started = time.perf_counter()
     insertions: list[Insertion] = []
-    cuda_unit: list[str] | None = None
-    if options.target == "cuda":
-        from polypragma.codegen import cuda_target
-
-        cuda_unit = (cuda_target.generate(gpu_regions, source) if gpu_regions
-                     else cuda_target.empty_unit(source))
     if gpu_regions:
-        from polypragma.codegen import cuda_target, opencl_target
-
-        if options.target == "opencl":
-            block = opencl_target.generate(gpu_regions, source, fp_contract=options.fp_contract)
-        else:
-            block = cuda_target.prototypes(gpu_regions)
+        block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract)
         first = min(r.scop.region.begin_line for r in gpu_regions)
         insertions.append(Insertion(_insertion_line(text, first), block))
         if options.dump_sizes:
             for r in gpu_regions:
                 print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
-    if gpu_regions:
-        unit = "the .cu unit" if options.target == "cuda" else "the OpenCL kernels and host code"
-        log("codegen", f"{unit} of {len(gpu_regions)} region(s)", started)
-    started = time.perf_counter()
-    outputs = {destination: splice(text, source, options.target, replacements, helpers, insertions,
+    outputs = {destination: splice(text, source, target.name, replacements, helpers, insertions,
                                    os.path.basename(destination))}
-    if cuda_unit is not None:
-        unit = "\n".join([banner(source, options.target), *cuda_unit]) + "\n"
-        if not options.fp_contract:
-            unit = unit.replace("#include <cuda_runtime.h>", "#include <cuda_runtime.h>\n/* compile with nvcc -fmad=false "
-                                "for results that match the CPU bit for bit */", 1)
-        outputs[output_path(source, options, ".cu")] = unit
+    if target.unit_suffix is not None:
+        unit = target.unit(gpu_regions, source, fp_contract=options.fp_contract)
+        outputs[output_path(source, options, target.unit_suffix)] = "\n".join([banner(source, target.name), *unit, ""])
+    if gpu_regions or target.unit_suffix is not None:
+        log("codegen", f"the kernels and host code of {len(gpu_regions)} region(s)", started)
+        started = time.perf_counter()
     if options.check:
         return _check(outputs, source, reporter)
     for path, content in outputs.items():
@@ -220,7 +204,7 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[str], options: Options,
-                    log: _Log, reporter: Reporter, source_lines: list[str]):
+                    target: Target, log: _Log, reporter: Reporter, source_lines: list[str]):
     ctx = isl.Context()
     configure_context(ctx, options.schedule)
     started = time.perf_counter()
@@ -247,12 +231,10 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             log("schedule", "  " + line)
 
     started = time.perf_counter()
-    if options.target in GPU_TARGETS:
-        from polypragma.codegen import gpu
-
+    if target.gpu:
         try:
             gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
-                                     options.memory, cuda=options.target == "cuda")
+                                     options.memory, cuda=target.cuda_kernels)
         except SizeError as exc:
             raise FatalError(str(exc), region.location) from None
         log("gpu", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s) mapped, their ASTs built", started)

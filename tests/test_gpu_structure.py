@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
 
 
@@ -34,8 +36,8 @@ def test_time_loop_stays_on_the_host_around_two_launches(tmp_path):
     loop = host.index("for (")
     launches = [m.start() for m in re.finditer(r"<<<grid, block>>>", host)]
     assert len(launches) == 2 and all(at > loop for at in launches)
-    # the time loop's iterator reaches the kernels as an argument
-    assert re.search(r"kernel0<<<grid, block>>>\(.*\bc0\)", host)
+    # the time loop's iterator reaches the kernels as an argument (named host_h0: OpenCL takes its address)
+    assert re.search(r"const int host_h0 = c0;(?s:.)*?kernel0<<<grid, block>>>\([^\n]*\bhost_h0\)", host)
 
 
 def test_sequential_code_runs_as_one_thread_kernel(tmp_path):
@@ -105,18 +107,30 @@ def test_a_dependence_between_threads_is_caught():
     map_to_gpu(band.get_schedule(), context, SizeOptions(), names, chain.intersect(isl.UnionMap("{ S[i] -> S[i] }", context=ctx)))
 
 
-def test_a_device_failure_releases_what_the_region_allocated(tmp_path):
-    # every check jumps to one release section that frees each buffer allocated so far; the phase
-    # decides what the failure means (fall back before the copy-out, stop during it, done after it)
-    unit, _ = cuda_unit(KERNELS / "gemm.c", tmp_path)
-    host = host_function(unit, 0)
-    first_check = host.index("POLYPRAGMA_CUDA_CHECK(")
+# per target: (file, its check macro, a buffer's declaration, its release, the copy-out call)
+SKELETONS = {
+    "cuda": (".polypragma.cu", "POLYPRAGMA_CUDA_CHECK(", "*dev_{} = NULL;",
+             "const cudaError_t error = cudaFree(dev_{});", "cudaMemcpyDeviceToHost"),
+    "opencl": (".polypragma.c", "POLYPRAGMA_CL_CHECK_gemm(", "cl_mem dev_{} = NULL;",
+               "const cl_int error = clReleaseMemObject(dev_{});", "clEnqueueReadBuffer("),
+}
+
+
+@pytest.mark.parametrize("target", sorted(SKELETONS))
+def test_a_device_failure_releases_what_the_region_allocated(tmp_path, target):
+    # one host skeleton for both targets (codegen/host.py): every check jumps to one release section
+    # that frees each buffer allocated so far; the phase decides what the failure means (fall back
+    # before the copy-out, stop during it, done after it)
+    suffix, check, declaration, freed, copy_out_call = SKELETONS[target]
+    status, messages = polypragma(KERNELS / "gemm.c", tmp_path, ["--target", target])
+    assert status == 0, messages
+    host = host_function((tmp_path / ("gemm" + suffix)).read_text(), 0)
+    first_check = host.index(check)
     release = host.index("polypragma_release:")
     # C++ forbids jumping over a declaration: all of them come before the first check
     for name in "ABC":
-        assert host.index(f"*dev_{name} = NULL;") < first_check
-        assert re.search(rf"if \(dev_{name} != NULL\) {{\n\s+const cudaError_t error = cudaFree\(dev_{name}\);",
-                         host[release:])
-    copy_out = host.index("cudaMemcpyDeviceToHost")
+        assert host.index(declaration.format(name)) < first_check
+        assert re.search(rf"if \(dev_{name} != NULL\) {{\n\s+{re.escape(freed.format(name))}", host[release:])
+    copy_out = host.index(copy_out_call)
     assert host.index("POLYPRAGMA_COPYING_OUT") < copy_out < host.index("POLYPRAGMA_DONE") < release
     assert host.rstrip().endswith("return polypragma_status;")

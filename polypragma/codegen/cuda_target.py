@@ -7,14 +7,114 @@ the ``.cu`` file compiles with nvcc; linking needs only cudart.
 
 from __future__ import annotations
 
-from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, host_ast, kernel_arrays,
-                                    kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
-from polypragma.codegen.printer import HELPER_DEFINITIONS
+from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
+from polypragma.codegen.host import HostSyntax, host_function, runtime
+from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 
 
-class CudaSyntax(GpuSyntax):
+class CudaSyntax(GpuSyntax, HostSyntax):
+    """How CUDA spells kernels and the host side."""
+
+    prefix = "cuda"
+    storage = 'extern "C" '
+    error_type = "cudaError_t"
+    success = "cudaSuccess"
+    error_format = ": %s"
+    error_value = "cudaGetErrorString(error)"
+    release_call = "cudaFree"
+
+    def buffer_type(self, array: DeviceArray) -> str:
+        return f"{array.device_type} *"
+
+    def declarations(self, region: GpuRegion) -> list[str]:
+        lines = ["  const int profile = polypragma_profiling();",
+                 "  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();",
+                 "  cudaEvent_t events[4];",
+                 "  int events_created = 0;"]
+        lines += [f"  cudaTextureObject_t texture_{a.name} = 0;" for a in texture_arrays(region)]
+        return lines
+
+    def allocate(self, region: GpuRegion, array: DeviceArray) -> list[str]:
+        if array.name in region.constant:
+            return []  # a __constant__ symbol of the file
+        size = f"bytes_{array.name} > 0 ? bytes_{array.name} : sizeof({array.device_type})"
+        return ["  " + self.checked(f"cudaMalloc((void **)&dev_{array.name}, {size})")]
+
+    def copy_in(self, region: GpuRegion, array: DeviceArray) -> str:
+        if array.name in region.constant:
+            return f"cudaMemcpyToSymbol({constant_symbol(region, array)}, {array.host_name}, bytes_{array.name})"
+        return f"cudaMemcpy(dev_{array.name}, {array.host_name}, bytes_{array.name}, cudaMemcpyHostToDevice)"
+
+    def copy_out(self, array: DeviceArray) -> str:
+        return f"cudaMemcpy({array.host_name}, dev_{array.name}, bytes_{array.name}, cudaMemcpyDeviceToHost)"
+
+    def synchronise(self) -> str:
+        return "cudaDeviceSynchronize()"
+
+    def kernel_argument(self, region: GpuRegion, kernel: Kernel, array: DeviceArray) -> tuple[str, str] | None:
+        placement = region.placement(kernel, array)
+        if placement == "constant":
+            return None
+        if placement == "texture":
+            return "cudaTextureObject_t", f"texture_{array.name}"
+        return f"{array.device_type} *", f"dev_{array.name}"
+
+    def launch(self, region: GpuRegion, kernel: Kernel, arguments: list[tuple[str, str]], grid: list[str],
+               block: list[str], pad: str) -> list[str]:
+        grid = [g if g.isdigit() else f"(unsigned){g}" for g in grid] + ["1"] * (3 - len(grid))
+        block = block + ["1"] * (3 - len(block))
+        return [f"{pad}dim3 grid({', '.join(grid)}), block({', '.join(block)});",
+                f"{pad}{region.kernel_names[kernel.index]}<<<grid, block>>>({', '.join(v for _, v in arguments)});",
+                f"{pad}{self.checked('cudaGetLastError()')}"]
+
+    def at(self, region: GpuRegion, point: str) -> list[str]:
+        # profiling events: region start, after copy-in, after the kernels, after copy-out
+        record = {"allocated": 0, "copied in": 1, "launched": 2}
+        lines = []
+        if point == "copied in":
+            lines += self._create_textures(region)
+        if point in record:
+            lines += ["  if (profile)", f"    {self.checked(f'cudaEventRecord(events[{record[point]}], 0)')}"]
+        elif point == "start":
+            lines += ["  if (profile) {",
+                      "    for (; events_created < 4; events_created++)",
+                      f"      {self.checked('cudaEventCreate(&events[events_created])')}",
+                      "  }"]
+        elif point == "done":
+            lines += ["  if (profile) {",
+                      f"    {self.checked('cudaEventRecord(events[3], 0)')}",
+                      f"    {self.checked('cudaEventSynchronize(events[3])')}",
+                      "    polypragma_profile_report(events, started, polypragma_where);",
+                      "  }"]
+        elif point == "release":
+            for a in texture_arrays(region):
+                lines += self.released(f"cudaDestroyTextureObject(texture_{a.name})", f"texture_{a.name} != 0")
+        elif point == "released":
+            lines += self.released("cudaEventDestroy(events[--events_created])", "events_created > 0", "while")
+        return lines
+
+    def _create_textures(self, region: GpuRegion) -> list[str]:
+        lines = []
+        for a in texture_arrays(region):
+            create = f"cudaCreateTextureObject(&texture_{a.name}, &resource, &description, NULL)"
+            lines += ["  {",
+                      "    cudaResourceDesc resource;",
+                      "    memset(&resource, 0, sizeof(resource));",
+                      "    resource.resType = cudaResourceTypeLinear;",
+                      f"    resource.res.linear.devPtr = dev_{a.name};",
+                      f"    resource.res.linear.desc = cudaCreateChannelDesc<{TEXTURE_CHANNEL[a.device_type]}>();",
+                      f"    resource.res.linear.sizeInBytes = bytes_{a.name} > 0 ? bytes_{a.name} : "
+                      f"sizeof({a.device_type});",
+                      "    cudaTextureDesc description;",
+                      "    memset(&description, 0, sizeof(description));",
+                      "    description.readMode = cudaReadModeElementType;",
+                      f"    {self.checked(create)}",
+                      "  }"]
+        return lines
+
+    # -- kernels -------------------------------------------------------------------------
     def kernel_header(self, name: str, params: list[str]) -> str:
         return f"__global__ void {name}({', '.join(params)})"
 
@@ -66,54 +166,10 @@ TEXTURE_FETCH = {
 TEXTURE_CHANNEL = {"float": "float", "int": "int", "unsigned int": "unsigned int", "double": "int2"}
 
 
+INCLUDES = ["#include <cstdio>", "#include <cstdlib>", "#include <cstring>", "#include <chrono>",
+            "#include <cuda_runtime.h>"]
+
 RUNTIME = r"""
-#include <cstdio>
-#include <cstdlib>
-#include <cstring>
-#include <chrono>
-#include <cuda_runtime.h>
-
-/* POLYPRAGMA_DEVICE: "cpu" runs the original loops, "gpu" requires the device, unset or "auto" uses it if present */
-static int polypragma_device_mode(void)
-{
-  const char *mode = getenv("POLYPRAGMA_DEVICE");
-  if (mode == NULL || mode[0] == '\0' || strcmp(mode, "auto") == 0)
-    return 0;
-  if (strcmp(mode, "cpu") == 0)
-    return 1;
-  if (strcmp(mode, "gpu") == 0)
-    return 2;
-  fprintf(stderr, "polypragma: POLYPRAGMA_DEVICE must be 'cpu', 'gpu' or 'auto', not '%s'\n", mode);
-  exit(1);
-}
-
-/* The phases of a region's host function, which decide what a failure leads to */
-enum { POLYPRAGMA_BEFORE_COPY_OUT, POLYPRAGMA_COPYING_OUT, POLYPRAGMA_DONE };
-
-/* A failure, always reported.  Before the copy-out the host data is untouched: the caller runs the
-   original loops (1), unless POLYPRAGMA_DEVICE=gpu makes it fatal.  During the copy-out the host arrays
-   may be partly overwritten, so running the original loops would be wrong: fatal.  After it the results
-   are on the host: the region is done (0). */
-static int polypragma_cuda_fail(const char *call, cudaError_t error, const char *where, int phase)
-{
-  fprintf(stderr, "polypragma: %s: %s failed: %s\n", where, call, cudaGetErrorString(error));
-  if (phase == POLYPRAGMA_COPYING_OUT) {
-    fprintf(stderr, "polypragma: %s: the host arrays may be partly overwritten; cannot fall back to the original "
-            "loops\n", where);
-    exit(1);
-  }
-  if (polypragma_device_mode() == 2)
-    exit(1);
-  return phase == POLYPRAGMA_DONE ? 0 : 1;
-}
-
-/* In a region's host function: on failure, record the status and release what was allocated */
-#define POLYPRAGMA_CUDA_CHECK(call) \
-  do { cudaError_t polypragma_error_ = (call); \
-       if (polypragma_error_ != cudaSuccess) { \
-         polypragma_status = polypragma_cuda_fail(#call, polypragma_error_, polypragma_where, polypragma_phase); \
-         goto polypragma_release; } } while (0)
-
 /* POLYPRAGMA_PROFILE set (and not "0"): each region reports its phases on stderr, timed with CUDA events */
 static int polypragma_profiling(void)
 {
@@ -167,125 +223,6 @@ static int polypragma_cuda_setup(const char *where)
 """
 
 
-def host_function(region: GpuRegion, source: str) -> tuple[list[str], set[str]]:
-    """The ``extern "C"`` function running ``region``: 0 when it ran on the device, 1 when the caller
-    must run the original loops.  Every declaration precedes the first check, whose failure jumps to
-    the release of what was allocated."""
-    where = where_literal(region, source)
-    params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
-    lines = [f'extern "C" int {region.function}({params})', "{",
-             f"  const char *const polypragma_where = {where};",
-             "  if (polypragma_cuda_setup(polypragma_where) != 0)", "    return 1;",
-             "  int polypragma_status = 0;",
-             "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;",
-             "  const int profile = polypragma_profiling();",
-             "  const std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();",
-             "  cudaEvent_t events[4];",
-             "  int events_created = 0;"]
-    textures = texture_arrays(region)
-    for a in region.arrays:
-        lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
-        lines.append(f"  {a.device_type} *dev_{a.name} = NULL;")
-    for a in textures:
-        lines.append(f"  cudaTextureObject_t texture_{a.name} = 0;")
-    lines += ["  if (profile) {",
-              "    for (; events_created < 4; events_created++)",
-              "      POLYPRAGMA_CUDA_CHECK(cudaEventCreate(&events[events_created]));",
-              "  }"]
-    for a in region.arrays:
-        if a.name in region.constant:
-            continue
-        lines.append(f"  POLYPRAGMA_CUDA_CHECK(cudaMalloc((void **)&dev_{a.name}, bytes_{a.name} > 0 ? bytes_{a.name} "
-                     f": sizeof({a.device_type})));")
-    lines += ["  if (profile)", "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[0], 0));"]
-    for a in region.arrays:
-        if a.name in region.constant:
-            lines.append(f"  if (bytes_{a.name} > 0)")
-            lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpyToSymbol({constant_symbol(region, a)}, {a.host_name}, "
-                         f"bytes_{a.name}));")
-        elif a.copy_in:
-            lines.append(f"  if (bytes_{a.name} > 0)")
-            lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy(dev_{a.name}, {a.host_name}, bytes_{a.name}, "
-                         "cudaMemcpyHostToDevice));")
-    for a in textures:
-        lines += ["  {",
-                  "    cudaResourceDesc resource;",
-                  "    memset(&resource, 0, sizeof(resource));",
-                  "    resource.resType = cudaResourceTypeLinear;",
-                  f"    resource.res.linear.devPtr = dev_{a.name};",
-                  f"    resource.res.linear.desc = cudaCreateChannelDesc<{TEXTURE_CHANNEL[a.device_type]}>();",
-                  f"    resource.res.linear.sizeInBytes = bytes_{a.name} > 0 ? bytes_{a.name} : sizeof({a.device_type});",
-                  "    cudaTextureDesc description;",
-                  "    memset(&description, 0, sizeof(description));",
-                  "    description.readMode = cudaReadModeElementType;",
-                  f"    POLYPRAGMA_CUDA_CHECK(cudaCreateTextureObject(&texture_{a.name}, &resource, &description, NULL));",
-                  "  }"]
-
-    def launch(kernel: Kernel, hosts: list[str], counts: list[str], depth: int) -> list[str]:
-        pad = "  " * depth
-        inner = pad + "  "
-        out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
-        args = []
-        for a in kernel_arrays(region, kernel):
-            placement = region.placement(kernel, a)
-            if placement != "constant":
-                args.append(f"texture_{a.name}" if placement == "texture" else f"dev_{a.name}")
-        for ctype, name in kernel_scalar_params(region, kernel):
-            args.append(hosts[kernel.host_params.index(name)] if name in kernel.host_params else name)
-        grid = ["1", "1", "1"]
-        block = ["1", "1", "1"]
-        if kernel.mapped:
-            out.append(f"{inner}long tiles[{kernel.mapped}];")
-            for d in range(kernel.mapped):
-                launch_dim = kernel.mapped - 1 - d
-                out.append(f"{inner}tiles[{d}] = {counts[d]};")
-                out.append(f"{inner}if (tiles[{d}] > {kernel.sizes.grid[d]}) tiles[{d}] = {kernel.sizes.grid[d]};")
-                grid[launch_dim] = f"(unsigned)tiles[{d}]"
-                block[launch_dim] = str(kernel.sizes.block[d])
-            condition = " && ".join(f"tiles[{d}] > 0" for d in range(kernel.mapped))
-        else:
-            condition = "1"
-        out.append(f"{inner}if ({condition}) {{")
-        out.append(f"{inner}  dim3 grid({', '.join(grid)}), block({', '.join(block)});")
-        out.append(f"{inner}  {region.kernel_names[kernel.index]}<<<grid, block>>>({', '.join(args)});")
-        out.append(f"{inner}  POLYPRAGMA_CUDA_CHECK(cudaGetLastError());")
-        out.append(f"{inner}}}")
-        out.append(f"{pad}}}")
-        return out
-
-    printer = HostPrinter(region, launch)
-    lines += ["  if (profile)", "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[1], 0));"]
-    lines += printer.node(host_ast(region), 1)
-    lines += ["  if (profile)", "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[2], 0));",
-              "  POLYPRAGMA_CUDA_CHECK(cudaDeviceSynchronize());",
-              "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
-    for a in region.arrays:
-        if a.copy_out:
-            lines.append(f"  if (bytes_{a.name} > 0)")
-            lines.append(f"    POLYPRAGMA_CUDA_CHECK(cudaMemcpy({a.host_name}, dev_{a.name}, bytes_{a.name}, "
-                         "cudaMemcpyDeviceToHost));")
-    lines += ["  polypragma_phase = POLYPRAGMA_DONE;",
-              "  if (profile) {",
-              "    POLYPRAGMA_CUDA_CHECK(cudaEventRecord(events[3], 0));",
-              "    POLYPRAGMA_CUDA_CHECK(cudaEventSynchronize(events[3]));",
-              "    polypragma_profile_report(events, started, polypragma_where);",
-              "  }",
-              "polypragma_release:"]
-    for a in textures:
-        lines += [f"  if (texture_{a.name} != 0)", f"    cudaDestroyTextureObject(texture_{a.name});"]
-    for a in region.arrays:
-        lines += [f"  if (dev_{a.name} != NULL) {{",
-                  f"    const cudaError_t error = cudaFree(dev_{a.name});",
-                  "    if (error != cudaSuccess && polypragma_status == 0)",
-                  f'      polypragma_status = polypragma_cuda_fail("cudaFree(dev_{a.name})", error, polypragma_where, '
-                  "polypragma_phase);",
-                  "  }"]
-    lines += ["  while (events_created > 0)",
-              "    cudaEventDestroy(events[--events_created]);",
-              "  return polypragma_status;", "}"]
-    return lines, printer.helpers_used
-
-
 def texture_arrays(region: GpuRegion) -> list[DeviceArray]:
     """Arrays some kernel of ``region`` reads through a texture object."""
     return [a for a in region.arrays if any(region.placement(k, a) == "texture" for k in region.mapping.kernels)]
@@ -300,7 +237,7 @@ def prototypes(regions: list[GpuRegion]) -> list[str]:
     return out
 
 
-def generate(regions: list[GpuRegion], source: str) -> list[str]:
+def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True) -> list[str]:
     """The body of the ``.cu`` file."""
     syntax = CudaSyntax()
     kernels: list[str] = []
@@ -319,14 +256,13 @@ def generate(regions: list[GpuRegion], source: str) -> list[str]:
             helpers, lines = kernel_lines(region, kernel, syntax)
             macros |= set(helpers)
             kernels += lines + [""]
-        function, used = host_function(region, source)
-        macros |= {HELPER_DEFINITIONS[name] for name in used}
+        function, used = host_function(region, syntax, source)
+        macros |= used
         host += function + [""]
-    guarded = []
-    for definition in sorted(macros):
-        macro = definition.split()[1].split("(")[0]
-        guarded += [f"#ifndef {macro}", definition, "#endif"]
-    return RUNTIME.strip("\n").split("\n") + [""] + guarded + [""] + kernels + host
+    includes = INCLUDES if fp_contract else INCLUDES + [
+        "/* compile with nvcc -fmad=false for results that match the CPU bit for bit */"]
+    prelude = includes + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")
+    return prelude + [""] + helper_macros(macros) + [""] + kernels + host
 
 
 def empty_unit(stem: str) -> list[str]:

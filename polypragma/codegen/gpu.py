@@ -1,17 +1,10 @@
-"""Kernels and host code for the GPU targets, shared by CUDA and OpenCL.
+"""Kernels for the GPU targets, shared by CUDA and OpenCL.
 
 The same isl ASTs feed both targets; a :class:`GpuSyntax` subclass says how
-each target spells a kernel, its block and thread ids, buffers, transfers,
-launches and error checks.  Per region the output is:
-
-* kernel functions (one per :class:`polypragma.gpu.mapping.Kernel`);
-* one host function that returns 0 after running the region on the device,
-  or 1 when no device is used (the caller then runs the original loops).
-  It allocates the buffers, copies in, runs the host loops with the launches,
-  copies out and frees.  Every API call is checked; a failure names the call,
-  the region's file and line and the error.  ``POLYPRAGMA_DEVICE=cpu`` skips
-  the device, ``POLYPRAGMA_DEVICE=gpu`` makes a missing device or any failure
-  fatal, and the default uses a device when one is present.
+each target spells a kernel, its block and thread ids, parameters, shared
+declarations and barriers.  Per region the output is kernel functions (one
+per :class:`polypragma.gpu.mapping.Kernel`) and one host function, whose
+skeleton is in :mod:`polypragma.codegen.host`.
 """
 
 from __future__ import annotations
@@ -21,14 +14,14 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polypragma.codegen.ast_build import CallbackFailures, ast_builder, build_kernel_ast, iterator_prefix
+from polypragma.codegen.ast_build import build_kernel_ast, iterator_prefix
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.dependences import Dependences
 from polypragma.codegen.tiles import TiledKernel
 from polypragma.gpu.data import DeviceArray, device_arrays
 from polypragma.diagnostics import Unsupported
-from polypragma.gpu.mapping import KERNEL_MARK, CrossThreadDependence, GpuMapping, Kernel, map_to_gpu
+from polypragma.gpu.mapping import CrossThreadDependence, GpuMapping, Kernel, map_to_gpu
 from polypragma.gpu.memory import KernelMemory, MemoryOptions, constant_arrays, kernel_memory
 from polypragma.gpu.sizes import SizeOptions
 from polypragma.model import Scop
@@ -228,92 +221,6 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     lines += body
     lines.append("}")
     return printer.helper_lines(), lines
-
-
-# -- host code ---------------------------------------------------------------------------
-
-
-class HostPrinter(CFamilyPrinter):
-    """The host loops; each kernel launch is a call node made by ``host_ast``."""
-
-    def __init__(self, region: GpuRegion, launch):
-        super().__init__(region.scop.iterator_type)
-        self.region = region
-        # (kernel, values of its host dimensions h0, h1, ..., its tile counts, depth) -> lines
-        self.launch = launch
-
-    def user(self, n: isl.AstNode, depth: int) -> list[str]:
-        call = n.user_get_expr()
-        name = call.get_op_arg(0).get_id().get_name()
-        if not name.startswith(KERNEL_MARK):
-            raise AssertionError("statement outside any kernel")
-        kernel = self.region.mapping.kernels[int(name[len(KERNEL_MARK):])]
-        arguments = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
-        hosts = len(kernel.host_params)
-        return self.launch(kernel, arguments[:hosts], arguments[hosts:], depth)
-
-
-def host_ast(region: GpuRegion) -> isl.AstNode:
-    """The host loops, each kernel's subtree replaced by a call ``kernel_<k>(h0, h1, ..., counts)``:
-    the values of the kernel's host dimensions and its tile counts, as isl writes them where the kernel
-    stands.  They cannot be named after the host loops' iterators: a host loop of one iteration is no
-    loop in isl's AST, and its iterator is not declared."""
-
-    def launch(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
-        mark = node.mark_get_id()
-        if not mark.get_name().startswith(KERNEL_MARK):
-            return node
-        kernel = region.mapping.kernels[int(mark.get_name()[len(KERNEL_MARK):])]
-        arguments = isl.AstExprList.alloc(build.get_ctx(), 0)
-        for value in _launch_values(kernel, build):
-            arguments = arguments.add(build.expr_from_pw_aff(value))
-        return isl.AstNode.alloc_user(isl.AstExpr.from_id(mark).call(arguments))
-
-    failures = CallbackFailures()
-    build = ast_builder(region.scop.context, region.names["host"])
-    # islpy returns the callback's lifetime handle with the build; keep it alive while building
-    build, _handle = build.set_after_each_mark(failures.kept(launch))
-    ast = build.node_from_schedule(region.mapping.host_schedule)
-    failures.raise_first()
-    return ast
-
-
-def _launch_values(kernel: Kernel, build: isl.AstBuild) -> list[isl.PwAff]:
-    """The host dimensions h0, h1, ... of ``kernel`` and its tile counts, as functions on the schedule
-    space of ``build`` (where the kernel's mark stands)."""
-    # { [schedule space] -> [h0, h1, ...] }, single-valued
-    to_hosts = isl.Map.from_union_map(build.get_schedule().reverse().apply_range(kernel.host_schedule))
-    hosts = isl.PwMultiAff.from_map(to_hosts)
-    values = [hosts.get_pw_aff(j) for j in range(len(kernel.host_params))]
-    for count in kernel.tile_counts:  # over the parameters h0, h1, ...: those become the domain
-        count = count.align_params(to_hosts.get_space().params()).add_dims(isl.dim_type.in_, 0)  # a set domain
-        for j, name in enumerate(kernel.host_params):
-            position = count.get_space().find_dim_by_name(isl.dim_type.param, name)
-            if position >= 0:
-                count = count.move_dims(isl.dim_type.in_, j, isl.dim_type.param, position, 1)
-            else:
-                count = count.insert_dims(isl.dim_type.in_, j, 1)
-        on_hosts = isl.Map.from_pw_aff(count)
-        on_hosts = on_hosts.set_tuple_id(isl.dim_type.in_, to_hosts.get_tuple_id(isl.dim_type.out)) \
-            if to_hosts.has_tuple_id(isl.dim_type.out) else on_hosts
-        values.append(isl.PwMultiAff.from_map(to_hosts.apply_range(on_hosts)).get_pw_aff(0))
-    return values
-
-
-def where_literal(region: GpuRegion, source: str) -> str:
-    """The C string literal naming the region in the host code's messages: ``"file.c:12: region 0"``."""
-    scop = region.scop
-    text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def c_string(text: str) -> list[str]:
-    """``text`` as the lines of a C string literal."""
-    out = []
-    for line in text.split("\n"):
-        escaped = line.replace("\\", "\\\\").replace('"', '\\"')
-        out.append(f'  "{escaped}\\n"')
-    return out
 
 
 def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:

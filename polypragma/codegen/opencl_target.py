@@ -8,17 +8,73 @@ otherwise (PoCL's CPU device runs the tests).
 
 from __future__ import annotations
 
-from polypragma.codegen.printer import HELPER_DEFINITIONS
-from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, c_string, host_ast,
-                                    kernel_arrays, kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
+from string import Template
+
+from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
+from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
+from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 
 
-class OpenCLSyntax(GpuSyntax):
+class OpenCLSyntax(GpuSyntax, HostSyntax):
+    """How OpenCL spells kernels and the host side; one per generated file, whose stem suffixes the
+    runtime's names."""
+
     opencl = True
     registers_across_barriers = False
+    prefix = "cl"
+    storage = "static "
+    error_type = "cl_int"
+    success = "CL_SUCCESS"
+    error_format = " with OpenCL error %d"
+    error_value = "(int)error"
+    release_call = "clReleaseMemObject"
 
+    def __init__(self, stem: str):
+        super().__init__(f"_{stem}")
+        self.state = f"polypragma_cl_{stem}"  # the context, queue, program and kernels of the file
+        self.kernel_offsets: dict[str, int] = {}  # region function -> index of its first kernel
+
+    def buffer_type(self, array: DeviceArray) -> str:
+        return "cl_mem "
+
+    def declarations(self, region: GpuRegion) -> list[str]:
+        return ["  cl_int created;"] if region.arrays else []  # the status of clCreateBuffer
+
+    def allocate(self, region: GpuRegion, array: DeviceArray) -> list[str]:
+        size = f"bytes_{array.name} > 0 ? bytes_{array.name} : sizeof({array.device_type})"
+        # the check names the call: the buffer and the status are its value
+        create = f"clCreateBuffer({self.state}.context, CL_MEM_READ_WRITE, {size}, NULL, &created)"
+        return ["  " + self.checked(f"(dev_{array.name} = {create}, created)")]
+
+    def copy_in(self, region: GpuRegion, array: DeviceArray) -> str:
+        return (f"clEnqueueWriteBuffer({self.state}.queue, dev_{array.name}, CL_TRUE, 0, bytes_{array.name}, "
+                f"{array.host_name}, 0, NULL, NULL)")
+
+    def copy_out(self, array: DeviceArray) -> str:
+        return (f"clEnqueueReadBuffer({self.state}.queue, dev_{array.name}, CL_TRUE, 0, bytes_{array.name}, "
+                f"{array.host_name}, 0, NULL, NULL)")
+
+    def synchronise(self) -> str:
+        return f"clFinish({self.state}.queue)"
+
+    def kernel_argument(self, region: GpuRegion, kernel: Kernel, array: DeviceArray) -> tuple[str, str]:
+        return "cl_mem", f"dev_{array.name}"  # constant memory is a buffer too
+
+    def launch(self, region: GpuRegion, kernel: Kernel, arguments: list[tuple[str, str]], grid: list[str],
+               block: list[str], pad: str) -> list[str]:
+        var = f"{self.state}.kernels[{self.kernel_offsets[region.function] + kernel.index}]"
+        out = [pad + self.checked(f"clSetKernelArg({var}, {k}, sizeof({ctype}), &{value})")
+               for k, (ctype, value) in enumerate(arguments)]
+        sizes = [str(int(g) * int(b)) if g.isdigit() else f"(size_t){g} * {b}" for g, b in zip(grid, block)]
+        dims = len(grid)
+        out.append(f"{pad}size_t global[{dims}] = {{{', '.join(sizes)}}}, local[{dims}] = {{{', '.join(block)}}};")
+        out.append(pad + self.checked(f"clEnqueueNDRangeKernel({self.state}.queue, {var}, {dims}, NULL, global, local, "
+                                      "0, NULL, NULL)"))
+        return out
+
+    # -- kernels -------------------------------------------------------------------------
     def kernel_header(self, name: str, params: list[str]) -> str:
         return f"__kernel void {name}({', '.join(params)})"
 
@@ -42,84 +98,39 @@ class OpenCLSyntax(GpuSyntax):
         return f"(int)get_local_id({dim})"
 
 
-RUNTIME = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#define CL_TARGET_OPENCL_VERSION 120
-#ifdef __APPLE__
-#include <OpenCL/opencl.h>
-#else
-#include <CL/cl.h>
-#endif
+INCLUDES = ["#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", "#define CL_TARGET_OPENCL_VERSION 120",
+            "#ifdef __APPLE__", "#include <OpenCL/opencl.h>", "#else", "#include <CL/cl.h>", "#endif"]
 
-/* POLYPRAGMA_DEVICE: "cpu" runs the original loops, "gpu" requires the device, unset or "auto" uses it if present */
-static int polypragma_device_mode_@(void)
-{
-  const char *mode = getenv("POLYPRAGMA_DEVICE");
-  if (mode == NULL || mode[0] == '\0' || strcmp(mode, "auto") == 0)
-    return 0;
-  if (strcmp(mode, "cpu") == 0)
-    return 1;
-  if (strcmp(mode, "gpu") == 0)
-    return 2;
-  fprintf(stderr, "polypragma: POLYPRAGMA_DEVICE must be 'cpu', 'gpu' or 'auto', not '%s'\n", mode);
-  exit(1);
-}
-
+RUNTIME = Template(r"""
 static struct {
   int tried, ready;
   cl_context context;
   cl_command_queue queue;
   cl_program program;
-  cl_kernel kernels[@KERNEL_COUNT@];
-} polypragma_cl_@;
+  cl_kernel kernels[$kernel_count];
+} polypragma_cl$suffix;
 
-/* A failure, always reported.  phase 0 (before the copy-out): the host data is untouched and the caller
-   runs the original loops (1), unless POLYPRAGMA_DEVICE=gpu makes it fatal.  phase 1 (copying out): the
-   host arrays may be partly overwritten, so the original loops would compute from wrong data: fatal.
-   phase 2 (after it): the results are on the host, the region is done (0). */
-static int polypragma_cl_fail_@(const char *call, cl_int error, const char *where, int phase)
-{
-  fprintf(stderr, "polypragma: %s: %s failed with OpenCL error %d\n", where, call, (int)error);
-  if (phase == 1) {
-    fprintf(stderr, "polypragma: %s: the host arrays may be partly overwritten; cannot fall back to the original "
-            "loops\n", where);
-    exit(1);
-  }
-  if (polypragma_device_mode_@() == 2)
-    exit(1);
-  return phase == 2 ? 0 : 1;
-}
+/* in the setup: the status of the call named, whose failure is returned */
+#define POLYPRAGMA_CL_SETUP_CHECK$suffix(status, call, where) \
+  do { if ((status) != CL_SUCCESS) \
+         return polypragma_cl_fail$suffix(call, status, where, POLYPRAGMA_BEFORE_COPY_OUT); } while (0)
 
-/* in the setup: return the failure */
-#define POLYPRAGMA_CL_CHECK_@(call, where) \
-  do { cl_int polypragma_error_ = (call); \
-       if (polypragma_error_ != CL_SUCCESS) return polypragma_cl_fail_@(#call, polypragma_error_, where, 0); } while (0)
+static const char *polypragma_cl_source$suffix =
+$source;
 
-/* in a region's host function: record the failure and release what was allocated */
-#define POLYPRAGMA_CL_REGION_CHECK_@(call) \
-  do { cl_int polypragma_error_ = (call); \
-       if (polypragma_error_ != CL_SUCCESS) { \
-         polypragma_status = polypragma_cl_fail_@(#call, polypragma_error_, polypragma_where, polypragma_phase); \
-         goto polypragma_release; } } while (0)
-
-static const char *polypragma_cl_source_@ =
-@SOURCE@;
-
-static const char *polypragma_cl_kernel_names_@[] = { @NAMES@ };
+static const char *polypragma_cl_kernel_names$suffix[] = { $names };
 
 /* 0 when the device is ready; 1 when the original loops must run */
-static int polypragma_cl_setup_@(const char *where)
+static int polypragma_cl_setup$suffix(const char *where)
 {
   cl_int error;
   cl_uint n_platforms = 0;
   cl_platform_id platforms[16];
   cl_device_id device = NULL;
-  int mode = polypragma_device_mode_@();
-  if (polypragma_cl_@.tried)
-    return polypragma_cl_@.ready ? 0 : 1;
-  polypragma_cl_@.tried = 1;
+  int mode = polypragma_device_mode$suffix();
+  if (polypragma_cl$suffix.tried)
+    return polypragma_cl$suffix.ready ? 0 : 1;
+  polypragma_cl$suffix.tried = 1;
   if (mode == 1)
     return 1;
   if (clGetPlatformIDs(16, platforms, &n_platforms) != CL_SUCCESS || n_platforms == 0) {
@@ -142,133 +153,48 @@ static int polypragma_cl_setup_@(const char *where)
     }
     return 1;
   }
-  polypragma_cl_@.context = clCreateContext(NULL, 1, &device, NULL, NULL, &error);
-  POLYPRAGMA_CL_CHECK_@(error, where);
-  polypragma_cl_@.queue = clCreateCommandQueue(polypragma_cl_@.context, device, 0, &error);
-  POLYPRAGMA_CL_CHECK_@(error, where);
-  polypragma_cl_@.program = clCreateProgramWithSource(polypragma_cl_@.context, 1, &polypragma_cl_source_@, NULL, &error);
-  POLYPRAGMA_CL_CHECK_@(error, where);
+  polypragma_cl$suffix.context = clCreateContext(NULL, 1, &device, NULL, NULL, &error);
+  POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateContext", where);
+  polypragma_cl$suffix.queue = clCreateCommandQueue(polypragma_cl$suffix.context, device, 0, &error);
+  POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateCommandQueue", where);
+  polypragma_cl$suffix.program = clCreateProgramWithSource(polypragma_cl$suffix.context, 1,
+      &polypragma_cl_source$suffix, NULL, &error);
+  POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateProgramWithSource", where);
   /* POLYPRAGMA_OPENCL_OPTIONS: more options for the OpenCL compiler, after polypragma's own (say
      -cl-opt-disable, for a driver whose optimiser miscompiles a kernel) */
   const char *extra = getenv("POLYPRAGMA_OPENCL_OPTIONS");
-  const char *fixed = "@BUILD_OPTIONS@";
+  const char *fixed = "$build_options";
   char *options = malloc(strlen(fixed) + (extra ? strlen(extra) : 0) + 2);
   if (options == NULL)
-    return polypragma_cl_fail_@("malloc", CL_OUT_OF_HOST_MEMORY, where, 0);
+    return polypragma_cl_fail$suffix("malloc", CL_OUT_OF_HOST_MEMORY, where, POLYPRAGMA_BEFORE_COPY_OUT);
   sprintf(options, "%s %s", fixed, extra ? extra : "");
-  error = clBuildProgram(polypragma_cl_@.program, 1, &device, options, NULL, NULL);
+  error = clBuildProgram(polypragma_cl$suffix.program, 1, &device, options, NULL, NULL);
   if (error != CL_SUCCESS) {
     char log[16384];
     size_t size = 0;
-    clGetProgramBuildInfo(polypragma_cl_@.program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &size);
+    clGetProgramBuildInfo(polypragma_cl$suffix.program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &size);
     log[size < sizeof log ? size : sizeof log - 1] = '\0';
     fprintf(stderr, "polypragma: %s: building the OpenCL program with options '%s' failed:\n%s\n", where, options,
             log);
     free(options);
-    return polypragma_cl_fail_@("clBuildProgram", error, where, 0);
+    return polypragma_cl_fail$suffix("clBuildProgram", error, where, POLYPRAGMA_BEFORE_COPY_OUT);
   }
   free(options);
-  for (int k = 0; k < @KERNEL_COUNT@; ++k) {
-    polypragma_cl_@.kernels[k] = clCreateKernel(polypragma_cl_@.program, polypragma_cl_kernel_names_@[k], &error);
-    POLYPRAGMA_CL_CHECK_@(error, where);
+  for (int k = 0; k < $kernel_count; ++k) {
+    polypragma_cl$suffix.kernels[k] = clCreateKernel(polypragma_cl$suffix.program,
+        polypragma_cl_kernel_names$suffix[k], &error);
+    POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateKernel", where);
   }
-  polypragma_cl_@.ready = 1;
+  polypragma_cl$suffix.ready = 1;
   return 0;
 }
-"""
-
-
-def _arg(kernel_var: str, index: int, ctype: str, value: str, stem: str) -> str:
-    return f"POLYPRAGMA_CL_REGION_CHECK_{stem}(clSetKernelArg({kernel_var}, {index}, sizeof({ctype}), &{value}));"
-
-
-def host_function(region: GpuRegion, stem: str, kernel_offset: int, source: str) -> tuple[list[str], set[str]]:
-    """The function running ``region``: 0 when it ran on the device, 1 when the caller must run the
-    original loops.  A failed check jumps to the release of the buffers created so far."""
-    where = where_literal(region, source)
-    params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
-    lines = [f"static int {region.function}({params})", "{",
-             f"  const char *const polypragma_where = {where};",
-             "  int polypragma_status = 0;",
-             "  int polypragma_phase = 0;  /* 0: before the copy-out, 1: copying out, 2: done */",
-             "  cl_int error;",
-             "  if (polypragma_cl_setup_" + stem + "(polypragma_where) != 0)",
-             "    return 1;"]
-    for a in region.arrays:
-        lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
-        lines.append(f"  cl_mem dev_{a.name} = NULL;")
-    for a in region.arrays:
-        lines.append(f"  dev_{a.name} = clCreateBuffer(polypragma_cl_{stem}.context, CL_MEM_READ_WRITE, "
-                     f"bytes_{a.name} > 0 ? bytes_{a.name} : sizeof({a.device_type}), NULL, &error);")
-        lines.append(f"  POLYPRAGMA_CL_REGION_CHECK_{stem}(error);")
-    for a in region.arrays:
-        if a.copy_in:
-            lines.append(f"  if (bytes_{a.name} > 0)")
-            lines.append(f"    POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueWriteBuffer(polypragma_cl_{stem}.queue, "
-                         f"dev_{a.name}, CL_TRUE, 0, bytes_{a.name}, {a.host_name}, 0, NULL, NULL));")
-
-    def launch(kernel: Kernel, hosts: list[str], counts: list[str], depth: int) -> list[str]:
-        pad = "  " * depth
-        var = f"polypragma_cl_{stem}.kernels[{kernel_offset + kernel.index}]"
-        out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
-        inner = pad + "  "
-        index = 0
-        for a in kernel_arrays(region, kernel):
-            out.append(inner + _arg(var, index, "cl_mem", f"dev_{a.name}", stem))
-            index += 1
-        for j, (ctype, name) in enumerate(kernel_scalar_params(region, kernel)):
-            value = name
-            if name in kernel.host_params:
-                value = f"host_{name}"
-                out.append(f"{inner}const {ctype} {value} = {hosts[kernel.host_params.index(name)]};")
-            out.append(inner + _arg(var, index, ctype, value, stem))
-            index += 1
-        if kernel.mapped:
-            dims = kernel.mapped
-            out.append(f"{inner}size_t local[{dims}], global[{dims}];")
-            out.append(f"{inner}long tiles;")
-            for d in range(dims):
-                launch_dim = dims - 1 - d
-                out.append(f"{inner}tiles = {counts[d]};")
-                out.append(f"{inner}if (tiles > {kernel.sizes.grid[d]}) tiles = {kernel.sizes.grid[d]};")
-                out.append(f"{inner}local[{launch_dim}] = {kernel.sizes.block[d]};")
-                out.append(f"{inner}global[{launch_dim}] = (size_t)(tiles > 0 ? tiles : 0) * {kernel.sizes.block[d]};")
-            condition = " && ".join(f"global[{d}] > 0" for d in range(dims))
-            out.append(f"{inner}if ({condition})")
-            out.append(f"{inner}  POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueNDRangeKernel(polypragma_cl_{stem}.queue, "
-                       f"{var}, {dims}, NULL, global, local, 0, NULL, NULL));")
-        else:
-            out.append(f"{inner}size_t one = 1;")
-            out.append(f"{inner}POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueNDRangeKernel(polypragma_cl_{stem}.queue, "
-                       f"{var}, 1, NULL, &one, &one, 0, NULL, NULL));")
-        out.append(f"{pad}}}")
-        return out
-
-    printer = HostPrinter(region, launch)
-    lines += printer.node(host_ast(region), 1)
-    lines += [f"  POLYPRAGMA_CL_REGION_CHECK_{stem}(clFinish(polypragma_cl_{stem}.queue));",
-              "  polypragma_phase = 1;"]
-    for a in region.arrays:
-        if a.copy_out:
-            lines.append(f"  if (bytes_{a.name} > 0)")
-            lines.append(f"    POLYPRAGMA_CL_REGION_CHECK_{stem}(clEnqueueReadBuffer(polypragma_cl_{stem}.queue, "
-                         f"dev_{a.name}, CL_TRUE, 0, bytes_{a.name}, {a.host_name}, 0, NULL, NULL));")
-    lines += ["  polypragma_phase = 2;", "polypragma_release:"]
-    for a in region.arrays:
-        lines += [f"  if (dev_{a.name} != NULL) {{",
-                  f"    error = clReleaseMemObject(dev_{a.name});",
-                  "    if (error != CL_SUCCESS && polypragma_status == 0)",
-                  f'      polypragma_status = polypragma_cl_fail_{stem}("clReleaseMemObject(dev_{a.name})", error, '
-                  "polypragma_where, polypragma_phase);",
-                  "  }"]
-    lines += ["  return polypragma_status;", "}"]
-    return lines, printer.helpers_used
+""")
 
 
 def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True) -> list[str]:
     """The block inserted into the C file: the OpenCL runtime, the kernels' source and the host functions."""
     stem = symbol_stem(source)
-    syntax = OpenCLSyntax()
+    syntax = OpenCLSyntax(stem)
     kernel_text: list[str] = []
     kernel_macros: set[str] = set()  # macro definitions the kernels use
     host_helpers: set[str] = set()  # helper names the host code uses
@@ -277,12 +203,13 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
     host: list[str] = []
     offset = 0
     for region in regions:
+        syntax.kernel_offsets[region.function] = offset
         for kernel in region.mapping.kernels:
             macros, lines = kernel_lines(region, kernel, syntax)
             kernel_macros |= set(macros)
             kernel_text += lines + [""]
             names.append(f'"{region.kernel_names[kernel.index]}"')
-        function, used = host_function(region, stem, offset, source)
+        function, used = host_function(region, syntax, source)
         host_helpers |= used
         host += function + [""]
         offset += len(region.mapping.kernels)
@@ -291,15 +218,10 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
         prologue.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     if not fp_contract:
         prologue.append("#pragma OPENCL FP_CONTRACT OFF")
-    prologue += sorted(kernel_macros)
+    prologue += helper_macros(kernel_macros, guarded=False)
     program = "\n".join(prologue + kernel_text)
-    runtime = RUNTIME.replace("@KERNEL_COUNT@", str(max(offset, 1))).replace("@SOURCE@", "\n".join(c_string(program)))
-    runtime = runtime.replace("@NAMES@", ", ".join(names) or "0").replace(
-        "@BUILD_OPTIONS@", "" if fp_contract else "-cl-fp32-correctly-rounded-divide-sqrt")
-    runtime = runtime.replace("@", stem)
-    guarded = []
-    for name in sorted(host_helpers):
-        definition = HELPER_DEFINITIONS[name]
-        macro = definition.split()[1].split("(")[0]
-        guarded += [f"#ifndef {macro}", definition, "#endif"]
-    return runtime.strip("\n").split("\n") + [""] + guarded + host
+    specific = RUNTIME.substitute(suffix=syntax.suffix, kernel_count=max(offset, 1),
+                                  source="\n".join(c_string(program)), names=", ".join(names) or "0",
+                                  build_options="" if fp_contract else "-cl-fp32-correctly-rounded-divide-sqrt")
+    prelude = INCLUDES + [""] + runtime(syntax) + specific.rstrip("\n").split("\n")
+    return prelude + [""] + helper_macros(host_helpers) + host

@@ -10,6 +10,8 @@ expressions need (``floord``, ``min``, ``max``) are recorded in
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import islpy as isl
 
 _OP = isl.ast_expr_op_type
@@ -30,6 +32,21 @@ HELPER_DEFINITIONS = {
     "min": "#define polypragma_min(x, y) ((x) < (y) ? (x) : (y))",
     "max": "#define polypragma_max(x, y) ((x) > (y) ? (x) : (y))",
 }
+
+
+def helper_macros(used: Iterable[str], *, guarded: bool = True) -> list[str]:
+    """The definitions of the helpers ``used`` (names of HELPER_DEFINITIONS, or definitions as
+    :meth:`CFamilyPrinter.helper_lines` gives them), sorted, each under an ``#ifndef`` guard so that a
+    user's own definition or a second generated file's does not clash; ``guarded=False`` for a unit of
+    its own (an OpenCL program)."""
+    out = []
+    for definition in sorted({HELPER_DEFINITIONS.get(item, item) for item in used}):
+        if guarded:
+            macro = definition.split()[1].split("(")[0]
+            out += [f"#ifndef {macro}", definition, "#endif"]
+        else:
+            out.append(definition)
+    return out
 
 
 class CFamilyPrinter:

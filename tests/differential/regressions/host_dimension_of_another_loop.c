@@ -2,7 +2,7 @@
 // of the host code had no loop for that dimension (one value: h2 = 5 - h1, h1 = 1, h2 = 3 here),
 // c<j> was the iterator of another loop in scope, so kernels ran for the wrong instances (s wrong).
 // The host dimensions and tile counts of a launch are now written by isl where the kernel stands
-// (codegen/gpu.py, host_ast).  Found by bench/differential.py (programs 554 and 555, seed 6).
+// (codegen/host.py, host_ast).  Found by bench/differential.py (programs 554 and 555, seed 6).
 // VARIANT: --target opencl --no-fp-contract --fusion=min --tile-size 2
 // RUN: -- 1 0 0 1
 // RUN: -- 2 2 3 3

@@ -2,7 +2,7 @@
 // isl's AST of the host code, and its iterator is not declared; the launch of the kernel inside
 // passed that iterator (c0) to the kernel all the same, so the generated file did not compile.  The
 // host dimensions and tile counts of a launch are now written by isl where the kernel stands
-// (codegen/gpu.py, host_ast).  Found by bench/differential.py (programs 396-398, seed 6).
+// (codegen/host.py, host_ast).  Found by bench/differential.py (programs 396-398, seed 6).
 // VARIANT: --target opencl --no-fp-contract --no-reschedule
 // RUN: -- 1 3 1
 // RUN: -- 2 1 1

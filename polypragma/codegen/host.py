@@ -1,0 +1,338 @@
+"""The host side of the GPU targets, written once for CUDA and OpenCL.
+
+Per region, one host function returns 0 after running the region on the
+device, or 1 when no device is used (the caller then runs the original loops).
+Its skeleton is the same for every target (as PPCG's host tree is, with the
+targets printing only its leaves):
+
+* the device is set up once per process (``POLYPRAGMA_DEVICE=cpu`` skips it,
+  ``POLYPRAGMA_DEVICE=gpu`` makes a missing device fatal);
+* every declaration comes first (C++ forbids a jump over one), then the
+  buffers are allocated, the arrays copied in, the host loops run with the
+  kernel launches, the device is synchronised and the results copied out;
+* every API call is checked; a failure names the call, the region's file and
+  line and the error, and jumps to the release of what was allocated.  The
+  phase decides what it means: before the copy-out the caller falls back to
+  the original loops (unless ``POLYPRAGMA_DEVICE=gpu``), during it the
+  program stops (the host arrays may be partly overwritten), after it the
+  region is done.  A failed release is reported too.
+
+A :class:`HostSyntax` subclass per target spells the calls: allocation,
+transfers, launches, synchronisation, and the target's own extras at fixed
+points of the skeleton (CUDA's texture objects and profiling events).
+:func:`runtime` gives the C prelude both targets share: the device-mode
+parser, the phases, the failure handler and the check macro.
+"""
+
+from __future__ import annotations
+
+from string import Template
+
+import islpy as isl
+
+from polypragma.codegen.ast_build import CallbackFailures, ast_builder
+from polypragma.codegen.gpu import GpuRegion, kernel_arrays, kernel_scalar_params
+from polypragma.codegen.printer import CFamilyPrinter
+from polypragma.gpu.data import DeviceArray
+from polypragma.gpu.mapping import KERNEL_MARK, Kernel
+
+# the points of the skeleton where a target may add lines (see HostSyntax.at)
+POINTS = ("start", "allocated", "copied in", "launched", "done", "release", "released")
+
+
+class HostSyntax:
+    """How a GPU target spells the host side; subclasses per target.
+
+    Runtime names are ``polypragma_<prefix>_fail<suffix>``, ``POLYPRAGMA_<PREFIX>_CHECK<suffix>`` and
+    ``polypragma_<prefix>_setup<suffix>``; the suffix keeps the static functions of two generated files
+    apart when one file includes the other.
+    """
+
+    prefix = ""  # "cuda", "cl"
+    storage = ""  # of the host function: 'extern "C" ' or 'static '
+    error_type = ""  # the API's status type
+    success = ""  # its success value
+    error_format = ""  # printf text after "CALL failed", with one conversion for error_value
+    error_value = ""  # C expression of the variable 'error' for that conversion
+    release_call = ""  # function freeing a buffer
+
+    def __init__(self, suffix: str = ""):
+        self.suffix = suffix
+
+    @property
+    def fail(self) -> str:
+        return f"polypragma_{self.prefix}_fail{self.suffix}"
+
+    @property
+    def check(self) -> str:
+        return f"POLYPRAGMA_{self.prefix.upper()}_CHECK{self.suffix}"
+
+    @property
+    def setup(self) -> str:
+        return f"polypragma_{self.prefix}_setup{self.suffix}"
+
+    def checked(self, call: str) -> str:
+        return f"{self.check}({call});"
+
+    def released(self, call: str, condition: str, loop: str = "if") -> list[str]:
+        """``call`` releasing something while ``condition`` holds (``loop``: "if" or "while"), in the
+        release section: a failure is reported, and decides the status when nothing failed before."""
+        return [f"  {loop} ({condition}) {{",
+                f"    const {self.error_type} error = {call};",
+                f"    if (error != {self.success} && polypragma_status == 0)",
+                f'      polypragma_status = {self.fail}("{call}", error, polypragma_where, polypragma_phase);',
+                "  }"]
+
+    # -- hooks -------------------------------------------------------------------------
+    def buffer_type(self, array: DeviceArray) -> str:
+        """The type of ``dev_<array>``, with the space before the name when it needs one."""
+        raise NotImplementedError
+
+    def declarations(self, region: GpuRegion) -> list[str]:
+        """The target's own variables of the host function (after the buffers')."""
+        return []
+
+    def allocate(self, region: GpuRegion, array: DeviceArray) -> list[str]:
+        raise NotImplementedError
+
+    def copy_in(self, region: GpuRegion, array: DeviceArray) -> str:
+        """The call copying ``array`` to the device (to its buffer, or to constant memory)."""
+        raise NotImplementedError
+
+    def copy_out(self, array: DeviceArray) -> str:
+        raise NotImplementedError
+
+    def synchronise(self) -> str:
+        """The call waiting for every launch to finish, before the copy-out."""
+        raise NotImplementedError
+
+    def kernel_argument(self, region: GpuRegion, kernel: Kernel, array: DeviceArray) -> tuple[str, str] | None:
+        """(C type, value) of the launch argument passing ``array``; None: the kernel reaches it otherwise.
+        Must match the kernel's parameters (GpuSyntax.array_param)."""
+        raise NotImplementedError
+
+    def launch(self, region: GpuRegion, kernel: Kernel, arguments: list[tuple[str, str]], grid: list[str],
+               block: list[str], pad: str) -> list[str]:
+        """A checked launch of ``kernel``; ``grid`` (tile counts, at least 1) and ``block`` (threads) are
+        per launch dimension, x first."""
+        raise NotImplementedError
+
+    def at(self, region: GpuRegion, point: str) -> list[str]:
+        """The target's own lines at one of ``POINTS`` of the skeleton."""
+        return []
+
+
+def host_function(region: GpuRegion, syntax: HostSyntax, source: str) -> tuple[list[str], set[str]]:
+    """The function running ``region`` on the device, and the helper macros its host loops use."""
+    where = where_literal(region, source)
+    params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
+    lines = [f"{syntax.storage}int {region.function}({params})", "{",
+             f"  const char *const polypragma_where = {where};",
+             f"  if ({syntax.setup}(polypragma_where) != 0)", "    return 1;",
+             "  int polypragma_status = 0;",
+             "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;"]
+    for a in region.arrays:
+        lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
+        lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
+    lines += syntax.declarations(region)
+    lines += syntax.at(region, "start")
+    for a in region.arrays:
+        lines += syntax.allocate(region, a)
+    lines += syntax.at(region, "allocated")
+    for a in region.arrays:
+        if a.copy_in or a.name in region.constant:
+            lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_in(region, a))}"]
+    lines += syntax.at(region, "copied in")
+    printer = HostPrinter(region, lambda kernel, hosts, counts, depth:
+                          _launch(region, syntax, kernel, hosts, counts, depth))
+    lines += printer.node(host_ast(region), 1)
+    lines += syntax.at(region, "launched")
+    lines += [f"  {syntax.checked(syntax.synchronise())}", "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
+    for a in region.arrays:
+        if a.copy_out:
+            lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_out(a))}"]
+    lines.append("  polypragma_phase = POLYPRAGMA_DONE;")
+    lines += syntax.at(region, "done")
+    lines.append("polypragma_release:")
+    lines += syntax.at(region, "release")
+    for a in region.arrays:
+        lines += syntax.released(f"{syntax.release_call}(dev_{a.name})", f"dev_{a.name} != NULL")
+    lines += syntax.at(region, "released")
+    lines += ["  return polypragma_status;", "}"]
+    return lines, printer.helpers_used
+
+
+def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[str], counts: list[str],
+            depth: int) -> list[str]:
+    """One kernel launch: its arguments, its tile counts bounded by the grid size, and a launch
+    when there is a tile at all."""
+    pad = "  " * depth
+    inner = pad + "  "
+    out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
+    arguments = []
+    for a in kernel_arrays(region, kernel):
+        argument = syntax.kernel_argument(region, kernel, a)
+        if argument is not None:
+            arguments.append(argument)
+    for ctype, name in kernel_scalar_params(region, kernel):
+        value = name
+        if name in kernel.host_params:  # a named value: OpenCL passes arguments by address
+            value = f"host_{name}"
+            out.append(f"{inner}const {ctype} {value} = {hosts[kernel.host_params.index(name)]};")
+        arguments.append((ctype, value))
+    if not kernel.mapped:  # one thread
+        out += syntax.launch(region, kernel, arguments, ["1"], ["1"], inner)
+        out.append(f"{pad}}}")
+        return out
+    out.append(f"{inner}long tiles[{kernel.mapped}];")
+    for d in range(kernel.mapped):
+        out.append(f"{inner}tiles[{d}] = {counts[d]};")
+        out.append(f"{inner}if (tiles[{d}] > {kernel.sizes.grid[d]}) tiles[{d}] = {kernel.sizes.grid[d]};")
+    # launch dimension 0 (x) is the innermost mapped loop
+    order = range(kernel.mapped - 1, -1, -1)
+    out.append(f"{inner}if ({' && '.join(f'tiles[{d}] > 0' for d in range(kernel.mapped))}) {{")
+    out += syntax.launch(region, kernel, arguments, [f"tiles[{d}]" for d in order],
+                         [str(kernel.sizes.block[d]) for d in order], inner + "  ")
+    out += [f"{inner}}}", f"{pad}}}"]
+    return out
+
+
+_RUNTIME = Template(r"""
+/* POLYPRAGMA_DEVICE: "cpu" runs the original loops, "gpu" requires the device, unset or "auto" uses it if present */
+static int polypragma_device_mode$suffix(void)
+{
+  const char *mode = getenv("POLYPRAGMA_DEVICE");
+  if (mode == NULL || mode[0] == '\0' || strcmp(mode, "auto") == 0)
+    return 0;
+  if (strcmp(mode, "cpu") == 0)
+    return 1;
+  if (strcmp(mode, "gpu") == 0)
+    return 2;
+  fprintf(stderr, "polypragma: POLYPRAGMA_DEVICE must be 'cpu', 'gpu' or 'auto', not '%s'\n", mode);
+  exit(1);
+}
+
+/* The phases of a region's host function, which decide what a failure leads to */
+#ifndef POLYPRAGMA_PHASES
+#define POLYPRAGMA_PHASES
+enum { POLYPRAGMA_BEFORE_COPY_OUT, POLYPRAGMA_COPYING_OUT, POLYPRAGMA_DONE };
+#endif
+
+/* A failure, always reported.  Before the copy-out the host data is untouched: the caller runs the
+   original loops (1), unless POLYPRAGMA_DEVICE=gpu makes it fatal.  During the copy-out the host arrays
+   may be partly overwritten, so running the original loops would be wrong: fatal.  After it the results
+   are on the host: the region is done (0). */
+static int $fail(const char *call, $error_type error, const char *where, int phase)
+{
+  fprintf(stderr, "polypragma: %s: %s failed$error_format\n", where, call, $error_value);
+  if (phase == POLYPRAGMA_COPYING_OUT) {
+    fprintf(stderr, "polypragma: %s: the host arrays may be partly overwritten; cannot fall back to the original "
+            "loops\n", where);
+    exit(1);
+  }
+  if (polypragma_device_mode$suffix() == 2)
+    exit(1);
+  return phase == POLYPRAGMA_DONE ? 0 : 1;
+}
+
+/* In a region's host function: on failure, record the status and release what was allocated */
+#define $check(call) \
+  do { $error_type polypragma_error_ = (call); \
+       if (polypragma_error_ != $success) { \
+         polypragma_status = $fail(#call, polypragma_error_, polypragma_where, polypragma_phase); \
+         goto polypragma_release; } } while (0)
+""")
+
+
+def runtime(syntax: HostSyntax) -> list[str]:
+    """The prelude every GPU target's host code starts with (after its includes)."""
+    text = _RUNTIME.substitute(suffix=syntax.suffix, fail=syntax.fail, check=syntax.check,
+                               error_type=syntax.error_type, success=syntax.success,
+                               error_format=syntax.error_format, error_value=syntax.error_value)
+    return text.strip("\n").split("\n")
+
+
+# -- the host loops ----------------------------------------------------------------------
+
+
+class HostPrinter(CFamilyPrinter):
+    """The host loops; each kernel launch is a call node made by ``host_ast``."""
+
+    def __init__(self, region: GpuRegion, launch):
+        super().__init__(region.scop.iterator_type)
+        self.region = region
+        # (kernel, values of its host dimensions h0, h1, ..., its tile counts, depth) -> lines
+        self.launch = launch
+
+    def user(self, n: isl.AstNode, depth: int) -> list[str]:
+        call = n.user_get_expr()
+        name = call.get_op_arg(0).get_id().get_name()
+        if not name.startswith(KERNEL_MARK):
+            raise AssertionError("statement outside any kernel")
+        kernel = self.region.mapping.kernels[int(name[len(KERNEL_MARK):])]
+        arguments = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
+        hosts = len(kernel.host_params)
+        return self.launch(kernel, arguments[:hosts], arguments[hosts:], depth)
+
+
+def host_ast(region: GpuRegion) -> isl.AstNode:
+    """The host loops, each kernel's subtree replaced by a call ``kernel_<k>(h0, h1, ..., counts)``:
+    the values of the kernel's host dimensions and its tile counts, as isl writes them where the kernel
+    stands.  They cannot be named after the host loops' iterators: a host loop of one iteration is no
+    loop in isl's AST, and its iterator is not declared."""
+
+    def launch(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        mark = node.mark_get_id()
+        if not mark.get_name().startswith(KERNEL_MARK):
+            return node
+        kernel = region.mapping.kernels[int(mark.get_name()[len(KERNEL_MARK):])]
+        arguments = isl.AstExprList.alloc(build.get_ctx(), 0)
+        for value in _launch_values(kernel, build):
+            arguments = arguments.add(build.expr_from_pw_aff(value))
+        return isl.AstNode.alloc_user(isl.AstExpr.from_id(mark).call(arguments))
+
+    failures = CallbackFailures()
+    build = ast_builder(region.scop.context, region.names["host"])
+    # islpy returns the callback's lifetime handle with the build; keep it alive while building
+    build, _handle = build.set_after_each_mark(failures.kept(launch))
+    ast = build.node_from_schedule(region.mapping.host_schedule)
+    failures.raise_first()
+    return ast
+
+
+def _launch_values(kernel: Kernel, build: isl.AstBuild) -> list[isl.PwAff]:
+    """The host dimensions h0, h1, ... of ``kernel`` and its tile counts, as functions on the schedule
+    space of ``build`` (where the kernel's mark stands)."""
+    # { [schedule space] -> [h0, h1, ...] }, single-valued
+    to_hosts = isl.Map.from_union_map(build.get_schedule().reverse().apply_range(kernel.host_schedule))
+    hosts = isl.PwMultiAff.from_map(to_hosts)
+    values = [hosts.get_pw_aff(j) for j in range(len(kernel.host_params))]
+    for count in kernel.tile_counts:  # over the parameters h0, h1, ...: those become the domain
+        count = count.align_params(to_hosts.get_space().params()).add_dims(isl.dim_type.in_, 0)  # a set domain
+        for j, name in enumerate(kernel.host_params):
+            position = count.get_space().find_dim_by_name(isl.dim_type.param, name)
+            if position >= 0:
+                count = count.move_dims(isl.dim_type.in_, j, isl.dim_type.param, position, 1)
+            else:
+                count = count.insert_dims(isl.dim_type.in_, j, 1)
+        on_hosts = isl.Map.from_pw_aff(count)
+        on_hosts = on_hosts.set_tuple_id(isl.dim_type.in_, to_hosts.get_tuple_id(isl.dim_type.out)) \
+            if to_hosts.has_tuple_id(isl.dim_type.out) else on_hosts
+        values.append(isl.PwMultiAff.from_map(to_hosts.apply_range(on_hosts)).get_pw_aff(0))
+    return values
+
+
+def where_literal(region: GpuRegion, source: str) -> str:
+    """The C string literal naming the region in the host code's messages: ``"file.c:12: region 0"``."""
+    scop = region.scop
+    text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def c_string(text: str) -> list[str]:
+    """``text`` as the lines of a C string literal."""
+    out = []
+    for line in text.split("\n"):
+        escaped = line.replace("\\", "\\\\").replace('"', '\\"')
+        out.append(f'  "{escaped}\\n"')
+    return out

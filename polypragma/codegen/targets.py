@@ -1,0 +1,57 @@
+"""The targets, chosen once from the ``--target`` option: what the driver asks of each.
+
+A region of the ``c`` target is replaced by C printed from its schedule.  A region of a GPU target
+goes through the GPU stage and is replaced by a call of its host function, with the original loops
+as the fallback; the target then says what goes into the C file at file scope and which file, if
+any, it writes beside it.
+"""
+
+from __future__ import annotations
+
+from polypragma.codegen import cuda_target, opencl_target
+from polypragma.codegen.gpu import GpuRegion
+
+
+class Target:
+    name = ""
+    gpu = False  # regions go through the GPU stage
+    cuda_kernels = False  # kernels in CUDA C++: texture objects possible, register loops unrolled by default
+    unit_suffix: str | None = None  # the suffix of a second output, ".cu" (None: the C file only)
+
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+        """What the C file holds before its first generated region."""
+        return []
+
+    def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+        """The body of the second output (written even when ``regions`` is empty)."""
+        raise NotImplementedError
+
+
+class C(Target):
+    name = "c"
+
+
+class Cuda(Target):
+    name = "cuda"
+    gpu = True
+    cuda_kernels = True
+    unit_suffix = ".cu"
+
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+        return cuda_target.prototypes(regions)
+
+    def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+        if not regions:
+            return cuda_target.empty_unit(source)
+        return cuda_target.generate(regions, source, fp_contract=fp_contract)
+
+
+class OpenCL(Target):
+    name = "opencl"
+    gpu = True
+
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+        return opencl_target.generate(regions, source, fp_contract=fp_contract)
+
+
+TARGETS = {target.name: target for target in (Cuda(), OpenCL(), C())}
