@@ -147,6 +147,9 @@ class Scop:
     scalar_types: dict[str, str] = field(default_factory=dict)
     # every array access of the bodies, array by array (for reference groups and promotion)
     references: tuple[Reference, ...] = ()
+    # file-scope definitions (typedefs, structs, enums) the statements and arrays use, as C text in the
+    # file's order: kernels in a separate unit (.cu, an OpenCL program) must repeat them
+    type_declarations: tuple[str, ...] = ()
 
     @property
     def domain(self) -> isl.UnionSet:

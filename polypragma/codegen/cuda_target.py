@@ -301,7 +301,9 @@ def prototypes(regions: list[GpuRegion]) -> list[str]:
 def generate(regions: list[GpuRegion], source: str) -> list[str]:
     """The body of the ``.cu`` file."""
     syntax = CudaSyntax()
-    kernels: list[str] = []
+    # the types and enumerators the kernels use, as the source defines them (the .cu does not see it)
+    kernels: list[str] = list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
+    kernels += [""] if kernels else []
     fetches = sorted({TEXTURE_FETCH[a.device_type] for region in regions for a in texture_arrays(region)})
     kernels += fetches + ([""] if fetches else [])
     for region in regions:

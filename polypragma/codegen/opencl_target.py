@@ -292,6 +292,8 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
     if not fp_contract:
         prologue.append("#pragma OPENCL FP_CONTRACT OFF")
     prologue += sorted(kernel_macros)
+    # the types and enumerators the kernels use, as the source defines them
+    prologue += list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
     program = "\n".join(prologue + kernel_text)
     runtime = RUNTIME.replace("@KERNEL_COUNT@", str(max(offset, 1))).replace("@SOURCE@", "\n".join(c_string(program)))
     runtime = runtime.replace("@NAMES@", ", ".join(names) or "0").replace(

@@ -268,9 +268,22 @@ class RegionExtractor:
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
             references=references,
+            type_declarations=self.types.definitions_for(
+                [s.body for s in statements]
+                + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
         )
+
+    def _accessed_variables(self) -> list[Variable]:
+        seen: dict[str, Variable] = {}
+        for record in self.records:
+            seen.setdefault(record.name, record.variable)
+        for name in [*self.params, *sorted(self.read_only_scalars)]:
+            variable = self.outer.lookup(name)
+            if variable is not None:
+                seen.setdefault(name, variable)
+        return list(seen.values())
 
     def _block(self, items: list[c_ast.Node], walk: _Walk, region_level: bool = False) -> isl.Schedule | None:
         pieces = []
@@ -554,10 +567,13 @@ def _declaration_text(decl: c_ast.Decl, new_name: str) -> str:
     clone = copy.deepcopy(decl)
     clone.init = None
     clone.name = new_name
+    # the initialiser becomes an assignment: a const local would then be assigned after its declaration
+    clone.quals = [q for q in clone.quals if q != "const"]
     node = clone.type
     while not isinstance(node, c_ast.TypeDecl):
         node = node.type
     node.declname = new_name
+    node.quals = [q for q in node.quals if q != "const"]
     return _GENERATOR.visit(clone) + ";"
 
 

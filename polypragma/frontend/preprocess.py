@@ -76,6 +76,12 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
     return result.stdout
 
 
+def is_stub_header(path: str) -> bool:
+    """Whether ``path`` is one of the stub system headers polypragma preprocesses with."""
+    stubs = tuple(os.path.join(os.path.abspath(d), "") for d in (_STUB_INCLUDE, pycparser_fake_libc.directory))
+    return path.startswith("<") or os.path.abspath(path).startswith(stubs)
+
+
 _LINE_MARKER = re.compile(r'^#\s*\d+\s+"((?:[^"\\]|\\.)*)"', re.M)
 
 
