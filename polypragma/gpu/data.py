@@ -19,7 +19,7 @@ import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Unsupported
-from polypragma.model import Array, Scop
+from polypragma.model import Array, Scop, c_expression
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,7 @@ class DeviceArray:
 
 
 def _c(pa: isl.PwAff) -> str:
-    build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
-    return build.expr_from_pw_aff(pa.coalesce()).to_C_str()
+    return c_expression(pa)  # plain C: host code has no min/max
 
 
 def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
