@@ -241,6 +241,9 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     if options.target in GPU_TARGETS:
         from polypragma.codegen import gpu
 
+        if scop.device_unsupported:
+            raise Unsupported(*scop.device_unsupported[0])
+
         try:
             gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
                                      options.memory, cuda=options.target == "cuda")

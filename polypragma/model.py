@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 from pycparser import c_ast
 
+from polypragma.diagnostics import Location
 from polypragma.scan import Region
 
 
@@ -196,6 +197,9 @@ class Scop:
     # file-scope definitions (typedefs, structs, enums) the statements and arrays use, as C text in the
     # file's order: kernels in a separate unit (.cu, an OpenCL program) must repeat them
     type_declarations: tuple[str, ...] = ()
+    # constructs the c target handles and the GPU targets cannot (a variable-length array private to a
+    # statement: device code has none): (construct, location, why) for a located diagnostic
+    device_unsupported: tuple[tuple[str, Location, str], ...] = ()
 
     @property
     def domain(self) -> isl.UnionSet:

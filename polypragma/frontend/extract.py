@@ -77,6 +77,7 @@ class RegionExtractor:
         self.outer_iterators: set[str] = set()  # loop iterators declared before the region
         self.params: list[str] = []
         self.iterator_ctypes: list[str] = []
+        self.device_unsupported: list[tuple] = []
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -268,6 +269,7 @@ class RegionExtractor:
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
             references=references,
+            device_unsupported=tuple(self.device_unsupported),
             type_declarations=self.types.definitions_for(
                 [s.body for s in statements]
                 + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
@@ -480,6 +482,7 @@ class RegionExtractor:
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
             self.location, self.types.enumerators)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
+        self._private_arrays(node)
         self.records.extend(collector.result.records)
         self.read_only_scalars |= collector.result.read_only_scalars
         renames = {}
@@ -497,6 +500,18 @@ class RegionExtractor:
         )
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _private_arrays(self, node: c_ast.Node) -> None:
+        """Locals of a statement that are arrays of variable size: private to each instance, which the
+        c target keeps as written; kernels cannot declare them (neither CUDA nor OpenCL has them)."""
+        for child in _walk(node):
+            if isinstance(child, c_ast.Decl) and not isinstance(child.type, c_ast.FuncDecl):
+                dims = self.types.ctype(child.type).dims
+                if any(d is None or constant_value(d, self.types.enumerators) is None for d in dims):
+                    self.device_unsupported.append((
+                        f"array '{child.name}' of variable size declared in a statement", self.location(child),
+                        "is not supported by the GPU targets (device code has no variable-length arrays); "
+                        "give it a constant size"))
 
     # -- after the walk: arrays and relations ------------------------------------------------
     def _finish(self) -> tuple[list[Array], list[Statement]]:
@@ -536,6 +551,12 @@ class RegionExtractor:
                 if extent is not None:
                     context = context.intersect(extent.nonneg_set().params())
         return context.coalesce()
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
 
 
 def _sequence(pieces: list[isl.Schedule]) -> isl.Schedule | None:
