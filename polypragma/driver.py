@@ -134,15 +134,15 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                                           f"could not be compiled: isl failed ({first}); this is a bug in "
                                           "polypragma, please report it with this region") from None
                 except Unsupported as exc:
-                    if options.strict:
-                        reporter.report(exc.diagnostic("error"))
-                        return 1
-                    reporter.report(exc.diagnostic("warning"))
+                    # every region is reported, also under --strict, where nothing is written after the loop
+                    reporter.report(exc.diagnostic("error" if options.strict else "warning"))
                     continue
                 replacements.append(Replacement(region, lines))
                 helpers |= used
                 if gpu_region is not None:
                     gpu_regions.append(gpu_region)
+    if options.strict and reporter.error_count:
+        return 1
     insertions: list[Insertion] = []
     cuda_unit: list[str] | None = None
     if options.target == "cuda":

@@ -687,6 +687,21 @@ def test_every_unsupported_region_is_reported(tmp_path: Path):
     assert stripped(generated_path(source, outdir).read_text()) == text
 
 
+def test_strict_reports_every_unsupported_region(tmp_path: Path):
+    """--strict once stopped at the first unsupported region, so a user fixed them one build at a time."""
+    second = BAD_REGION.replace("while (j <= i)", "while (j < i)")
+    text = two_region_program([BAD_REGION, GOOD_REGION, second])
+    source = write_source(tmp_path, "three.c", text)
+    outdir = tmp_path / "out"
+    status, stderr = polypragma(source, outdir, ["--strict"])
+    assert status == 1, stderr
+    found = diagnostics(stderr)
+    assert [(d.severity, d.line) for d in found] == [
+        ("error", line_of(text, "while (j <= i)")), ("error", line_of(text, "while (j < i)"))]
+    assert output_files(outdir) == []
+    assert_untouched(source, text)
+
+
 # -- verbose output ------------------------------------------------------------------------
 
 def test_verbose_prints_every_stage(tmp_path: Path):
