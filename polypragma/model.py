@@ -169,6 +169,9 @@ class Reference:
     must: bool
     exact: bool
     relation: isl.Map
+    # for an inexact reference: the subscript that could not be modelled, why, and where it is, as
+    # (construct, why, location) for a diagnostic ("subscript 'i * i' of 'A'", "is not affine", ...)
+    unmodelled: tuple[str, str, Location] | None = None
 
 
 @dataclass(frozen=True)

@@ -798,6 +798,25 @@ def test_bound_on_written_variable_message(body: str, expected: tuple[str, ...],
         assert word in diag.message, stderr
 
 
+@pytest.mark.parametrize("target", ["opencl", "cuda"])
+@pytest.mark.parametrize("statement, col, expected", [
+    ("B[i] = A[i * i];", 18, ("subscript 'i * i' of 'A'", "is not affine", "cannot be bounded")),
+    ("B[i] = A[len[i]];", 18, ("subscript 'len[i]' of 'A'", "depends on data", "cannot be bounded")),
+], ids=["square", "indirect"])
+def test_unbounded_subscript_message(statement: str, col: int, expected: tuple[str, ...], target: str,
+                                     tmp_path: Path):
+    """The GPU targets need a bounded footprint for a pointer of unknown size: the warning once said 'a
+    subscript depends on data' at the pragma for A[i * i]; it names the subscript, at its column."""
+    text = PROLOGUE + f"    for (i = 0; i < n; i++)\n        {statement}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", target])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
+    for word in expected:
+        assert word in diag.message, stderr
+
+
 def test_pointer_assignment_message(tmp_path: Path):
     text = PROLOGUE + "    for (i = 0; i < n; i++)\n        p = &A[i];\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)

@@ -89,6 +89,12 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
                     raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
                                       "is not supported by the GPU targets")
                 if not footprint.is_bounded():
+                    culprit = next((r.unmodelled for r in scop.references
+                                    if r.array == array.name and r.unmodelled is not None), None)
+                    if culprit is not None:  # say which subscript, where
+                        raise Unsupported(culprit[0], culprit[2], f"{culprit[1]}: the elements of "
+                                          f"'{array.c_name}' accessed cannot be bounded; not supported by the "
+                                          "GPU targets")
                     raise Unsupported(f"elements of '{array.c_name}' accessed", location,
                                       "cannot be bounded (a subscript depends on data); not supported by the "
                                       "GPU targets")
