@@ -817,6 +817,35 @@ def test_unbounded_subscript_message(statement: str, col: int, expected: tuple[s
         assert word in diag.message, stderr
 
 
+@pytest.mark.parametrize("setup, statement, col, expected", [
+    ("double *q = A + 1;", "q[i] = A[i] * 2.0;", 9, ("pointer 'q'", "set from 'A'", "'A + 1'", "writes 'q'")),
+    ("double *q;\n    q = &A[1];", "A[i] = q[i] + 1.0;", 9, ("pointer 'q'", "set from 'A'", "'&A[1]'", "writes 'A'")),
+], ids=["initialised", "assigned"])
+def test_pointer_set_from_another_array(setup: str, statement: str, col: int, expected: tuple[str, ...],
+                                        tmp_path: Path):
+    """A pointer into another array of the region may alias it: the model's dependences would miss the
+    overlap, and parallel loops (OpenMP, kernels) would race on it; such regions were generated silently."""
+    text = PROLOGUE.replace("#pragma scop", f"    {setup}\n#pragma scop") + \
+        f"    for (i = 0; i < n - 1; i++)\n        {statement}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(text, statement), col), stderr
+    for word in expected:
+        assert word in diag.message, stderr
+    assert _MARKER not in generated_path(source, tmp_path / "out").read_text()
+
+
+def test_pointer_set_from_another_array_only_read(tmp_path: Path):
+    """Aliases the region only reads are harmless."""
+    text = PROLOGUE.replace("#pragma scop", "    double *q = A + 1;\n#pragma scop") + \
+        "    for (i = 0; i < n - 1; i++)\n        B[i] = q[i] + A[i];\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert status == 0 and stderr == "", stderr
+
+
 def test_pointer_assignment_message(tmp_path: Path):
     text = PROLOGUE + "    for (i = 0; i < n; i++)\n        p = &A[i];\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)

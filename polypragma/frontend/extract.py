@@ -56,10 +56,12 @@ class _Hoisted:
 class RegionExtractor:
     def __init__(self, ctx: isl.Context, region: Region, items: list[c_ast.Node], scope: Scope,
                  types: TypeTable, reserved_names: set[str], *, source_lines: list[str] | None = None,
-                 used_outside: dict[str, c_ast.Node] | None = None):
+                 used_outside: dict[str, c_ast.Node] | None = None,
+                 origins: dict[str, list[c_ast.Node]] | None = None):
         self.ctx = ctx
         self.source_lines = source_lines or []
         self.used_outside = used_outside or {}
+        self.origins = origins or {}
         self.region = region
         self.items = items
         self.outer = scope
@@ -250,6 +252,7 @@ class RegionExtractor:
         schedule = self._block(self.items, walk, region_level=True)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
+        self._check_aliases()
         arrays, statements, references = self._finish()
         context = self._context(arrays)
         iterator_type = "int"
@@ -276,6 +279,36 @@ class RegionExtractor:
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
         )
+
+    def _check_aliases(self) -> None:
+        """The model takes distinct arrays for disjoint memory.  A pointer set from another array the
+        region accesses (``double *B = A + 1;``) breaks that when the region writes either: its
+        dependences would be missed, so the region is refused (it once gave wrong results)."""
+        accessed: dict[str, list] = {}
+        for record in self.records:
+            if not record.variable.declared_in_region:
+                accessed.setdefault(record.variable.name, []).append(record)
+        for name, records in accessed.items():
+            variable = records[0].variable
+            if variable.ctype.pointer_depth == 0:
+                continue
+            values = list(self.origins.get(name, []))
+            if isinstance(variable.decl, c_ast.Decl) and variable.decl.init is not None:
+                values.append(variable.decl.init)
+            for value in values:
+                sources = [n.name for n in _walk(value) if isinstance(n, c_ast.ID)
+                           and n.name != name and n.name in accessed]
+                for source in sources:
+                    written = [r for r in records + accessed[source] if r.is_write]
+                    if not written:
+                        continue
+                    first = written[0]
+                    line = value.coord.line if value.coord is not None else "?"
+                    raise self.unsupported(
+                        f"pointer '{name}'", first.node,
+                        f"is set from '{source}' at line {line} ('{_text(value)}') and may alias it, and the "
+                        f"region writes '{first.variable.name}': not supported (the model takes different "
+                        "arrays to be disjoint)")
 
     def _accessed_variables(self) -> list[Variable]:
         seen: dict[str, Variable] = {}
