@@ -141,10 +141,10 @@ def _body(text: str) -> str:
 
 CASES = [
     Case("while-loop", """
-        i = 0;
+        i = 1;
         while (i < n) {
             A[i] = 0.0;
-            i++;
+            i = 2 * i;
         }
     """, 2, 5, ("'while' loop",)),
     Case("do-while-loop", """
@@ -167,6 +167,8 @@ CASES = [
         for (i = 0; i < n; i++) {
         again:
             A[i] = 0.0;
+            if (i == 0)
+                goto again;
         }
     """, 2, 5, ("label",)),
     Case("break", """
@@ -178,11 +180,13 @@ CASES = [
     """, 3, 13, ("'break' statement",)),
     Case("continue", """
         for (i = 0; i < n; i++) {
-            if (i % 2 == 0)
-                continue;
+            if (i % 2 == 0) {
+                if (A[i] > 0.0)
+                    continue;
+            }
             B[i] = A[i];
         }
-    """, 3, 13, ("'continue' statement",)),
+    """, 4, 17, ("'continue' statement",)),
     Case("return", """
         for (i = 0; i < n; i++) {
             if (A[i] < 0.0)
@@ -595,7 +599,7 @@ BAD_REGION = """\
         j = 0;
         while (j <= i) {
             z[i] += y[j] + x[i];
-            j++;
+            j = 2 * j + 1;
         }
     }
 #pragma endscop

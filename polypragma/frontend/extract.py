@@ -21,6 +21,7 @@ from pycparser import c_ast, c_generator
 from polypragma.diagnostics import Location, Unsupported
 from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
 from polypragma.frontend.arrays import build_arrays
+from polypragma.frontend.normalise import normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
 from polypragma.frontend.symbols import Scope, TypeTable
@@ -57,13 +58,13 @@ class RegionExtractor:
     def __init__(self, ctx: isl.Context, region: Region, items: list[c_ast.Node], scope: Scope,
                  types: TypeTable, reserved_names: set[str], *, source_lines: list[str] | None = None,
                  used_outside: dict[str, c_ast.Node] | None = None,
-                 origins: dict[str, list[c_ast.Node]] | None = None):
+                 origins: dict[str, list[c_ast.Node]] | None = None, goto_targets: frozenset[str] = frozenset()):
         self.ctx = ctx
         self.source_lines = source_lines or []
         self.used_outside = used_outside or {}
         self.origins = origins or {}
         self.region = region
-        self.items = items
+        self.items = normalise(items, set(goto_targets))
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)

@@ -27,6 +27,7 @@ class LocatedRegion:
     # per name, the values the function assigns to it outside the region (initialisers and assignments),
     # to find pointers set from another array: they may alias it
     origins: dict[str, list[c_ast.Node]] = None  # type: ignore[assignment]
+    goto_targets: frozenset[str] = frozenset()  # the labels a 'goto' of the function names
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -77,7 +78,8 @@ def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[Located
         block = begin[2][-1]
         items = [i for i in block.block_items[begin[3] + 1 : end[3]]]
         located.append(LocatedRegion(region, begin[0], begin[2], items,
-                                     _read_after(begin[0], block, end[3]), _origins(begin[0], items)))
+                                     _read_after(begin[0], block, end[3]), _origins(begin[0], items),
+                                     frozenset(n.name for n in _walk(begin[0].body) if isinstance(n, c_ast.Goto))))
     return located
 
 
