@@ -24,7 +24,7 @@ from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.normalise import normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
-from polypragma.frontend.symbols import Scope, TypeTable
+from polypragma.frontend.symbols import EXTENDED_TYPES, Scope, TypeTable
 from polypragma.model import Array, Scop, Statement, Variable
 from polypragma.scan import Region
 
@@ -254,6 +254,7 @@ class RegionExtractor:
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
         self._check_aliases()
+        self._extended_types()
         arrays, statements, references = self._finish()
         context = self._context(arrays)
         iterator_type = "int"
@@ -280,6 +281,21 @@ class RegionExtractor:
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
         )
+
+    def _extended_types(self) -> None:
+        """Values of GCC's extended types (``_Float16``, ``__float128``...): the c target keeps them as
+        written; CUDA and OpenCL kernels have no such types (their half types differ), so the GPU
+        targets refuse them, at the first use."""
+        uses = [(record.variable.ctype.resolved or record.variable.ctype.base, record.node)
+                for record in self.records]
+        for statement in self.statements:
+            uses += [(name, node) for node in _walk(statement.body) if isinstance(node, c_ast.Cast)
+                     for name in _identifier_types(node.to_type)]
+        for name, node in uses:
+            if name in EXTENDED_TYPES:
+                self.device_unsupported.append((f"value of type '{name}'", self.location(node),
+                                                "is not supported by the GPU targets"))
+                return
 
     def _check_aliases(self) -> None:
         """The model takes distinct arrays for disjoint memory.  A pointer set from another array the
@@ -591,6 +607,10 @@ def _walk(node: c_ast.Node):
     yield node
     for _, child in node.children():
         yield from _walk(child)
+
+
+def _identifier_types(node: c_ast.Node) -> list[str]:
+    return [name for n in _walk(node) if isinstance(n, c_ast.IdentifierType) for name in n.names]
 
 
 def _sequence(pieces: list[isl.Schedule]) -> isl.Schedule | None:

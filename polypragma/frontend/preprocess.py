@@ -58,6 +58,7 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
     """Return the preprocessed text of ``path``."""
     command = _preprocessor() + ["-nostdinc", "-I", _STUB_INCLUDE, "-I", pycparser_fake_libc.directory]
     command += list(_NEUTRAL_DEFINES)
+    command += ["-include", os.path.join(_STUB_INCLUDE, "polypragma_types.h")]
     for d in options.include_dirs:
         command += ["-I", d]
     for d in options.defines:

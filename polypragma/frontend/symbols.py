@@ -10,6 +10,11 @@ from polypragma.frontend.preprocess import is_stub_header
 from polypragma.model import CType, Variable
 
 _GENERATOR = c_generator.CGenerator()
+# extended types the parser learns from include/polypragma_types.h: kept by their own names (the c target
+# prints them as written; kernels cannot declare them), integer or floating
+EXTENDED_TYPES = {"_Float16": False, "_Float32": False, "_Float64": False, "_Float32x": False,
+                  "_Float64x": False, "_Float128": False, "__float128": False, "__float80": False, "__fp16": False,
+                  "__bf16": False, "__int128": True, "__uint128_t": True, "__int128_t": True}
 _INTEGER_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "_Bool", "bool"}
 _INTEGER_TYPEDEFS = {
     "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "off_t",
@@ -125,6 +130,10 @@ class TypeTable:
                         # standard names: trust the name, not the stub header's typedef
                         return CType(names[0], True, False, tuple(dims), pointers,
                                      names[0] in _UNSIGNED_TYPEDEFS, _STANDARD_RESOLVED.get(names[0], "long"))
+                    if len(names) == 1 and names[0] in EXTENDED_TYPES:
+                        integer = EXTENDED_TYPES[names[0]]
+                        return CType(names[0], integer, not integer, tuple(dims), pointers,
+                                     names[0] == "__uint128_t", names[0])
                     if len(names) == 1 and names[0] in self.typedefs:
                         resolved = self.ctype(self.typedefs[names[0]])
                         return CType(
