@@ -203,6 +203,9 @@ class Scop:
     # constructs the c target handles and the GPU targets cannot (a variable-length array private to a
     # statement: device code has none): (construct, location, why) for a located diagnostic
     device_unsupported: tuple[tuple[str, Location, str], ...] = ()
+    # pure functions of the file the statements call, with their callees, callees first (copies without
+    # storage class): kernels need them as device functions
+    functions: tuple[c_ast.FuncDef, ...] = ()
 
     @property
     def domain(self) -> isl.UnionSet:

@@ -850,6 +850,24 @@ def test_pointer_set_from_another_array_only_read(tmp_path: Path):
     assert status == 0 and stderr == "", stderr
 
 
+@pytest.mark.parametrize("definition, why", [
+    ("static int calls;\nstatic double f(double x) { calls++; return x; }", "uses 'calls'"),
+    ("static double f(double *x) { return x[0]; }", "takes the pointer or array 'x'"),
+    ("static double f(double x) { return x > 1.0 ? f(x / 2.0) : x; }", "is recursive"),
+    ("static double f(double x) { return x + side_effect(1); }", "calls 'side_effect'"),
+], ids=["global", "pointer", "recursive", "impure-callee"])
+def test_impure_file_function_message(definition: str, why: str, tmp_path: Path):
+    """A function the file defines is callable when it is pure; otherwise the warning says why not."""
+    text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
+        "    for (i = 0; i < n; i++)\n        B[i] = f(A[i]);\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(text, "B[i] = f(A[i]);"), 16), stderr
+    assert "call to 'f'" in diag.message and why in diag.message, stderr
+
+
 def test_pointer_assignment_message(tmp_path: Path):
     text = PROLOGUE + "    for (i = 0; i < n; i++)\n        p = &A[i];\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)

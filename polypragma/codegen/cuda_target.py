@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, host_ast, kernel_arrays,
                                     kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
+from polypragma.codegen.body import device_functions
 from polypragma.codegen.printer import HELPER_DEFINITIONS
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
@@ -303,6 +304,7 @@ def generate(regions: list[GpuRegion], source: str) -> list[str]:
     syntax = CudaSyntax()
     # the types and enumerators the kernels use, as the source defines them (the .cu does not see it)
     kernels: list[str] = list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
+    kernels += device_functions(regions, opencl=False)
     kernels += [""] if kernels else []
     fetches = sorted({TEXTURE_FETCH[a.device_type] for region in regions for a in texture_arrays(region)})
     kernels += fetches + ([""] if fetches else [])

@@ -8,6 +8,7 @@ otherwise (PoCL's CPU device runs the tests).
 
 from __future__ import annotations
 
+from polypragma.codegen.body import device_functions
 from polypragma.codegen.printer import HELPER_DEFINITIONS
 from polypragma.codegen.gpu import (GpuRegion, GpuSyntax, HostPrinter, c_string, host_ast,
                                     kernel_arrays, kernel_lines, kernel_scalar_params, symbol_stem, where_literal)
@@ -294,6 +295,7 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
     prologue += sorted(kernel_macros)
     # the types and enumerators the kernels use, as the source defines them
     prologue += list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
+    prologue += device_functions(regions, opencl=True)
     program = "\n".join(prologue + kernel_text)
     runtime = RUNTIME.replace("@KERNEL_COUNT@", str(max(offset, 1))).replace("@SOURCE@", "\n".join(c_string(program)))
     runtime = runtime.replace("@NAMES@", ", ".join(names) or "0").replace(

@@ -54,6 +54,7 @@ class AccessRecord:
 class StatementAccesses:
     records: list[AccessRecord] = field(default_factory=list)
     read_only_scalars: set[str] = field(default_factory=set)
+    called: set[str] = field(default_factory=set)  # pure functions of the file the statement calls
 
 
 class AccessCollector:
@@ -71,7 +72,7 @@ class AccessCollector:
                  classify: Callable[[str, Variable | None], str | None],
                  model_name: Callable[[Variable], str],
                  location: Callable[[c_ast.Node], object],
-                 enums: dict[str, int]):
+                 enums: dict[str, int], file_function: Callable[[str], str | None] | None = None):
         self.statement = statement
         self.domain = domain
         self.builder = builder
@@ -80,6 +81,9 @@ class AccessCollector:
         self.model_name = model_name
         self.location = location
         self.enums = enums
+        # file_function(name): "" for a pure function the file defines (callable), why not for another
+        # function it defines, None for a function it does not define
+        self.file_function = file_function
         self.result = StatementAccesses()
         self.private: list[set[str]] = [set()]
 
@@ -148,7 +152,14 @@ class AccessCollector:
             name = node.name.name if isinstance(node.name, c_ast.ID) else None
             if name not in PURE_FUNCTIONS:
                 shown = f"call to '{name}'" if name else "call through a function pointer"
-                raise self._unsupported(shown, node, "may have side effects and is not supported")
+                why = self.file_function(name) if name and self.file_function is not None else None
+                if why == "":
+                    self.result.called.add(name)
+                elif why is not None:
+                    raise self._unsupported(shown, node, f"may have side effects and is not supported ('{name}' "
+                                            f"{why})")
+                else:
+                    raise self._unsupported(shown, node, "may have side effects and is not supported")
             for arg in (node.args.exprs if node.args else []):
                 self.expression(arg, may)
         elif isinstance(node, (c_ast.ArrayRef, c_ast.ID)):

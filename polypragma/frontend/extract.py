@@ -21,6 +21,7 @@ from pycparser import c_ast, c_generator
 from polypragma.diagnostics import Location, Unsupported
 from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
 from polypragma.frontend.arrays import build_arrays
+from polypragma.frontend.functions import FileFunctions
 from polypragma.frontend.normalise import normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
@@ -81,6 +82,8 @@ class RegionExtractor:
         self.params: list[str] = []
         self.iterator_ctypes: list[str] = []
         self.device_unsupported: list[tuple] = []
+        self.functions = FileFunctions(types)
+        self.called: set[str] = set()
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -257,6 +260,7 @@ class RegionExtractor:
         self._extended_types()
         arrays, statements, references = self._finish()
         context = self._context(arrays)
+        functions = tuple(self.functions.device_definition(f) for f in self.functions.callees(self.called))
         iterator_type = "int"
         for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
             iterator_type = _wider(iterator_type, t)
@@ -275,8 +279,9 @@ class RegionExtractor:
             reserved_names=frozenset(self.reserved),
             references=references,
             device_unsupported=tuple(self.device_unsupported),
+            functions=functions,
             type_declarations=self.types.definitions_for(
-                [s.body for s in statements]
+                [s.body for s in statements] + list(functions)
                 + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
@@ -530,8 +535,9 @@ class RegionExtractor:
         builder = self._builder(walk)
         collector = AccessCollector(
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
-            self.location, self.types.enumerators)
+            self.location, self.types.enumerators, self._file_function)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
+        self.called |= collector.result.called
         self._private_arrays(node)
         self.records.extend(collector.result.records)
         self.read_only_scalars |= collector.result.read_only_scalars
@@ -550,6 +556,11 @@ class RegionExtractor:
         )
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _file_function(self, name: str) -> str | None:
+        if name not in self.functions.definitions:
+            return None
+        return "" if self.functions.is_pure(name) else self.functions.why_not(name)
 
     def _private_arrays(self, node: c_ast.Node) -> None:
         """Locals of a statement that are arrays of variable size: private to each instance, which the

@@ -55,7 +55,12 @@ class TypeTable:
         self.typedefs: dict[str, c_ast.Node] = {}
         self.enumerators: dict[str, int] = {}
         self.definitions: list[TypeDefinition] = []
+        # the functions the file defines (not the stub headers), by name
+        self.function_definitions: dict[str, c_ast.FuncDef] = {}
         for node in ast.ext:
+            if isinstance(node, c_ast.FuncDef) and node.coord is not None \
+                    and not is_stub_header(str(node.coord.file)):
+                self.function_definitions[node.decl.name] = node
             if isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node.type
             self._collect_enums(node)
