@@ -113,7 +113,7 @@ struct point { int x; double v[10]; };
 int side_effect(int x);
 
 void kernel(int n, int m, int k, double *A, double *B, double *p,
-            int *len, double C[100][100], struct point pt)
+            int *len, double C[100][100], struct point pt, struct point *pp)
 {
     int i, j, s = 0;
 #pragma scop
@@ -223,10 +223,10 @@ CASES = [
         for (i = 0; i < n; i++)
             B[i] = &A[i] == p;
     """, 2, None, ("address-of '&'",)),
-    Case("struct-member", """
+    Case("struct-member-through-pointer", """
         for (i = 0; i < n; i++)
-            A[i] = pt.x;
-    """, 2, 16, ("struct member access",)),
+            A[i] = pp->x;
+    """, 2, 16, ("struct member access", "'->'")),
     Case("bound-product-with-iterator", """
         for (i = 0; i < n; i++)
             for (j = 0; j < i * i; j++)
@@ -776,14 +776,33 @@ def test_pointer_operator_column(statement: str, col: int, tmp_path: Path):
     assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
 
 
-@pytest.mark.parametrize("statement", ["pt.v[i] = 0.0;", "A[i] = pt.v[i];"], ids=["write", "read"])
-def test_struct_member_array_message(statement: str, tmp_path: Path):
+@pytest.mark.parametrize("statement, col", [("pt.v[i] = 0.0;", 9), ("A[i] = pt.v[i];", 16)], ids=["write", "read"])
+def test_struct_member_array_message(statement: str, col: int, tmp_path: Path):
+    """Members are arrays of the model for the c target; the GPU targets say they do not take them."""
     text = PROLOGUE + f"    for (i = 0; i < 10; i++)\n        {statement}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    assert (status, stderr) == (0, "")
+    assert _MARKER in generated_path(source, tmp_path / "out").read_text()
+    status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "opencl"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
+    assert "struct member access 'pt.v[i]'" in diag.message and "GPU targets" in diag.message, stderr
+
+
+@pytest.mark.parametrize("statement, expected", [
+    ("C[i][0] = pt.x; pt.v[i] = 1.0; C[0][i] = pt.v[i]; pt = pt;", "access to the whole struct 'pt'"),
+], ids=["whole-struct"])
+def test_whole_struct_message(statement: str, expected: str, tmp_path: Path):
+    """A struct's members are arrays of their own, so an access to the whole struct is refused: its
+    dependences with the members would be missed."""
+    text = PROLOGUE + f"    for (i = 0; i < 10; i++) {{\n        {statement}\n    }}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
     status, stderr = polypragma(source, tmp_path / "out")
     assert status == 0
     (diag,) = diagnostics(stderr)
-    assert "struct member access" in diag.message, stderr
+    assert expected in diag.message, stderr
 
 
 @pytest.mark.parametrize("body, expected", [

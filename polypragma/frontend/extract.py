@@ -535,9 +535,12 @@ class RegionExtractor:
         builder = self._builder(walk)
         collector = AccessCollector(
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
-            self.location, self.types.enumerators, self._file_function)
+            self.location, self.types.enumerators, self._file_function, self.types)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
         self.called |= collector.result.called
+        for member in collector.result.members[:1]:
+            self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
+                                            "is not supported by the GPU targets yet"))
         self._private_arrays(node)
         self.records.extend(collector.result.records)
         self.read_only_scalars |= collector.result.read_only_scalars

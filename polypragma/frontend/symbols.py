@@ -57,6 +57,7 @@ class TypeTable:
         self.definitions: list[TypeDefinition] = []
         # the functions the file defines (not the stub headers), by name
         self.function_definitions: dict[str, c_ast.FuncDef] = {}
+        self.aggregates: dict[str, c_ast.Struct | c_ast.Union] = {}  # 'struct tag' -> its definition
         for node in ast.ext:
             if isinstance(node, c_ast.FuncDef) and node.coord is not None \
                     and not is_stub_header(str(node.coord.file)):
@@ -64,7 +65,32 @@ class TypeTable:
             if isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node.type
             self._collect_enums(node)
+            for child in _walk(node):
+                if isinstance(child, (c_ast.Struct, c_ast.Union)) and child.decls is not None and child.name:
+                    self.aggregates.setdefault(_tag(child), child)
             self._collect_definition(node)
+
+    def aggregate(self, node: c_ast.Node) -> c_ast.Struct | c_ast.Union | None:
+        """The struct or union (with its members) that the declarator ``node`` has as element type."""
+        while not isinstance(node, c_ast.TypeDecl):
+            if not isinstance(node, (c_ast.ArrayDecl, c_ast.PtrDecl)):
+                return None
+            node = node.type
+        inner = node.type
+        if isinstance(inner, (c_ast.Struct, c_ast.Union)):
+            if inner.decls is None:
+                return self.aggregates.get(_tag(inner))
+            return inner
+        if isinstance(inner, c_ast.IdentifierType) and len(inner.names) == 1 and inner.names[0] in self.typedefs:
+            return self.aggregate(self.typedefs[inner.names[0]])
+        return None
+
+    def member(self, node: c_ast.Node, field: str) -> c_ast.Decl | None:
+        """The declaration of member ``field`` of the struct or union that ``node`` declares."""
+        aggregate = self.aggregate(node)
+        if aggregate is None:
+            return None
+        return next((d for d in aggregate.decls or [] if isinstance(d, c_ast.Decl) and d.name == field), None)
 
     def _collect_definition(self, node: c_ast.Node) -> None:
         if node.coord is None or is_stub_header(str(node.coord.file)):
