@@ -195,6 +195,9 @@ class Scop:
     reserved_names: frozenset[str] = frozenset()
     # C types (typedefs resolved) of the parameters and read-only scalars
     scalar_types: dict[str, str] = field(default_factory=dict)
+    # parameters of unsigned types: generated expressions read them as signed values (isl's n - 1 must not
+    # wrap around when n is 0)
+    unsigned_parameters: frozenset[str] = frozenset()
     # every array access of the bodies, array by array (for reference groups and promotion)
     references: tuple[Reference, ...] = ()
     # file-scope definitions (typedefs, structs, enums) the statements and arrays use, as C text in the

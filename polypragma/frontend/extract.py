@@ -126,7 +126,13 @@ class RegionExtractor:
     def check_requirements(self, builder: AffineBuilder, points: isl.Set, construct: str) -> None:
         """Unsigned comparisons and conversions must see no negative value where they run."""
         for required, node in builder.requirements:
-            if not points.is_subset(required):
+            if not points.is_subset(required) and self._unsigned_parameters(points).is_subset(required):
+                # exact because parameters of unsigned types are not negative; the GPU targets print
+                # them as they are in expressions where isl assumes signed arithmetic
+                self.device_unsupported.append((
+                    f"{construct} '{_text(node)}'", self.location(node),
+                    "compares with a parameter of unsigned type, which the GPU targets do not support yet"))
+            elif not points.is_subset(required):
                 raise self.unsupported(f"{construct} '{_text(node)}'", node,
                                        "mixes unsigned values with values that may be negative; "
                                        "not supported (C would wrap them around)")
@@ -279,6 +285,8 @@ class RegionExtractor:
             reserved_names=frozenset(self.reserved),
             references=references,
             device_unsupported=tuple(self.device_unsupported),
+            unsigned_parameters=frozenset(p for p in self.params if self.outer.lookup(p) is not None
+                                          and self.outer.lookup(p).ctype.is_unsigned),
             functions=functions,
             type_declarations=self.types.definitions_for(
                 [s.body for s in statements] + list(functions)
@@ -607,9 +615,22 @@ class RegionExtractor:
         out += [None] * variable.ctype.pointer_depth
         return out
 
+    def _unsigned_parameters(self, points: isl.Set) -> isl.Set:
+        """``points`` where every parameter of an unsigned type is not negative, as its values are (then
+        comparing it with an unsigned iterator needs no wrap-around)."""
+        for k, name in enumerate(self.params):
+            variable = self.outer.lookup(name)
+            if variable is not None and variable.ctype.is_unsigned:
+                parameter = isl.PwAff.from_aff(isl.Aff.var_on_domain(
+                    isl.LocalSpace.from_space(points.get_space()), isl.dim_type.param, k))
+                points = points.intersect(parameter.nonneg_set())
+        return points
+
     def _context(self, arrays: list[Array]) -> isl.Set:
-        """What the program implies about the parameters: declared extents are not negative."""
-        context = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params).params())
+        """What the program implies about the parameters: declared extents are not negative, nor are
+        parameters of unsigned types."""
+        context = self._unsigned_parameters(
+            isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params).params()))
         for array in arrays:
             for extent in array.extents:
                 if extent is not None:
