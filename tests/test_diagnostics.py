@@ -887,6 +887,54 @@ def test_impure_file_function_message(definition: str, why: str, tmp_path: Path)
     assert "call to 'f'" in diag.message and why in diag.message, stderr
 
 
+_DECLARED_PURE = """\
+#include <stdio.h>
+
+double weight(double x);
+#pragma polypragma pure(weight)
+
+static void kernel(int n, double *A, double *B)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        B[i] = weight(A[i]) + A[n - 1 - i];
+#pragma endscop
+}
+
+int main(void)
+{
+    double A[40], B[40];
+    for (int i = 0; i < 40; i++)
+        A[i] = (double)((i * 7) % 13) / 13.0;
+    kernel(40, A, B);
+    for (int i = 0; i < 40; i++)
+        printf("%.6f\\n", B[i]);
+    return 0;
+}
+"""
+
+
+def test_function_declared_pure(tmp_path: Path):
+    """'#pragma polypragma pure(f)' makes a function declared without a body callable (c target); the GPU
+    targets, which have no device version of it, say so at the call."""
+    source = write_source(tmp_path, "declared.c", _DECLARED_PURE)
+    other = tmp_path / "weight.c"
+    other.write_text("double weight(double x) { return x * x - 0.25; }\n")
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert (status, stderr) == (0, "")
+    generated = generated_path(source, tmp_path / "out")
+    assert _MARKER in generated.read_text()
+    compile_c(source, tmp_path / "original", extra=[str(other)])
+    compile_c(generated, tmp_path / "generated", extra=[str(other)])
+    assert run(tmp_path / "generated").stdout == run(tmp_path / "original").stdout
+    status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "opencl"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(_DECLARED_PURE, "B[i] = weight"), 16), stderr
+    assert "call to 'weight'" in diag.message and "declared pure" in diag.message, stderr
+    assert_untouched(source, _DECLARED_PURE)
+
+
 def test_pointer_assignment_message(tmp_path: Path):
     text = PROLOGUE + "    for (i = 0; i < n; i++)\n        p = &A[i];\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)

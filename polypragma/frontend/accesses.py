@@ -54,7 +54,7 @@ class AccessRecord:
 class StatementAccesses:
     records: list[AccessRecord] = field(default_factory=list)
     read_only_scalars: set[str] = field(default_factory=set)
-    called: set[str] = field(default_factory=set)  # pure functions of the file the statement calls
+    called: dict[str, c_ast.Node] = field(default_factory=dict)  # pure functions called, with a call
     members: list[c_ast.Node] = field(default_factory=list)  # struct member accesses (kernels have none yet)
 
 
@@ -157,7 +157,7 @@ class AccessCollector:
                 shown = f"call to '{name}'" if name else "call through a function pointer"
                 why = self.file_function(name) if name and self.file_function is not None else None
                 if why == "":
-                    self.result.called.add(name)
+                    self.result.called.setdefault(name, node)
                 elif why is not None:
                     raise self._unsupported(shown, node, f"may have side effects and is not supported ('{name}' "
                                             f"{why})")

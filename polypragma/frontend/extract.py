@@ -83,7 +83,7 @@ class RegionExtractor:
         self.iterator_ctypes: list[str] = []
         self.device_unsupported: list[tuple] = []
         self.functions = FileFunctions(types)
-        self.called: set[str] = set()
+        self.called: dict[str, c_ast.Node] = {}
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -266,7 +266,7 @@ class RegionExtractor:
         self._extended_types()
         arrays, statements, references = self._finish()
         context = self._context(arrays)
-        functions = tuple(self.functions.device_definition(f) for f in self.functions.callees(self.called))
+        functions = tuple(self.functions.device_definition(f) for f in self.functions.callees(set(self.called)))
         iterator_type = "int"
         for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
             iterator_type = _wider(iterator_type, t)
@@ -545,7 +545,13 @@ class RegionExtractor:
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
             self.location, self.types.enumerators, self._file_function, self.types)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
-        self.called |= collector.result.called
+        for name, call in collector.result.called.items():
+            if name not in self.called and name not in self.functions.definitions:
+                self.device_unsupported.append((
+                    f"call to '{name}'", self.location(call),
+                    "is not supported by the GPU targets: it is declared pure, but the file does not define "
+                    "it, so kernels have no version of it to call"))
+            self.called.setdefault(name, call)
         for member in collector.result.members[:1]:
             self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
                                             "is not supported by the GPU targets yet"))
@@ -570,7 +576,8 @@ class RegionExtractor:
 
     def _file_function(self, name: str) -> str | None:
         if name not in self.functions.definitions:
-            return None
+            # a declaration without body: pure when the user says so
+            return "" if name in self.types.declared_pure else None
         return "" if self.functions.is_pure(name) else self.functions.why_not(name)
 
     def _private_arrays(self, node: c_ast.Node) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from pycparser import c_ast, c_generator
@@ -10,6 +11,7 @@ from polypragma.frontend.preprocess import is_stub_header
 from polypragma.model import CType, Variable
 
 _GENERATOR = c_generator.CGenerator()
+_PURE_PRAGMA = re.compile(r"\s*polypragma\s+pure\s*\(([\w\s,]+)\)\s*$")
 # extended types the parser learns from include/polypragma_types.h: kept by their own names (the c target
 # prints them as written; kernels cannot declare them), integer or floating
 EXTENDED_TYPES = {"_Float16": False, "_Float32": False, "_Float64": False, "_Float32x": False,
@@ -58,7 +60,13 @@ class TypeTable:
         # the functions the file defines (not the stub headers), by name
         self.function_definitions: dict[str, c_ast.FuncDef] = {}
         self.aggregates: dict[str, c_ast.Struct | c_ast.Union] = {}  # 'struct tag' -> its definition
+        # functions the user declares pure ('#pragma polypragma pure(f, g)' at file scope)
+        self.declared_pure: set[str] = set()
         for node in ast.ext:
+            if isinstance(node, c_ast.Pragma):
+                match = _PURE_PRAGMA.match(node.string)
+                if match:
+                    self.declared_pure |= {name.strip() for name in match.group(1).split(",")}
             if isinstance(node, c_ast.FuncDef) and node.coord is not None \
                     and not is_stub_header(str(node.coord.file)):
                 self.function_definitions[node.decl.name] = node
