@@ -472,7 +472,7 @@ class RegionExtractor:
         self.iterator_ctypes.append(ctype_base)
         first = len(self.statements)
         body_walk = _Walk(walk.loops + [loop], domain, scope)
-        child = self._item(node.stmt, body_walk, False)
+        child = self._loop_body(node.stmt, body_walk, loop, position)
         if child is None:
             return None
         partial = None
@@ -486,6 +486,53 @@ class RegionExtractor:
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
+
+    def _loop_body(self, body: c_ast.Node, walk: _Walk, loop: _Loop, position: int) -> isl.Schedule | None:
+        """The body of a loop; ``if (c) break;`` at its top level, with ``c`` affine, ends the loop at the
+        first iteration where ``c`` holds: the statements before it run up to that iteration, the ones
+        after it only before it (as pet models a break)."""
+        items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+        if not any(_is_break(item) for item in items):
+            return self._item(body, walk, False)
+        scope = walk.scope.child()
+        # pairs of points of this loop, the second later in it, the enclosing iterations the same
+        later = (isl.Map.lex_gt(walk.domain.get_space()) if loop.reverse
+                 else isl.Map.lex_lt(walk.domain.get_space()))
+        for d in range(position):
+            later = later.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+        domain = walk.domain
+        # per segment (the items between two breaks), the iterations that reach it, within one iteration:
+        # the conditions of the breaks before it failed; any: the iterations where some break is taken
+        segments: list[tuple[list[c_ast.Node], isl.Set]] = []
+        reach = domain
+        any_taken = isl.Set.empty(domain.get_space())
+        current: list[c_ast.Node] = []
+        for item in items:
+            if not _is_break(item):
+                current.append(item)
+                continue
+            segments.append((current, reach))
+            current = []
+            builder = self._builder(_Walk(walk.loops, domain, scope))
+            try:
+                condition = builder.condition(item.cond)
+                self.check_requirements(builder, reach, "condition")
+            except NonAffine as exc:
+                statement = item.iftrue.block_items[0] if isinstance(item.iftrue, c_ast.Compound) else item.iftrue
+                raise self.unsupported(
+                    f"'break' statement under the condition '{_text(item.cond)}'", statement,
+                    f"is not supported: the condition is not affine ({exc.what})") from None
+            any_taken = any_taken.union(reach.intersect(condition))
+            reach = reach.subtract(condition).coalesce()
+        segments.append((current, reach))
+        # the loop goes on at an iteration when no break was taken at an earlier one
+        alive = domain.subtract(any_taken.apply(later)).coalesce()
+        pieces: list[isl.Schedule] = []
+        for segment, reached in segments:
+            piece = self._block(segment, _Walk(walk.loops, reached.intersect(alive).coalesce(), scope))
+            if piece is not None:
+                pieces.append(piece)
+        return _sequence(pieces)
 
     def _loop_init(self, node: c_ast.For, scope: Scope, walk: _Walk) -> tuple[str, c_ast.Node, str, bool]:
         init = node.init
@@ -649,6 +696,16 @@ def _walk(node: c_ast.Node):
     yield node
     for _, child in node.children():
         yield from _walk(child)
+
+
+def _is_break(node: c_ast.Node) -> bool:
+    """``if (c) break;`` (or ``if (c) { break; }``) without else."""
+    if not isinstance(node, c_ast.If) or node.iffalse is not None:
+        return False
+    then = node.iftrue
+    if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+        then = then.block_items[0]
+    return isinstance(then, c_ast.Break)
 
 
 def _identifier_types(node: c_ast.Node) -> list[str]:
