@@ -236,10 +236,11 @@ CASES = [
         for (i = 0; i < n * m; i++)
             A[i] = 0.0;
     """, 1, 21, ("loop condition", "n * m", "not affine")),
-    Case("bound-read-from-array", """
+    Case("bound-read-from-array-around-a-loop", """
         for (i = 0; i < n; i++)
             for (j = 0; j < len[i]; j++)
-                C[i][j] = 0.0;
+                for (s = 0; s < 2; s++)
+                    C[i][j] = 0.0;
     """, 2, 25, ("loop condition", "len[i]", "not affine")),
     Case("bound-scalar-written-in-region", """
         s = n / 2;
@@ -933,6 +934,20 @@ def test_function_declared_pure(tmp_path: Path):
     assert (diag.line, diag.col) == (line_of(_DECLARED_PURE, "B[i] = weight"), 16), stderr
     assert "call to 'weight'" in diag.message and "declared pure" in diag.message, stderr
     assert_untouched(source, _DECLARED_PURE)
+
+
+def test_bound_on_data_with_an_outer_iterator(tmp_path: Path):
+    """A loop bounded by data is one statement; the c target runs it as written, the GPU targets need
+    its iterator declared in it (a kernel does not see the function's 'j')."""
+    text = PROLOGUE + "    for (i = 0; i < 100; i++)\n        for (j = 0; j < len[i]; j++)\n            C[i][j] = 0.0;\n" \
+        + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    assert polypragma(source, tmp_path / "out") == (0, "")
+    status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "cuda"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, 9), stderr
+    assert "loop 'j' with a bound on data" in diag.message and "for (int j = ..." in diag.message, stderr
 
 
 def test_pointer_assignment_message(tmp_path: Path):

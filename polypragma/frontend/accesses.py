@@ -117,6 +117,23 @@ class AccessCollector:
             self.expression(node.cond, may)
             self.statement_node(node.iftrue, True)
             self.statement_node(node.iffalse, True)
+        elif isinstance(node, c_ast.For):
+            # a loop with a bound on data, as one statement: its iterator is private, and its
+            # subscripts, not affine in the statement's iterators, reach whole dimensions
+            self.private.append(set())
+            init = node.init
+            if isinstance(init, c_ast.DeclList):
+                for decl in init.decls:
+                    self.statement_node(decl, may)
+            elif isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+                self.private[-1].add(init.lvalue.name)
+                self.expression(init.rvalue, may)
+            else:
+                raise self._unsupported("loop initialisation", node)
+            self.expression(node.cond, may)
+            self.expression(node.next, True)
+            self.statement_node(node.stmt, True)
+            self.private.pop()
         elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
             raise self._unsupported(f"'{type(node).__name__.lower()}' loop inside a statement", node)
         elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Label,

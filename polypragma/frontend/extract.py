@@ -454,6 +454,8 @@ class RegionExtractor:
         try:
             lower = builder.pwaff(init)
         except NonAffine as exc:
+            if self._opaque_loop(node, name, walk):
+                return self._statement(node, walk)  # a start on data (k = rowptr[i]): as for a bound
             raise self.not_affine(f"loop start '{_text(init)}'", exc, inner_walk) from None
         if lower.involves_dims(isl.dim_type.in_, position, 1):
             raise self.unsupported(f"loop start '{_text(init)}' using its own iterator", init)
@@ -464,6 +466,10 @@ class RegionExtractor:
         try:
             condition = builder.condition(node.cond)
         except NonAffine as exc:
+            if self._opaque_loop(node, name, walk):
+                # a bound on data (j < len[i], j < f(n)): the loop is one statement of its own, its
+                # iterator private, its accesses over the elements its subscripts may reach
+                return self._statement(node, walk)
             raise self.not_affine(f"loop condition '{_text(node.cond)}'", exc, inner_walk) from None
         domain, evaluated = loop_domain(builder, walk.domain, position, lower, condition, step)
         if not domain.is_bounded():
@@ -486,6 +492,30 @@ class RegionExtractor:
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
+
+    def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
+        """Whether a loop whose condition is not affine can be one statement: its condition reads data
+        (not a written scalar or a stale iterator, which the diagnostics explain), its iterator is not
+        read after the region, and it holds no loop of its own."""
+        if name in self.used_outside or _contains_loop(node.stmt):
+            return False
+        reads_data = False
+        start = node.init.decls[0].init if isinstance(node.init, c_ast.DeclList) else node.init.rvalue
+        for child in [*_walk(node.cond), *_walk(start)]:
+            if isinstance(child, (c_ast.ArrayRef, c_ast.FuncCall)):
+                reads_data = True
+            elif isinstance(child, c_ast.ID) and child.name != name \
+                    and child.name not in {l.c_name for l in walk.loops}:
+                variable = walk.scope.lookup(child.name)
+                if child.name in self.written or (variable is not None and variable.declared_in_region) \
+                        or (child.name in self.outer_iterators and child.name not in {l.c_name for l in walk.loops}):
+                    return False
+        if reads_data and not isinstance(node.init, c_ast.DeclList):
+            # kernels would not declare an iterator declared before the region
+            self.device_unsupported.append((f"loop '{name}' with a bound on data", self.location(node),
+                                            "is not supported by the GPU targets unless its iterator is "
+                                            f"declared in it ('for (int {name} = ...')"))
+        return reads_data
 
     def _loop_body(self, body: c_ast.Node, walk: _Walk, loop: _Loop, position: int) -> isl.Schedule | None:
         """The body of a loop; ``if (c) break;`` at its top level, with ``c`` affine, ends the loop at the
