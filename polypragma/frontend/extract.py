@@ -622,13 +622,13 @@ class RegionExtractor:
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
             self.location, self.types.enumerators, self._file_function, self.types)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
-        for name, call in collector.result.called.items():
-            if name not in self.called and name not in self.functions.definitions:
+        for callee, call in collector.result.called.items():
+            if callee not in self.called and callee not in self.functions.definitions:
                 self.device_unsupported.append((
-                    f"call to '{name}'", self.location(call),
+                    f"call to '{callee}'", self.location(call),
                     "is not supported by the GPU targets: it is declared pure, but the file does not define "
                     "it, so kernels have no version of it to call"))
-            self.called.setdefault(name, call)
+            self.called.setdefault(callee, call)
         for member in collector.result.members[:1]:
             self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
                                             "is not supported by the GPU targets yet"))
