@@ -915,10 +915,16 @@ int main(void)
 """
 
 
-def test_function_declared_pure(tmp_path: Path):
-    """'#pragma polypragma pure(f)' makes a function declared without a body callable (c target); the GPU
-    targets, which have no device version of it, say so at the call."""
-    source = write_source(tmp_path, "declared.c", _DECLARED_PURE)
+@pytest.mark.parametrize("declaration", [
+    "double weight(double x);\n#pragma polypragma pure(weight)",
+    "double weight(double x) __attribute__((const));\n",
+    "__attribute__ ((__pure__)) extern double weight(double x);\n",
+], ids=["pragma", "attribute-const", "attribute-pure"])
+def test_function_declared_pure(declaration: str, tmp_path: Path):
+    """'#pragma polypragma pure(f)' or GCC's const and pure attributes make a function declared without a
+    body callable (c target); the GPU targets, which have no device version of it, say so at the call."""
+    text = _DECLARED_PURE.replace("double weight(double x);\n#pragma polypragma pure(weight)", declaration)
+    source = write_source(tmp_path, "declared.c", text)
     other = tmp_path / "weight.c"
     other.write_text("double weight(double x) { return x * x - 0.25; }\n")
     status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
@@ -931,9 +937,9 @@ def test_function_declared_pure(tmp_path: Path):
     status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "opencl"])
     assert status == 0
     (diag,) = diagnostics(stderr)
-    assert (diag.line, diag.col) == (line_of(_DECLARED_PURE, "B[i] = weight"), 16), stderr
+    assert (diag.line, diag.col) == (line_of(text, "B[i] = weight"), 16), stderr
     assert "call to 'weight'" in diag.message and "declared pure" in diag.message, stderr
-    assert_untouched(source, _DECLARED_PURE)
+    assert_untouched(source, text)
 
 
 def test_bound_on_data_with_an_outer_iterator(tmp_path: Path):
