@@ -956,6 +956,25 @@ def test_bound_on_data_with_an_outer_iterator(tmp_path: Path):
     assert "loop 'j' with a bound on data" in diag.message and "for (int j = ..." in diag.message, stderr
 
 
+@pytest.mark.parametrize("definition, call, why", [
+    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(A + 1, i);", "'A + 1' for the pointer or array 'x'"),
+    ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, B[i]);", "'B[i]' reads memory"),
+    ("static void put(double *x, int k) { k++; x[k] = 0.0; }", "put(A, i);", "its parameter 'k'"),
+    ("static void put(double *x, int k) { if (k) return; x[k] = 0.0; }", "put(A, i);", "returns early"),
+], ids=["pointer-expression", "argument-reads-memory", "parameter-changed", "early-return"])
+def test_call_not_inlined_message(definition: str, call: str, why: str, tmp_path: Path):
+    """A call to a void function of the file is inlined where that means the same; otherwise the
+    warning says why not, at the call."""
+    text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
+        f"    for (i = 0; i < n; i++)\n        {call}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(text, call), 9), stderr
+    assert "call to 'put'" in diag.message and "cannot be inlined" in diag.message and why in diag.message, stderr
+
+
 def test_pointer_assignment_message(tmp_path: Path):
     text = PROLOGUE + "    for (i = 0; i < n; i++)\n        p = &A[i];\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)

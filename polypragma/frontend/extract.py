@@ -21,7 +21,7 @@ from pycparser import c_ast, c_generator
 from polypragma.diagnostics import Location, Unsupported
 from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
 from polypragma.frontend.arrays import build_arrays
-from polypragma.frontend.functions import FileFunctions
+from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.normalise import normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
@@ -65,7 +65,22 @@ class RegionExtractor:
         self.used_outside = used_outside or {}
         self.origins = origins or {}
         self.region = region
-        self.items = normalise(items, set(goto_targets))
+        self.functions = FileFunctions(types)
+        globals_ = set()
+        scope_chain = scope
+        while scope_chain is not None:  # the outermost scope holds the file's globals
+            if scope_chain.parent is None:
+                globals_ = set(scope_chain.names)
+            scope_chain = scope_chain.parent
+        self.not_inlined: dict[str, str] = {}  # void functions whose calls could not be inlined, and why
+
+        def inline(call: c_ast.FuncCall):
+            result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope))
+            if isinstance(result, str):
+                self.not_inlined.setdefault(call.name.name, result)
+            return result
+
+        self.items = normalise(items, set(goto_targets), inline)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)
@@ -82,7 +97,6 @@ class RegionExtractor:
         self.params: list[str] = []
         self.iterator_ctypes: list[str] = []
         self.device_unsupported: list[tuple] = []
-        self.functions = FileFunctions(types)
         self.called: dict[str, c_ast.Node] = {}
         self._prepass()
 
@@ -651,10 +665,22 @@ class RegionExtractor:
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
+    @staticmethod
+    def _local_names(scope: Scope) -> set[str]:
+        """The names the function declares (parameters and locals): they hide globals of the same name,
+        so an inlined body that means a global cannot name them."""
+        names: set[str] = set()
+        while scope is not None and scope.parent is not None:
+            names |= set(scope.names)
+            scope = scope.parent
+        return names
+
     def _file_function(self, name: str) -> str | None:
         if name not in self.functions.definitions:
             # a declaration without body: pure when the user says so
             return "" if name in self.types.declared_pure else None
+        if name in self.not_inlined:
+            return self.not_inlined[name]
         return "" if self.functions.is_pure(name) else self.functions.why_not(name)
 
     def _private_arrays(self, node: c_ast.Node) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from polypragma.frontend.accesses import PURE_FUNCTIONS
 from polypragma.frontend.symbols import TypeTable
@@ -109,6 +109,92 @@ class FileFunctions:
                 if callee not in self.definitions or not self._check(callee, active):
                     return f"calls '{callee}', which may have side effects"
         return None
+
+
+def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], types: TypeTable,
+                globals_: set[str]) -> c_ast.Compound | str | None:
+    """The body of the ``void`` function ``call`` calls, its parameters replaced by the arguments, or None
+    when that would not mean the same: a pointer or array argument that is not a plain name, an argument
+    with side effects, a parameter the function assigns, a name other than its parameters, locals and
+    the file's globals, a ``return`` other than a last one, or a ``goto`` (then why, for a diagnostic;
+    None for a function the file does not define or that returns a value)."""
+    name = call.name.name if isinstance(call.name, c_ast.ID) else None
+    definition = definitions.get(name)
+    if definition is None:
+        return None
+    function_type = definition.decl.type
+    if types.ctype(function_type.type).base != "void" or types.ctype(function_type.type).pointer_depth:
+        return None
+    _G = c_generator.CGenerator()
+    params = [p for p in (function_type.args.params if function_type.args is not None else [])
+              if isinstance(p, c_ast.Decl) and p.name]
+    args = list(call.args.exprs) if call.args is not None else []
+    if len(params) != len(args):
+        return "cannot be inlined: the call does not pass one argument per parameter"
+    substitution: dict[str, c_ast.Node] = {}
+    for param, arg in zip(params, args):
+        if any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
+               (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in _walk(arg)):
+            return f"cannot be inlined: the argument '{_G.visit(arg)}' has side effects"
+        if types.ctype(param.type).is_scalar and any(
+                isinstance(n, (c_ast.ArrayRef, c_ast.StructRef)) or (isinstance(n, c_ast.UnaryOp) and n.op == "*")
+                for n in _walk(arg)):
+            # C reads it once, at the call; the body might change that element before reading it again
+            return f"cannot be inlined: the argument '{_G.visit(arg)}' reads memory"
+        if not types.ctype(param.type).is_scalar and not isinstance(arg, c_ast.ID):
+            return (f"cannot be inlined: the argument '{_G.visit(arg)}' for the pointer or array "
+                    f"'{param.name}' is not the name of an array")
+        substitution[param.name] = arg
+    body = copy.deepcopy(definition.body)
+    items = list(body.block_items or [])
+    if items and isinstance(items[-1], c_ast.Return) and items[-1].expr is None:
+        body.block_items = items = items[:-1]
+    local = {n.name for n in _walk(body) if isinstance(n, c_ast.Decl) and n.name}
+    if local & set(substitution):
+        return "cannot be inlined: it declares a local named as a parameter"
+    for node in _walk(body):
+        if isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Label)):
+            return "cannot be inlined: it returns early or uses goto"
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID) \
+                and node.lvalue.name in substitution:
+            return f"cannot be inlined: it assigns its parameter '{node.lvalue.name}'"
+        if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") \
+                and isinstance(node.expr, c_ast.ID) and node.expr.name in substitution:
+            return f"cannot be inlined: it changes or takes the address of its parameter '{node.expr.name}'"
+        if isinstance(node, c_ast.ID) and node.name not in substitution and node.name not in local \
+                and node.name not in globals_ and node.name not in types.enumerators:
+            return f"cannot be inlined: it uses '{node.name}', which the region's function does not see as it does"
+    written = {n.lvalue.name for n in _walk(body) if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID)}
+    for param, arg in zip(params, args):
+        if types.ctype(param.type).is_scalar and any(isinstance(n, c_ast.ID) and n.name in written for n in _walk(arg)):
+            return f"cannot be inlined: the body assigns a variable the argument '{_G.visit(arg)}' reads"
+    _substitute(body, substitution)
+    body.coord = call.coord
+    return body
+
+
+def _substitute(node: c_ast.Node, substitution: dict[str, c_ast.Node]) -> None:
+    """Replace the IDs named in ``substitution`` below ``node`` (not member names, not callees)."""
+    for attribute in _SUBSTITUTABLE:
+        child = getattr(node, attribute, None)
+        if isinstance(child, c_ast.ID) and child.name in substitution \
+                and not (isinstance(node, c_ast.StructRef) and attribute == "field") \
+                and not (isinstance(node, c_ast.FuncCall) and attribute == "name"):
+            replacement = copy.deepcopy(substitution[child.name])
+            setattr(node, attribute, replacement)
+    for attribute in ("exprs", "block_items"):
+        children = getattr(node, attribute, None)
+        if isinstance(children, list):
+            for k, child in enumerate(children):
+                if isinstance(child, c_ast.ID) and child.name in substitution:
+                    children[k] = copy.deepcopy(substitution[child.name])
+    for _, child in node.children():
+        if not isinstance(child, c_ast.ID):
+            _substitute(child, substitution)
+
+
+_SUBSTITUTABLE = ("lvalue", "rvalue", "left", "right", "expr", "cond", "iftrue", "iffalse", "subscript", "name",
+                  "init", "next", "stmt", "field")
 
 
 def _calls(node: c_ast.Node) -> list[str]:

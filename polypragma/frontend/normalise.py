@@ -5,6 +5,9 @@
 * A counted ``while`` loop, ``i = lb; while (cond) { ...; i += c; }`` where the body writes ``i``
   only in its last statement, becomes ``for (i = lb; cond; i += c) { ... }``; the same with the
   iterator declared just before (``int i = lb;``) when the rest of the block does not use it.
+* A call statement to a ``void`` function of the file is replaced by the function's body, its parameters
+  by the arguments, where that means the same (see :func:`polypragma.frontend.functions.inline_call`):
+  what it writes through its pointer parameters becomes accesses of the region.
 * ``continue`` at the top level of a loop body: ``if (c) { X; continue; } R`` becomes
   ``if (c) { X } else { R }``, and a ``continue`` that ends the body is dropped.
 
@@ -14,14 +17,29 @@ The region's items are copied first: the user's AST is not changed.
 from __future__ import annotations
 
 import copy
+from typing import Callable
 
 from pycparser import c_ast
 
 from polypragma.frontend.loops import loop_step
 
 
-def normalise(items: list[c_ast.Node], goto_targets: set[str]) -> list[c_ast.Node]:
-    return _block([copy.deepcopy(item) for item in items], goto_targets)
+_INLINE_DEPTH = 8  # calls inlined into inlined bodies, at most (a recursive function is not inlined)
+
+
+def normalise(items: list[c_ast.Node], goto_targets: set[str],
+              inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None) -> list[c_ast.Node]:
+    _State.inline = inline
+    _State.depth = 0
+    try:
+        return _block([copy.deepcopy(item) for item in items], goto_targets)
+    finally:
+        _State.inline = None
+
+
+class _State:
+    inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None
+    depth = 0
 
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
@@ -44,6 +62,14 @@ def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
 def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
     if isinstance(node, c_ast.Label) and node.name not in targets and node.stmt is not None:
         return _statement(node.stmt, targets)
+    if isinstance(node, c_ast.FuncCall) and _State.inline is not None and _State.depth < _INLINE_DEPTH:
+        body = _State.inline(node)
+        if isinstance(body, c_ast.Compound):
+            _State.depth += 1
+            try:
+                return _statement(body, targets)
+            finally:
+                _State.depth -= 1
     if isinstance(node, c_ast.Compound):
         node.block_items = _block(node.block_items or [], targets)
     elif isinstance(node, c_ast.If):
