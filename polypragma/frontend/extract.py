@@ -409,8 +409,15 @@ class RegionExtractor:
             raise self.unsupported(f"static local '{decl.name}'", decl)
         ctype = self.types.ctype(decl.type)
         for dim in ctype.dims:
-            if dim is None or constant_value(dim, self.types.enumerators) is None:
-                raise self.unsupported(f"array '{decl.name}' of variable size declared", decl, "in the region is not supported")
+            # hoisted to the top of the region, its size must mean the same there: constants and
+            # parameters (integers the region does not write) only
+            if dim is None or not all(isinstance(n, c_ast.Constant) or (isinstance(n, c_ast.ID) and (
+                    n.name in self.params or n.name in self.types.enumerators))
+                    for n in _walk(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
+                    or any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in _walk(dim)):
+                raise self.unsupported(f"array '{decl.name}' of variable size declared", decl,
+                                       "in the region is not supported (its size may only use constants and "
+                                       "parameters of the region)")
         if ctype.pointer_depth:
             raise self.unsupported(f"pointer '{decl.name}' declared", decl, "in the region is not supported")
         variable = Variable(decl.name, ctype, True, decl)

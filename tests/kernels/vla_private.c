@@ -4,7 +4,9 @@
 // covers: arrays declared in a statement (a block without loops), private to each instance: one of
 //         variable size (the c target keeps it; the GPU targets, whose device code has no
 //         variable-length arrays, once emitted it into kernels and now leave the region as written with
-//         a located warning), and in a second region one of constant size, which every target handles
+//         a located warning), and in a second region one of constant size, which every target handles;
+//         in a third, an array of variable size declared in a block with loops, sized by a parameter:
+//         hoisted to the top of the region (once refused)
 // vla_private: per-element scratch arrays
 #include "kernels.h"
 
@@ -35,6 +37,19 @@ static void kernel_fixed_private(int n, double A[n][n], double B[n][n])
 #pragma endscop
 }
 
+static void kernel_vla_hoisted(int n, double A[n][n], double B[n][n])
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        double t[n + 1];
+        for (int j = 0; j <= n; j++)
+            t[j] = j < n ? A[i][j] * 0.5 : 1.0;
+        for (int j = 0; j < n; j++)
+            B[i][j] += t[n - j] - t[j];
+    }
+#pragma endscop
+}
+
 int main(int argc, char **argv)
 {
     int seed = arg_int(argc, argv, 1, 1);
@@ -47,6 +62,7 @@ int main(int argc, char **argv)
 
     kernel_vla_private(n, A, B);
     kernel_fixed_private(n, A, B);
+    kernel_vla_hoisted(n, A, B);
 
     print_array_2d("A", &A[0][0], n, n);
     print_array_2d("B", &B[0][0], n, n);
