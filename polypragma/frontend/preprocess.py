@@ -79,7 +79,7 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
 
 _ATTRIBUTE = re.compile(r"__polypragma_attribute\s*\(")
 _CALLEE = re.compile(r"([A-Za-z_]\w*)\s*\(")
-_PURE_WORDS = re.compile(r"\b(?:__)?(?:const|pure)(?:__)?\b")
+_PURE_WORDS = {"const", "pure", "__const__", "__pure__"}
 
 
 def _attributes(text: str) -> str:
@@ -98,8 +98,9 @@ def _attributes(text: str) -> str:
             end += 1
             if depth == 0:
                 break
-        content = text[match.end():end - 1]
-        if _PURE_WORDS.search(content):
+        content = text[match.end():end - 1].strip()
+        if content.startswith("(") and content.endswith(")") and _PURE_WORDS & {
+                word.strip() for word in content[1:-1].split(",")}:
             # the declaration around it: from the end of the previous one to the end of this one
             begin = max(text.rfind(";", 0, match.start()), text.rfind("}", 0, match.start()),
                         text.rfind("\n#", 0, match.start())) + 1
