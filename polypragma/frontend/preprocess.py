@@ -98,9 +98,8 @@ def _attributes(text: str) -> str:
             end += 1
             if depth == 0:
                 break
-        content = text[match.end():end - 1].strip()
-        if content.startswith("(") and content.endswith(")") and _PURE_WORDS & {
-                word.strip() for word in content[1:-1].split(",")}:
+        content = text[match.end():end - 1]  # the attribute list: __attribute__((a, b)) expands to (a, b)
+        if _PURE_WORDS & {word.strip() for word in content.split(",")}:
             # the declaration around it: from the end of the previous one to the end of this one
             begin = max(text.rfind(";", 0, match.start()), text.rfind("}", 0, match.start()),
                         text.rfind("\n#", 0, match.start())) + 1
