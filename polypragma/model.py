@@ -33,6 +33,10 @@ def c_expression(pa: isl.PwAff) -> str:
 
     isl's own ``to_C_str`` writes ``min``, ``max`` and ``floord``, which C does not define (host code
     once called ``min(16, n)``); here they are conditional expressions, fully parenthesised."""
+    if not pa.get_domain_space().is_params():
+        # over a set of no dimensions: isl's AST would misread it as over the parameters
+        assert pa.get_domain_space().dim(isl.dim_type.set) == 0
+        pa = pa.project_domain_on_params()
     build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
     return _plain_c(build.expr_from_pw_aff(pa.coalesce()))
 

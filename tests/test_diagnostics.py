@@ -291,11 +291,12 @@ CASES = [
         for (double x = 0; x < n; x++)
             A[0] += x;
     """, 1, 17, ("loop iterator 'x'", "double")),
-    Case("outer-iterator-used-after-its-loop", """
-        for (i = 0; i < n; i++)
-            A[i] = 0.0;
+    Case("outer-iterator-used-after-its-nested-loop", """
+        for (j = 0; j < n; j++)
+            for (i = 0; i < n; i++)
+                A[i] = 0.0;
         B[0] = i;
-    """, 3, 12, ("loop iterator 'i'", "outside its loop")),
+    """, 4, 12, ("loop iterator 'i'", "outside its loop")),
     Case("pointer-declared-in-region", """
         double *q = A;
         for (i = 0; i < n; i++)
@@ -809,7 +810,8 @@ def test_whole_struct_message(statement: str, expected: str, tmp_path: Path):
 @pytest.mark.parametrize("body, expected", [
     ("    s = n / 2;\n    for (i = 0; i < s; i++)\n        A[i] = 0.0;\n", ("'s'", "written")),
     ("    for (i = 0; i < n; i++) {\n        A[i] = 0.0;\n        n = n - 1;\n    }\n", ("'n'", "written")),
-    ("    for (i = 0; i < n; i++)\n        A[i] = 0.0;\n    for (j = 0; j < i; j++)\n        B[j] = 0.0;\n",
+    ("    for (s = 0; s < 2; s++)\n        for (i = 0; i < n; i++)\n            A[i] = 0.0;\n"
+     "    for (j = 0; j < i; j++)\n        B[j] = 0.0;\n",
      ("loop iterator 'i'", "outside its loop")),
 ], ids=["scalar-written", "parameter-written", "iterator-after-its-loop"])
 def test_bound_on_written_variable_message(body: str, expected: tuple[str, ...], tmp_path: Path):

@@ -55,6 +55,7 @@ class StatementAccesses:
     records: list[AccessRecord] = field(default_factory=list)
     read_only_scalars: set[str] = field(default_factory=set)
     called: dict[str, c_ast.Node] = field(default_factory=dict)  # pure functions called, with a call
+    exit_uses: set[str] = field(default_factory=set)  # loop iterators read after their loops
     members: list[c_ast.Node] = field(default_factory=list)  # struct member accesses (kernels have none yet)
 
 
@@ -262,6 +263,12 @@ class AccessCollector:
             if subscripts:
                 raise self._unsupported(f"subscript of scalar '{name}'", node)
             self.result.read_only_scalars.add(name)
+            return
+        if kind == "exit":
+            # a loop iterator after its loop: its final value, a function of the parameters
+            if is_write or subscripts:
+                raise self._unsupported(f"write to or subscript of loop iterator '{name}' after its loop", node)
+            self.result.exit_uses.add(name)
             return
         if kind == "stale-iterator":
             raise self._unsupported(f"use of loop iterator '{name}' outside its loop", node)

@@ -26,7 +26,7 @@ from polypragma.frontend.normalise import normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
 from polypragma.frontend.symbols import EXTENDED_TYPES, Scope, TypeTable
-from polypragma.model import Array, Scop, Statement, Variable
+from polypragma.model import Array, Scop, Statement, Variable, c_expression
 from polypragma.scan import Region
 
 _INT_RANK = {"int": 1, "long": 2, "long long": 3}
@@ -97,6 +97,9 @@ class RegionExtractor:
         self.params: list[str] = []
         self.iterator_ctypes: list[str] = []
         self.device_unsupported: list[tuple] = []
+        # iterators declared before the region, after a loop of the region's top level that leaves them
+        # with a value the model knows (a function of the parameters), and not assigned otherwise
+        self.exit_values: dict[str, isl.PwAff] = {}
         self.called: dict[str, c_ast.Node] = {}
         self._prepass()
 
@@ -189,6 +192,7 @@ class RegionExtractor:
 
         for item in self.items:
             visit(item)
+        self._assigned_in_statements = _assigned_outside_loop_headers(self.items)
         # the sizes of variable-length arrays used in the region are parameters too (the GPU targets
         # need the extents), even when the region itself never names them
         for name in list(referenced):
@@ -215,6 +219,8 @@ class RegionExtractor:
             local = walk.scope.lookup(name)
             if local is not None and local.declared_in_region:
                 return None
+            if name in self.exit_values:
+                return ("value", self.exit_values[name])
             if name in self.params:
                 return ("param", self.params.index(name))
             if name in self.types.enumerators:
@@ -252,6 +258,8 @@ class RegionExtractor:
                 return "function"
             if variable.declared_in_region:
                 return "array"
+            if name in self.exit_values:
+                return "exit"
             if name in self.outer_iterators:
                 return "stale-iterator"
             if variable.ctype.is_scalar:
@@ -510,9 +518,27 @@ class RegionExtractor:
                 pa = pa.neg()
             piece = isl.UnionMap.from_map(isl.Map.from_pw_aff(pa))
             partial = piece if partial is None else partial.union(piece)
+        self._exit_value(node, name, walk, domain, lower, step, position)
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
+
+    def _exit_value(self, node: c_ast.For, name: str, walk: _Walk, domain: isl.Set, lower: isl.PwAff,
+                    step: int, position: int) -> None:
+        """Record the value a loop of the region's top level leaves in an iterator declared before the
+        region: the first value of its progression that fails the condition, i.e. the last iteration
+        plus the step, or the start when it runs no iteration."""
+        self.exit_values.pop(name, None)
+        if walk.loops or not isinstance(node.init, c_ast.Assignment) or name in self._assigned_in_statements:
+            return
+        # { [] -> [i] : i in the loop }: its last iteration as a function of the parameters
+        iterations = isl.Map.from_range(domain)
+        last = iterations.lexmin() if step < 0 else iterations.lexmax()
+        last_value = isl.PwMultiAff.from_map(last).get_pw_aff(0).add_constant_val(
+            isl.Val(str(step), context=self.ctx))
+        start = lower.drop_dims(isl.dim_type.in_, position, 1)  # it does not involve the iterator
+        none = walk.domain.subtract(last_value.domain())
+        self.exit_values[name] = last_value.union_max(start.intersect_domain(none)).coalesce()
 
     def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
         """Whether a loop whose condition is not affine can be one statement: its condition reads data
@@ -660,6 +686,8 @@ class RegionExtractor:
         for record in collector.result.records:
             if record.name != record.variable.name:
                 renames[record.variable.name] = record.name
+        for used in collector.result.exit_uses:
+            renames[used] = f"({c_expression(self.exit_values[used])})"
         domain = walk.domain.set_tuple_name(name)
         empty = isl.UnionMap.empty(domain.get_space().params())
         statement = Statement(
@@ -759,6 +787,29 @@ def _walk(node: c_ast.Node):
     yield node
     for _, child in node.children():
         yield from _walk(child)
+
+
+def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
+    """Names assigned (or incremented) anywhere but in the initialisation and increment of a loop."""
+    names: set[str] = set()
+
+    def visit(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.For):
+            for part in (node.cond, node.stmt):
+                if part is not None:
+                    visit(part)
+            return
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+            names.add(node.lvalue.name)
+        elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") \
+                and isinstance(node.expr, c_ast.ID):
+            names.add(node.expr.name)
+        for _, child in node.children():
+            visit(child)
+
+    for item in items:
+        visit(item)
+    return names
 
 
 def _is_break(node: c_ast.Node) -> bool:
