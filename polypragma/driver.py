@@ -136,16 +136,16 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                                           f"could not be compiled: isl failed ({first}); this is a bug in "
                                           "polypragma, please report it with this region") from None
                 except Unsupported as exc:
-                    if options.strict:
-                        reporter.report(exc.diagnostic("error"))
-                        return 1
-                    reporter.report(exc.diagnostic("warning"))
+                    # every region is reported, also under --strict, where nothing is written after the loop
+                    reporter.report(exc.diagnostic("error" if options.strict else "warning"))
                     continue
                 replacements.append(Replacement(region, lines))
                 helpers |= used
                 if gpu_region is not None:
                     gpu_regions.append(gpu_region)
     started = time.perf_counter()
+    if options.strict and reporter.error_count:
+        return 1
     insertions: list[Insertion] = []
     if gpu_regions:
         block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract)
@@ -210,7 +210,8 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     started = time.perf_counter()
     scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)
     scop = RegionExtractor(ctx, region, where.items, scope, types, reserved, source_lines=source_lines,
-                           used_outside=where.used_outside).extract()
+                           used_outside=where.used_outside, origins=where.origins,
+                           goto_targets=where.goto_targets).extract()
     log("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "
         f"[{', '.join(scop.parameters)}], arrays [{', '.join(a.describe() for a in scop.arrays)}]", started)
     if options.verbose:
@@ -232,6 +233,8 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
 
     started = time.perf_counter()
     if target.gpu:
+        if scop.device_unsupported:
+            raise Unsupported(*scop.device_unsupported[0])
         try:
             gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
                                      options.memory, cuda=target.cuda_kernels)

@@ -14,7 +14,58 @@ from dataclasses import dataclass, field
 import islpy as isl
 from pycparser import c_ast
 
+from polypragma.diagnostics import Location
 from polypragma.scan import Region
+
+
+_PLAIN_BINARY = {
+    isl.ast_expr_op_type.add: "+", isl.ast_expr_op_type.sub: "-", isl.ast_expr_op_type.mul: "*",
+    isl.ast_expr_op_type.div: "/", isl.ast_expr_op_type.pdiv_q: "/", isl.ast_expr_op_type.pdiv_r: "%",
+    isl.ast_expr_op_type.zdiv_r: "%", isl.ast_expr_op_type.lt: "<", isl.ast_expr_op_type.le: "<=",
+    isl.ast_expr_op_type.gt: ">", isl.ast_expr_op_type.ge: ">=", isl.ast_expr_op_type.eq: "==",
+    isl.ast_expr_op_type.and_: "&&", isl.ast_expr_op_type.and_then: "&&", isl.ast_expr_op_type.or_: "||",
+    isl.ast_expr_op_type.or_else: "||",
+}
+
+
+def c_expression(pa: isl.PwAff) -> str:
+    """``pa`` (over the parameters) as a self-contained C expression.
+
+    isl's own ``to_C_str`` writes ``min``, ``max`` and ``floord``, which C does not define (host code
+    once called ``min(16, n)``); here they are conditional expressions, fully parenthesised."""
+    if not pa.get_domain_space().is_params():
+        # over a set of no dimensions: isl's AST would misread it as over the parameters
+        assert pa.get_domain_space().dim(isl.dim_type.set) == 0
+        pa = pa.project_domain_on_params()
+    build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
+    return _plain_c(build.expr_from_pw_aff(pa.coalesce()))
+
+
+def _plain_c(e: isl.AstExpr) -> str:
+    kind = e.get_type()
+    if kind == isl.ast_expr_type.int:
+        value = str(e.get_val())
+        return f"({value})" if value.startswith("-") else value
+    if kind == isl.ast_expr_type.id:
+        return e.get_id().get_name()
+    op = e.get_op_type()
+    args = [_plain_c(e.get_op_arg(k)) for k in range(e.get_op_n_arg())]
+    if op in _PLAIN_BINARY:
+        return f"({args[0]} {_PLAIN_BINARY[op]} {args[1]})"
+    if op == isl.ast_expr_op_type.minus:
+        return f"(-{args[0]})"
+    if op in (isl.ast_expr_op_type.min, isl.ast_expr_op_type.max):
+        relation = "<" if op == isl.ast_expr_op_type.min else ">"
+        text = args[0]
+        for other in args[1:]:
+            text = f"({text} {relation} {other} ? {text} : {other})"
+        return text
+    if op == isl.ast_expr_op_type.fdiv_q:
+        n, d = args  # d is a positive constant
+        return f"({n} < 0 ? -((-{n} + {d} - 1) / {d}) : {n} / {d})"
+    if op in (isl.ast_expr_op_type.cond, isl.ast_expr_op_type.select):
+        return f"({args[0]} ? {args[1]} : {args[2]})"
+    raise ValueError(f"isl expression {e.to_C_str()} has no plain C form")
 
 
 @dataclass(frozen=True)
@@ -75,7 +126,7 @@ class Array:
         return f"{self.element_type} {self.name}{dims} ({self.kind})"
 
     def extent_strings(self) -> list[str | None]:
-        """The extents as C expressions over the parameters."""
+        """The extents as isl writes them over the parameters (for messages)."""
         out: list[str | None] = []
         for e in self.extents:
             if e is None:
@@ -122,6 +173,9 @@ class Reference:
     must: bool
     exact: bool
     relation: isl.Map
+    # for an inexact reference: the subscript that could not be modelled, why, and where it is, as
+    # (construct, why, location) for a diagnostic ("subscript 'i * i' of 'A'", "is not affine", ...)
+    unmodelled: tuple[str, str, Location] | None = None
 
 
 @dataclass(frozen=True)
@@ -145,8 +199,20 @@ class Scop:
     reserved_names: frozenset[str] = frozenset()
     # C types (typedefs resolved) of the parameters and read-only scalars
     scalar_types: dict[str, str] = field(default_factory=dict)
+    # parameters of unsigned types: generated expressions read them as signed values (isl's n - 1 must not
+    # wrap around when n is 0)
+    unsigned_parameters: frozenset[str] = frozenset()
     # every array access of the bodies, array by array (for reference groups and promotion)
     references: tuple[Reference, ...] = ()
+    # file-scope definitions (typedefs, structs, enums) the statements and arrays use, as C text in the
+    # file's order: kernels in a separate unit (.cu, an OpenCL program) must repeat them
+    type_declarations: tuple[str, ...] = ()
+    # constructs the c target handles and the GPU targets cannot (a variable-length array private to a
+    # statement: device code has none): (construct, location, why) for a located diagnostic
+    device_unsupported: tuple[tuple[str, Location, str], ...] = ()
+    # pure functions of the file the statements call, with their callees, callees first (copies without
+    # storage class): kernels need them as device functions
+    functions: tuple[c_ast.FuncDef, ...] = ()
 
     @property
     def domain(self) -> isl.UnionSet:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 
 from polypragma.diagnostics import FatalError, Location
 
+_PURE = re.compile(r"\s*pure\s*\(\s*\w+(\s*,\s*\w+)*\s*\)\s*$")
 _PRAGMA = re.compile(r"^(\s*)#\s*pragma\s+(scop|endscop|polypragma)\b(.*)$")
 
 
@@ -99,6 +100,8 @@ def scan(text: str, file: str) -> list[Region]:
             open_at = None
             previous_was_marker = False
         else:  # polypragma options
+            if open_at is None and _PURE.match(match.group(3)):
+                continue  # '#pragma polypragma pure(f, g)': read by the frontend
             if open_at is None or not previous_was_marker:
                 raise FatalError(
                     "'#pragma polypragma' must follow '#pragma scop' directly", where

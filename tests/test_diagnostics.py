@@ -113,7 +113,7 @@ struct point { int x; double v[10]; };
 int side_effect(int x);
 
 void kernel(int n, int m, int k, double *A, double *B, double *p,
-            int *len, double C[100][100], struct point pt)
+            int *len, double C[100][100], struct point pt, struct point *pp)
 {
     int i, j, s = 0;
 #pragma scop
@@ -141,10 +141,10 @@ def _body(text: str) -> str:
 
 CASES = [
     Case("while-loop", """
-        i = 0;
+        i = 1;
         while (i < n) {
             A[i] = 0.0;
-            i++;
+            i = 2 * i;
         }
     """, 2, 5, ("'while' loop",)),
     Case("do-while-loop", """
@@ -167,6 +167,8 @@ CASES = [
         for (i = 0; i < n; i++) {
         again:
             A[i] = 0.0;
+            if (i == 0)
+                goto again;
         }
     """, 2, 5, ("label",)),
     Case("break", """
@@ -178,11 +180,13 @@ CASES = [
     """, 3, 13, ("'break' statement",)),
     Case("continue", """
         for (i = 0; i < n; i++) {
-            if (i % 2 == 0)
-                continue;
+            if (i % 2 == 0) {
+                if (A[i] > 0.0)
+                    continue;
+            }
             B[i] = A[i];
         }
-    """, 3, 13, ("'continue' statement",)),
+    """, 4, 17, ("'continue' statement",)),
     Case("return", """
         for (i = 0; i < n; i++) {
             if (A[i] < 0.0)
@@ -219,10 +223,10 @@ CASES = [
         for (i = 0; i < n; i++)
             B[i] = &A[i] == p;
     """, 2, None, ("address-of '&'",)),
-    Case("struct-member", """
+    Case("struct-member-through-pointer", """
         for (i = 0; i < n; i++)
-            A[i] = pt.x;
-    """, 2, 16, ("struct member access",)),
+            A[i] = pp->x;
+    """, 2, 16, ("struct member access", "'->'")),
     Case("bound-product-with-iterator", """
         for (i = 0; i < n; i++)
             for (j = 0; j < i * i; j++)
@@ -232,10 +236,11 @@ CASES = [
         for (i = 0; i < n * m; i++)
             A[i] = 0.0;
     """, 1, 21, ("loop condition", "n * m", "not affine")),
-    Case("bound-read-from-array", """
+    Case("bound-read-from-array-around-a-loop", """
         for (i = 0; i < n; i++)
             for (j = 0; j < len[i]; j++)
-                C[i][j] = 0.0;
+                for (s = 0; s < 2; s++)
+                    C[i][j] = 0.0;
     """, 2, 25, ("loop condition", "len[i]", "not affine")),
     Case("bound-scalar-written-in-region", """
         s = n / 2;
@@ -286,11 +291,12 @@ CASES = [
         for (double x = 0; x < n; x++)
             A[0] += x;
     """, 1, 17, ("loop iterator 'x'", "double")),
-    Case("outer-iterator-used-after-its-loop", """
-        for (i = 0; i < n; i++)
-            A[i] = 0.0;
+    Case("outer-iterator-used-after-its-nested-loop", """
+        for (j = 0; j < n; j++)
+            for (i = 0; i < n; i++)
+                A[i] = 0.0;
         B[0] = i;
-    """, 3, 12, ("loop iterator 'i'", "outside its loop")),
+    """, 4, 12, ("loop iterator 'i'", "outside its loop")),
     Case("pointer-declared-in-region", """
         double *q = A;
         for (i = 0; i < n; i++)
@@ -596,7 +602,7 @@ BAD_REGION = """\
         j = 0;
         while (j <= i) {
             z[i] += y[j] + x[i];
-            j++;
+            j = 2 * j + 1;
         }
     }
 #pragma endscop
@@ -688,6 +694,21 @@ def test_every_unsupported_region_is_reported(tmp_path: Path):
     assert stripped(generated_path(source, outdir).read_text()) == text
 
 
+def test_strict_reports_every_unsupported_region(tmp_path: Path):
+    """--strict once stopped at the first unsupported region, so a user fixed them one build at a time."""
+    second = BAD_REGION.replace("while (j <= i)", "while (j < i)")
+    text = two_region_program([BAD_REGION, GOOD_REGION, second])
+    source = write_source(tmp_path, "three.c", text)
+    outdir = tmp_path / "out"
+    status, stderr = polypragma(source, outdir, ["--strict"])
+    assert status == 1, stderr
+    found = diagnostics(stderr)
+    assert [(d.severity, d.line) for d in found] == [
+        ("error", line_of(text, "while (j <= i)")), ("error", line_of(text, "while (j < i)"))]
+    assert output_files(outdir) == []
+    assert_untouched(source, text)
+
+
 # -- verbose output ------------------------------------------------------------------------
 
 def test_verbose_prints_every_stage(tmp_path: Path):
@@ -764,20 +785,40 @@ def test_pointer_operator_column(statement: str, col: int, tmp_path: Path):
     assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
 
 
-@pytest.mark.parametrize("statement", ["pt.v[i] = 0.0;", "A[i] = pt.v[i];"], ids=["write", "read"])
-def test_struct_member_array_message(statement: str, tmp_path: Path):
+@pytest.mark.parametrize("statement, col", [("pt.v[i] = 0.0;", 9), ("A[i] = pt.v[i];", 16)], ids=["write", "read"])
+def test_struct_member_array_message(statement: str, col: int, tmp_path: Path):
+    """Members are arrays of the model for the c target; the GPU targets say they do not take them."""
     text = PROLOGUE + f"    for (i = 0; i < 10; i++)\n        {statement}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    assert (status, stderr) == (0, "")
+    assert _MARKER in generated_path(source, tmp_path / "out").read_text()
+    status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "opencl"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
+    assert "struct member access 'pt.v[i]'" in diag.message and "GPU targets" in diag.message, stderr
+
+
+@pytest.mark.parametrize("statement, expected", [
+    ("C[i][0] = pt.x; pt.v[i] = 1.0; C[0][i] = pt.v[i]; pt = pt;", "access to the whole struct 'pt'"),
+], ids=["whole-struct"])
+def test_whole_struct_message(statement: str, expected: str, tmp_path: Path):
+    """A struct's members are arrays of their own, so an access to the whole struct is refused: its
+    dependences with the members would be missed."""
+    text = PROLOGUE + f"    for (i = 0; i < 10; i++) {{\n        {statement}\n    }}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
     status, stderr = polypragma(source, tmp_path / "out")
     assert status == 0
     (diag,) = diagnostics(stderr)
-    assert "struct member access" in diag.message, stderr
+    assert expected in diag.message, stderr
 
 
 @pytest.mark.parametrize("body, expected", [
     ("    s = n / 2;\n    for (i = 0; i < s; i++)\n        A[i] = 0.0;\n", ("'s'", "written")),
     ("    for (i = 0; i < n; i++) {\n        A[i] = 0.0;\n        n = n - 1;\n    }\n", ("'n'", "written")),
-    ("    for (i = 0; i < n; i++)\n        A[i] = 0.0;\n    for (j = 0; j < i; j++)\n        B[j] = 0.0;\n",
+    ("    for (s = 0; s < 2; s++)\n        for (i = 0; i < n; i++)\n            A[i] = 0.0;\n"
+     "    for (j = 0; j < i; j++)\n        B[j] = 0.0;\n",
      ("loop iterator 'i'", "outside its loop")),
 ], ids=["scalar-written", "parameter-written", "iterator-after-its-loop"])
 def test_bound_on_written_variable_message(body: str, expected: tuple[str, ...], tmp_path: Path):
@@ -788,6 +829,159 @@ def test_bound_on_written_variable_message(body: str, expected: tuple[str, ...],
     (diag,) = diagnostics(stderr)
     for word in expected:
         assert word in diag.message, stderr
+
+
+@pytest.mark.parametrize("target", ["opencl", "cuda"])
+@pytest.mark.parametrize("statement, col, expected", [
+    ("B[i] = A[i * i];", 18, ("subscript 'i * i' of 'A'", "is not affine", "cannot be bounded")),
+    ("B[i] = A[len[i]];", 18, ("subscript 'len[i]' of 'A'", "depends on data", "cannot be bounded")),
+], ids=["square", "indirect"])
+def test_unbounded_subscript_message(statement: str, col: int, expected: tuple[str, ...], target: str,
+                                     tmp_path: Path):
+    """The GPU targets need a bounded footprint for a pointer of unknown size: the warning once said 'a
+    subscript depends on data' at the pragma for A[i * i]; it names the subscript, at its column."""
+    text = PROLOGUE + f"    for (i = 0; i < n; i++)\n        {statement}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", target])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
+    for word in expected:
+        assert word in diag.message, stderr
+
+
+@pytest.mark.parametrize("setup, statement, col, expected", [
+    ("double *q = A + 1;", "q[i] = A[i] * 2.0;", 9, ("pointer 'q'", "set from 'A'", "'A + 1'", "writes 'q'")),
+    ("double *q;\n    q = &A[1];", "A[i] = q[i] + 1.0;", 9, ("pointer 'q'", "set from 'A'", "'&A[1]'", "writes 'A'")),
+], ids=["initialised", "assigned"])
+def test_pointer_set_from_another_array(setup: str, statement: str, col: int, expected: tuple[str, ...],
+                                        tmp_path: Path):
+    """A pointer into another array of the region may alias it: the model's dependences would miss the
+    overlap, and parallel loops (OpenMP, kernels) would race on it; such regions were generated silently."""
+    text = PROLOGUE.replace("#pragma scop", f"    {setup}\n#pragma scop") + \
+        f"    for (i = 0; i < n - 1; i++)\n        {statement}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(text, statement), col), stderr
+    for word in expected:
+        assert word in diag.message, stderr
+    assert _MARKER not in generated_path(source, tmp_path / "out").read_text()
+
+
+def test_pointer_set_from_another_array_only_read(tmp_path: Path):
+    """Aliases the region only reads are harmless."""
+    text = PROLOGUE.replace("#pragma scop", "    double *q = A + 1;\n#pragma scop") + \
+        "    for (i = 0; i < n - 1; i++)\n        B[i] = q[i] + A[i];\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert status == 0 and stderr == "", stderr
+
+
+@pytest.mark.parametrize("definition, why", [
+    ("static int calls;\nstatic double f(double x) { calls++; return x; }", "uses 'calls'"),
+    ("static double f(double *x) { return x[0]; }", "takes the pointer or array 'x'"),
+    ("static double f(double x) { return x > 1.0 ? f(x / 2.0) : x; }", "is recursive"),
+    ("static double f(double x) { return x + side_effect(1); }", "calls 'side_effect'"),
+], ids=["global", "pointer", "recursive", "impure-callee"])
+def test_impure_file_function_message(definition: str, why: str, tmp_path: Path):
+    """A function the file defines is callable when it is pure; otherwise the warning says why not."""
+    text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
+        "    for (i = 0; i < n; i++)\n        B[i] = f(A[i]);\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(text, "B[i] = f(A[i]);"), 16), stderr
+    assert "call to 'f'" in diag.message and why in diag.message, stderr
+
+
+_DECLARED_PURE = """\
+#include <stdio.h>
+
+double weight(double x);
+#pragma polypragma pure(weight)
+
+static void kernel(int n, double *A, double *B)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        B[i] = weight(A[i]) + A[n - 1 - i];
+#pragma endscop
+}
+
+int main(void)
+{
+    double A[40], B[40];
+    for (int i = 0; i < 40; i++)
+        A[i] = (double)((i * 7) % 13) / 13.0;
+    kernel(40, A, B);
+    for (int i = 0; i < 40; i++)
+        printf("%.6f\\n", B[i]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("declaration", [
+    "double weight(double x);\n#pragma polypragma pure(weight)",
+    "double weight(double x) __attribute__((const));\n",
+    "__attribute__ ((__pure__)) extern double weight(double x);\n",
+], ids=["pragma", "attribute-const", "attribute-pure"])
+def test_function_declared_pure(declaration: str, tmp_path: Path):
+    """'#pragma polypragma pure(f)' or GCC's const and pure attributes make a function declared without a
+    body callable (c target); the GPU targets, which have no device version of it, say so at the call."""
+    text = _DECLARED_PURE.replace("double weight(double x);\n#pragma polypragma pure(weight)", declaration)
+    source = write_source(tmp_path, "declared.c", text)
+    other = tmp_path / "weight.c"
+    other.write_text("double weight(double x) { return x * x - 0.25; }\n")
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert (status, stderr) == (0, "")
+    generated = generated_path(source, tmp_path / "out")
+    assert _MARKER in generated.read_text()
+    compile_c(source, tmp_path / "original", extra=[str(other)])
+    compile_c(generated, tmp_path / "generated", extra=[str(other)])
+    assert run(tmp_path / "generated").stdout == run(tmp_path / "original").stdout
+    status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "opencl"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(text, "B[i] = weight"), 16), stderr
+    assert "call to 'weight'" in diag.message and "declared pure" in diag.message, stderr
+    assert_untouched(source, text)
+
+
+def test_bound_on_data_with_an_outer_iterator(tmp_path: Path):
+    """A loop bounded by data is one statement; the c target runs it as written, the GPU targets need
+    its iterator declared in it (a kernel does not see the function's 'j')."""
+    text = PROLOGUE + "    for (i = 0; i < 100; i++)\n        for (j = 0; j < len[i]; j++)\n            C[i][j] = 0.0;\n" \
+        + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    assert polypragma(source, tmp_path / "out") == (0, "")
+    status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "cuda"])
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, 9), stderr
+    assert "loop 'j' with a bound on data" in diag.message and "for (int j = ..." in diag.message, stderr
+
+
+@pytest.mark.parametrize("definition, call, why", [
+    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(A + 1, i);", "'A + 1' for the pointer or array 'x'"),
+    ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, B[i]);", "'B[i]' reads memory"),
+    ("static void put(double *x, int k) { k++; x[k] = 0.0; }", "put(A, i);", "its parameter 'k'"),
+    ("static void put(double *x, int k) { if (k) return; x[k] = 0.0; }", "put(A, i);", "returns early"),
+], ids=["pointer-expression", "argument-reads-memory", "parameter-changed", "early-return"])
+def test_call_not_inlined_message(definition: str, call: str, why: str, tmp_path: Path):
+    """A call to a void function of the file is inlined where that means the same; otherwise the
+    warning says why not, at the call."""
+    text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
+        f"    for (i = 0; i < n; i++)\n        {call}\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    assert status == 0
+    (diag,) = diagnostics(stderr)
+    assert (diag.line, diag.col) == (line_of(text, call), 9), stderr
+    assert "call to 'put'" in diag.message and "cannot be inlined" in diag.message and why in diag.message, stderr
 
 
 def test_pointer_assignment_message(tmp_path: Path):

@@ -104,3 +104,28 @@ def test_unsupported_constructs_name_themselves(tmp_path, body, construct):
     with pytest.raises(Unsupported) as info:
         model(tmp_path, body)
     assert construct in info.value.message
+
+
+def test_break_ends_the_loop_at_the_first_iteration_that_takes_it(tmp_path):
+    # S_0 runs up to and including the iteration that breaks (j = i + m, or j = 0 when i + m < 0);
+    # S_1 only before it
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++) {\n    A[j] += 1;\n"
+                           "    if (j >= i + m)\n      break;\n    B[j] += 1;\n  }")
+    first, second = scop.statements
+    assert same(first.domain, "[n, m] -> { S_0[i, j] : 0 <= i < n and 0 <= j < n and (j <= i + m or j = 0) }")
+    assert same(second.domain, "[n, m] -> { S_1[i, j] : 0 <= i < n and 0 <= j < n and j < i + m }")
+
+
+def test_counted_while_loop_is_a_for_loop(tmp_path):
+    scop = model(tmp_path, "i = 1;\nwhile (i < n) {\n  A[i] = A[i - 1];\n  i += 2;\n}")
+    (statement,) = scop.statements
+    assert same(statement.domain, "[n, m] -> { S_0[i] : 1 <= i < n and i mod 2 = 1 }")
+
+
+def test_struct_members_are_arrays_of_their_own(tmp_path):
+    params = "int n, struct pt { double x; double w[4]; } P[n]"
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < 4; j++)\n    P[i].w[j] += P[i].x;", params)
+    (statement,) = scop.statements
+    assert same(statement.must_writes, "[n] -> { S_0[i, j] -> P__w[i, j] : 0 <= i < n and 0 <= j <= 3 }")
+    assert same(statement.reads, "[n] -> { S_0[i, j] -> P__w[i, j] : 0 <= i < n and 0 <= j <= 3; "
+                                 "S_0[i, j] -> P__x[i] : 0 <= i < n and 0 <= j <= 3 }")

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import copy
+
 from pycparser import c_ast, c_generator
+
+from polypragma.frontend.accesses import PURE_FUNCTIONS
 
 
 class BodyPrinter(c_generator.CGenerator):
@@ -91,4 +95,30 @@ class DeviceBodyPrinter(BodyPrinter):
         if self.opencl and name in _OPENCL_FUNCTIONS:
             args = self.visit(n.args) if n.args is not None else ""
             return f"{_OPENCL_FUNCTIONS[name]}({args})"
+        if name is not None and name not in PURE_FUNCTIONS:
+            # a pure function of the file, emitted under a name no built-in of the target has
+            args = self.visit(n.args) if n.args is not None else ""
+            return f"{device_function_name(name)}({args})"
         return super().visit_FuncCall(n)
+
+
+def device_function_name(name: str) -> str:
+    """The name of a function of the file in kernel code (OpenCL has a built-in 'clamp', CUDA 'min')."""
+    return f"polypragma_fn_{name}"
+
+
+def device_functions(regions, opencl: bool) -> list[str]:
+    """The pure functions of the file the regions' statements call, as device functions (callees
+    first, each once): ``static __device__`` for CUDA, plain functions of the OpenCL program."""
+    seen: dict[str, str] = {}
+    for region in regions:
+        for definition in region.scop.functions:
+            if definition.decl.name not in seen:
+                renamed = copy.deepcopy(definition)
+                declarator = renamed.decl.type.type
+                while not isinstance(declarator, c_ast.TypeDecl):
+                    declarator = declarator.type
+                declarator.declname = renamed.decl.name = device_function_name(definition.decl.name)
+                text = DeviceBodyPrinter({}, {}, opencl).visit(renamed).rstrip("\n")
+                seen[definition.decl.name] = text if opencl else f"static __device__ {text}"
+    return list(seen.values())

@@ -31,6 +31,12 @@ class CPrinter(CFamilyPrinter):
         self._parallel_depth = 0
         self._omp_loops: list[bool] = []
 
+    def identifier(self, name: str) -> str:
+        if name in self.scop.unsigned_parameters:
+            # isl's expressions are signed arithmetic: n - 1 must be -1 when n is 0
+            return f"(({self.iterator_type}){name})"
+        return name
+
     def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
         if self.openmp and self._parallel_depth == 0 and is_parallel(n):
             return ["#pragma omp parallel for"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
 from polypragma.codegen.host import HostSyntax, host_function, runtime
 from polypragma.codegen.printer import helper_macros
+from polypragma.codegen.body import device_functions
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 
@@ -240,7 +241,10 @@ def prototypes(regions: list[GpuRegion]) -> list[str]:
 def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True) -> list[str]:
     """The body of the ``.cu`` file."""
     syntax = CudaSyntax()
-    kernels: list[str] = []
+    # the types and enumerators the kernels use, as the source defines them (the .cu does not see it)
+    kernels: list[str] = list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
+    kernels += device_functions(regions, opencl=False)
+    kernels += [""] if kernels else []
     fetches = sorted({TEXTURE_FETCH[a.device_type] for region in regions for a in texture_arrays(region)})
     kernels += fetches + ([""] if fetches else [])
     for region in regions:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from string import Template
 
+from polypragma.codegen.body import device_functions
 from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
 from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
 from polypragma.codegen.printer import helper_macros
@@ -219,6 +220,9 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
     if not fp_contract:
         prologue.append("#pragma OPENCL FP_CONTRACT OFF")
     prologue += helper_macros(kernel_macros, guarded=False)
+    # the types and enumerators the kernels use, as the source defines them
+    prologue += list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
+    prologue += device_functions(regions, opencl=True)
     program = "\n".join(prologue + kernel_text)
     specific = RUNTIME.substitute(suffix=syntax.suffix, kernel_count=max(offset, 1),
                                   source="\n".join(c_string(program)), names=", ".join(names) or "0",

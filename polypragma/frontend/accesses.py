@@ -15,7 +15,7 @@ from pycparser import c_ast
 
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.affine import AffineBuilder, NonAffine, Polynomial, polynomial
-from polypragma.model import Variable
+from polypragma.model import CType, Variable
 
 PURE_FUNCTIONS = frozenset(
     name + suffix
@@ -54,6 +54,9 @@ class AccessRecord:
 class StatementAccesses:
     records: list[AccessRecord] = field(default_factory=list)
     read_only_scalars: set[str] = field(default_factory=set)
+    called: dict[str, c_ast.Node] = field(default_factory=dict)  # pure functions called, with a call
+    exit_uses: set[str] = field(default_factory=set)  # loop iterators read after their loops
+    members: list[c_ast.Node] = field(default_factory=list)  # struct member accesses (kernels have none yet)
 
 
 class AccessCollector:
@@ -71,7 +74,8 @@ class AccessCollector:
                  classify: Callable[[str, Variable | None], str | None],
                  model_name: Callable[[Variable], str],
                  location: Callable[[c_ast.Node], object],
-                 enums: dict[str, int]):
+                 enums: dict[str, int], file_function: Callable[[str], str | None] | None = None,
+                 types=None):
         self.statement = statement
         self.domain = domain
         self.builder = builder
@@ -80,6 +84,10 @@ class AccessCollector:
         self.model_name = model_name
         self.location = location
         self.enums = enums
+        # file_function(name): "" for a pure function the file defines (callable), why not for another
+        # function it defines, None for a function it does not define
+        self.file_function = file_function
+        self.types = types  # the TypeTable, for struct members
         self.result = StatementAccesses()
         self.private: list[set[str]] = [set()]
 
@@ -110,6 +118,23 @@ class AccessCollector:
             self.expression(node.cond, may)
             self.statement_node(node.iftrue, True)
             self.statement_node(node.iffalse, True)
+        elif isinstance(node, c_ast.For):
+            # a loop with a bound on data, as one statement: its iterator is private, and its
+            # subscripts, not affine in the statement's iterators, reach whole dimensions
+            self.private.append(set())
+            init = node.init
+            if isinstance(init, c_ast.DeclList):
+                for decl in init.decls:
+                    self.statement_node(decl, may)
+            elif isinstance(init, c_ast.Assignment) and isinstance(init.lvalue, c_ast.ID):
+                self.private[-1].add(init.lvalue.name)
+                self.expression(init.rvalue, may)
+            else:
+                raise self._unsupported("loop initialisation", node)
+            self.expression(node.cond, may)
+            self.expression(node.next, True)
+            self.statement_node(node.stmt, True)
+            self.private.pop()
         elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
             raise self._unsupported(f"'{type(node).__name__.lower()}' loop inside a statement", node)
         elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Label,
@@ -148,10 +173,17 @@ class AccessCollector:
             name = node.name.name if isinstance(node.name, c_ast.ID) else None
             if name not in PURE_FUNCTIONS:
                 shown = f"call to '{name}'" if name else "call through a function pointer"
-                raise self._unsupported(shown, node, "may have side effects and is not supported")
+                why = self.file_function(name) if name and self.file_function is not None else None
+                if why == "":
+                    self.result.called.setdefault(name, node)
+                elif why is not None:
+                    raise self._unsupported(shown, node, f"may have side effects and is not supported ('{name}' "
+                                            f"{why})")
+                else:
+                    raise self._unsupported(shown, node, "may have side effects and is not supported")
             for arg in (node.args.exprs if node.args else []):
                 self.expression(arg, may)
-        elif isinstance(node, (c_ast.ArrayRef, c_ast.ID)):
+        elif isinstance(node, (c_ast.ArrayRef, c_ast.ID)) or (isinstance(node, c_ast.StructRef) and node.type == "."):
             self.reference(node, is_write=False, must=True)
         elif isinstance(node, c_ast.Constant):
             return
@@ -159,16 +191,17 @@ class AccessCollector:
             for e in node.exprs:
                 self.expression(e, may)
         elif isinstance(node, c_ast.StructRef):
-            raise self._unsupported("struct member access", node)
+            raise self._unsupported("struct member access through a pointer '->'", node)
         else:
             raise self._unsupported(f"expression '{type(node).__name__}'", node)
 
     def lvalue(self, node: c_ast.Node, may: bool, also_read: bool) -> None:
-        if not isinstance(node, (c_ast.ArrayRef, c_ast.ID)):
+        if not isinstance(node, (c_ast.ArrayRef, c_ast.ID)) and not (
+                isinstance(node, c_ast.StructRef) and node.type == "."):
             if isinstance(node, c_ast.UnaryOp) and node.op == "*":
                 raise self._unsupported("pointer dereference '*'", node)
             if isinstance(node, c_ast.StructRef):
-                raise self._unsupported("struct member access", node)
+                raise self._unsupported("struct member access through a pointer '->'", node)
             raise self._unsupported(f"assignment to '{type(node).__name__}'", node)
         if also_read:
             self.reference(node, is_write=False, must=True)
@@ -181,10 +214,19 @@ class AccessCollector:
         while isinstance(base, c_ast.ArrayRef):
             subscripts.insert(0, base.subscript)
             base = base.name
+        fields: list[str] = []
+        while isinstance(base, c_ast.StructRef) and base.type == "." and self.types is not None:
+            # p[i].x[j]: the member x of the elements of p, an array of its own with subscripts [i][j]
+            fields.insert(0, base.field.name)
+            base = base.name
+            while isinstance(base, c_ast.ArrayRef):
+                subscripts.insert(0, base.subscript)
+                base = base.name
         for s in subscripts:
             self.expression(s, False)
         if isinstance(base, c_ast.StructRef):
-            raise self._unsupported("struct member access", base)
+            raise self._unsupported("struct member access" if base.type == "." else
+                                    "struct member access through a pointer '->'", base)
         if not isinstance(base, c_ast.ID):
             raise self._unsupported("subscript of a computed pointer", node)
         name = base.name
@@ -197,6 +239,15 @@ class AccessCollector:
         kind = self.classify(name, variable)
         if kind is None:
             raise self._unsupported(f"use of undeclared name '{name}'", base)
+        if fields:
+            variable = self._member(node, variable, kind, fields)
+            kind = "array"
+        elif variable is not None and self.types is not None and kind in ("array", "scalar-ro") \
+                and self.types.aggregate(variable.decl.type) is not None \
+                and len(subscripts) == variable.ctype.rank:
+            # its members are arrays of their own: an access to the whole struct would not be seen with them
+            raise self._unsupported(f"access to the whole struct '{name}'", node,
+                                    "is not supported (access its members)")
         if kind in ("iterator", "param", "const"):
             if is_write:
                 what = {"iterator": "loop iterator", "param": "loop bound or subscript parameter",
@@ -212,6 +263,12 @@ class AccessCollector:
             if subscripts:
                 raise self._unsupported(f"subscript of scalar '{name}'", node)
             self.result.read_only_scalars.add(name)
+            return
+        if kind == "exit":
+            # a loop iterator after its loop: its final value, a function of the parameters
+            if is_write or subscripts:
+                raise self._unsupported(f"write to or subscript of loop iterator '{name}' after its loop", node)
+            self.result.exit_uses.add(name)
             return
         if kind == "stale-iterator":
             raise self._unsupported(f"use of loop iterator '{name}' outside its loop", node)
@@ -229,6 +286,33 @@ class AccessCollector:
         self.result.records.append(AccessRecord(
             self.statement, variable, self.model_name(variable), is_write, must, subs,
             self.domain, self.builder, node))
+
+    def _member(self, node: c_ast.Node, variable: Variable | None, kind: str, fields: list[str]) -> Variable:
+        """The model's variable for member ``fields`` of the elements of ``variable``: ``p[i].x[j]`` is
+        an access ``p__x[i][j]`` (members of a struct do not overlap, so each is an array of its own)."""
+        shown = ".".join([variable.name if variable is not None else "?"] + fields)
+        if variable is None or kind not in ("array", "scalar-ro") or variable.declared_in_region \
+                or not isinstance(variable.decl, c_ast.Decl):
+            raise self._unsupported(f"struct member access '{shown}'", node)
+        dims = list(variable.ctype.dims) + [None] * variable.ctype.pointer_depth
+        declarator = variable.decl.type
+        ctype = variable.ctype
+        for field_name in fields:
+            aggregate = self.types.aggregate(declarator)
+            if isinstance(aggregate, c_ast.Union):
+                raise self._unsupported(f"union member access '{shown}'", node,
+                                        "is not supported (the members of a union overlap)")
+            member = self.types.member(declarator, field_name)
+            if member is None:
+                raise self._unsupported(f"struct member access '{shown}'", node)
+            declarator = member.type
+            ctype = self.types.ctype(declarator)
+            dims += list(ctype.dims) + [None] * ctype.pointer_depth
+        dims = dims[:len(dims) - ctype.pointer_depth]
+        combined = CType(ctype.base, ctype.is_integer, ctype.is_float, tuple(dims), ctype.pointer_depth,
+                         ctype.is_unsigned, ctype.resolved)
+        self.result.members.append(node)
+        return Variable("__".join([variable.name] + fields), combined, False, variable.decl)
 
     def _subscript(self, node: c_ast.Node) -> Subscript:
         try:

@@ -104,7 +104,7 @@ def constant_value(node: c_ast.Node, enums: dict[str, int] | None = None) -> int
 
 
 # What a name means inside an affine expression.
-Resolution = tuple[str, int]  # ("dim", position) | ("param", position) | ("const", value)
+Resolution = tuple[str, object]  # ("dim", position) | ("param", position) | ("const", value) | ("value", PwAff)
 
 
 class AffineBuilder:
@@ -154,6 +154,10 @@ class AffineBuilder:
                 return self.dim(value)
             if kind == "param":
                 return self.param(value)
+            if kind == "value":  # a PwAff over the parameters (an iterator's value after its loop)
+                projection = isl.MultiAff.zero(isl.Space.map_from_domain_and_range(
+                    self.space, value.get_domain_space()))
+                return value.pullback_multi_aff(projection)
             return self.constant(value)
         if isinstance(node, c_ast.Cast):
             kind = cast_kind(node)

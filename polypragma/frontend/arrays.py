@@ -13,10 +13,14 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import islpy as isl
+from pycparser import c_ast, c_generator
 
 from polypragma.frontend.accesses import AccessRecord
 from polypragma.frontend.affine import AffineBuilder, Polynomial, polynomial
+from polypragma.diagnostics import Location
 from polypragma.model import Array, Reference, Variable
+
+_GENERATOR = c_generator.CGenerator(reduce_parentheses=True)
 
 def _linear_pwaff(poly: Polynomial, builder: AffineBuilder) -> isl.PwAff | None:
     """A polynomial of degree at most one as a PwAff, or None."""
@@ -153,6 +157,27 @@ def access_relation(record: AccessRecord, subscripts: list[isl.PwAff | None], ra
     return relation.set_tuple_name(isl.dim_type.out, record.name)
 
 
+def _unmodelled(record: AccessRecord, subscripts: list[isl.PwAff | None]) -> tuple[str, str, Location]:
+    """What a diagnostic says of an access whose subscripts are not all modelled."""
+    k = next(k for k, s in enumerate(subscripts) if s is None)
+    node = record.subscripts[k].node if k < len(record.subscripts) else record.node
+    if len(subscripts) != len(record.subscripts):  # a flat access that did not fit the delinearised view
+        node = record.subscripts[0].node
+
+    def reads_data(n) -> bool:
+        if isinstance(n, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef)):
+            return True
+        if isinstance(n, c_ast.ID):
+            meaning = record.builder.resolve(n.name)
+            return meaning is None
+        return any(reads_data(child) for _, child in n.children())
+
+    why = "depends on data" if reads_data(node) else "is not affine"
+    coord = node.coord
+    location = Location(str(coord.file), coord.line, coord.column or 1) if coord is not None else None
+    return f"subscript '{_GENERATOR.visit(node)}' of '{record.variable.name}'", why, location
+
+
 def build_arrays(records: list[AccessRecord],
                  extents_of: Callable[[Variable, ArrayShape], list[isl.PwAff | None]],
                  region_level: Callable[[Variable], bool]):
@@ -182,7 +207,8 @@ def build_arrays(records: list[AccessRecord],
             piece = isl.UnionMap.from_map(relation)
             target[record.statement] = target[record.statement].union(piece) if record.statement in target else piece
             references.append(Reference(record.statement, array_name, record.node, record.is_write,
-                                        record.must and exact, exact, relation))
+                                        record.must and exact, exact, relation,
+                                        None if exact else _unmodelled(record, subscripts)))
         assert footprint is not None
         kind = ("local" if variable.declared_in_region else
                 "scalar" if variable.ctype.rank == 0 else

@@ -21,10 +21,12 @@ from pycparser import c_ast, c_generator
 from polypragma.diagnostics import Location, Unsupported
 from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
 from polypragma.frontend.arrays import build_arrays
+from polypragma.frontend.functions import FileFunctions, inline_call
+from polypragma.frontend.normalise import normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
-from polypragma.frontend.symbols import Scope, TypeTable
-from polypragma.model import Array, Scop, Statement, Variable
+from polypragma.frontend.symbols import EXTENDED_TYPES, Scope, TypeTable
+from polypragma.model import Array, Scop, Statement, Variable, c_expression
 from polypragma.scan import Region
 
 _INT_RANK = {"int": 1, "long": 2, "long long": 3}
@@ -56,12 +58,29 @@ class _Hoisted:
 class RegionExtractor:
     def __init__(self, ctx: isl.Context, region: Region, items: list[c_ast.Node], scope: Scope,
                  types: TypeTable, reserved_names: set[str], *, source_lines: list[str] | None = None,
-                 used_outside: dict[str, c_ast.Node] | None = None):
+                 used_outside: dict[str, c_ast.Node] | None = None,
+                 origins: dict[str, list[c_ast.Node]] | None = None, goto_targets: frozenset[str] = frozenset()):
         self.ctx = ctx
         self.source_lines = source_lines or []
         self.used_outside = used_outside or {}
+        self.origins = origins or {}
         self.region = region
-        self.items = items
+        self.functions = FileFunctions(types)
+        globals_ = set()
+        scope_chain = scope
+        while scope_chain is not None:  # the outermost scope holds the file's globals
+            if scope_chain.parent is None:
+                globals_ = set(scope_chain.names)
+            scope_chain = scope_chain.parent
+        self.not_inlined: dict[str, str] = {}  # void functions whose calls could not be inlined, and why
+
+        def inline(call: c_ast.FuncCall):
+            result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope))
+            if isinstance(result, str):
+                self.not_inlined.setdefault(call.name.name, result)
+            return result
+
+        self.items = normalise(items, set(goto_targets), inline)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)
@@ -77,6 +96,11 @@ class RegionExtractor:
         self.outer_iterators: set[str] = set()  # loop iterators declared before the region
         self.params: list[str] = []
         self.iterator_ctypes: list[str] = []
+        self.device_unsupported: list[tuple] = []
+        # iterators declared before the region, after a loop of the region's top level that leaves them
+        # with a value the model knows (a function of the parameters), and not assigned otherwise
+        self.exit_values: dict[str, isl.PwAff] = {}
+        self.called: dict[str, c_ast.Node] = {}
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -119,7 +143,13 @@ class RegionExtractor:
     def check_requirements(self, builder: AffineBuilder, points: isl.Set, construct: str) -> None:
         """Unsigned comparisons and conversions must see no negative value where they run."""
         for required, node in builder.requirements:
-            if not points.is_subset(required):
+            if not points.is_subset(required) and self._unsigned_parameters(points).is_subset(required):
+                # exact because parameters of unsigned types are not negative; the GPU targets print
+                # them as they are in expressions where isl assumes signed arithmetic
+                self.device_unsupported.append((
+                    f"{construct} '{_text(node)}'", self.location(node),
+                    "compares with a parameter of unsigned type, which the GPU targets do not support yet"))
+            elif not points.is_subset(required):
                 raise self.unsupported(f"{construct} '{_text(node)}'", node,
                                        "mixes unsigned values with values that may be negative; "
                                        "not supported (C would wrap them around)")
@@ -162,6 +192,7 @@ class RegionExtractor:
 
         for item in self.items:
             visit(item)
+        self._assigned_in_statements = _assigned_outside_loop_headers(self.items)
         # the sizes of variable-length arrays used in the region are parameters too (the GPU targets
         # need the extents), even when the region itself never names them
         for name in list(referenced):
@@ -188,6 +219,8 @@ class RegionExtractor:
             local = walk.scope.lookup(name)
             if local is not None and local.declared_in_region:
                 return None
+            if name in self.exit_values:
+                return ("value", self.exit_values[name])
             if name in self.params:
                 return ("param", self.params.index(name))
             if name in self.types.enumerators:
@@ -225,6 +258,8 @@ class RegionExtractor:
                 return "function"
             if variable.declared_in_region:
                 return "array"
+            if name in self.exit_values:
+                return "exit"
             if name in self.outer_iterators:
                 return "stale-iterator"
             if variable.ctype.is_scalar:
@@ -249,8 +284,11 @@ class RegionExtractor:
         schedule = self._block(self.items, walk, region_level=True)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
+        self._check_aliases()
+        self._extended_types()
         arrays, statements, references = self._finish()
         context = self._context(arrays)
+        functions = tuple(self.functions.device_definition(f) for f in self.functions.callees(set(self.called)))
         iterator_type = "int"
         for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
             iterator_type = _wider(iterator_type, t)
@@ -268,9 +306,71 @@ class RegionExtractor:
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
             references=references,
+            device_unsupported=tuple(self.device_unsupported),
+            unsigned_parameters=frozenset(p for p in self.params if self.outer.lookup(p) is not None
+                                          and self.outer.lookup(p).ctype.is_unsigned),
+            functions=functions,
+            type_declarations=self.types.definitions_for(
+                [s.body for s in statements] + list(functions)
+                + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
         )
+
+    def _extended_types(self) -> None:
+        """Values of GCC's extended types (``_Float16``, ``__float128``...): the c target keeps them as
+        written; CUDA and OpenCL kernels have no such types (their half types differ), so the GPU
+        targets refuse them, at the first use."""
+        uses = [(record.variable.ctype.resolved or record.variable.ctype.base, record.node)
+                for record in self.records]
+        for statement in self.statements:
+            uses += [(name, node) for node in _walk(statement.body) if isinstance(node, c_ast.Cast)
+                     for name in _identifier_types(node.to_type)]
+        for name, node in uses:
+            if name in EXTENDED_TYPES:
+                self.device_unsupported.append((f"value of type '{name}'", self.location(node),
+                                                "is not supported by the GPU targets"))
+                return
+
+    def _check_aliases(self) -> None:
+        """The model takes distinct arrays for disjoint memory.  A pointer set from another array the
+        region accesses (``double *B = A + 1;``) breaks that when the region writes either: its
+        dependences would be missed, so the region is refused (it once gave wrong results)."""
+        accessed: dict[str, list] = {}
+        for record in self.records:
+            if not record.variable.declared_in_region:
+                accessed.setdefault(record.variable.name, []).append(record)
+        for name, records in accessed.items():
+            variable = records[0].variable
+            if variable.ctype.pointer_depth == 0:
+                continue
+            values = list(self.origins.get(name, []))
+            if isinstance(variable.decl, c_ast.Decl) and variable.decl.init is not None:
+                values.append(variable.decl.init)
+            for value in values:
+                sources = [n.name for n in _walk(value) if isinstance(n, c_ast.ID)
+                           and n.name != name and n.name in accessed]
+                for source in sources:
+                    written = [r for r in records + accessed[source] if r.is_write]
+                    if not written:
+                        continue
+                    first = written[0]
+                    line = value.coord.line if value.coord is not None else "?"
+                    raise self.unsupported(
+                        f"pointer '{name}'", first.node,
+                        f"is set from '{source}' at line {line} ('{_text(value)}') and may alias it, and the "
+                        f"region writes '{first.variable.name}': not supported (the model takes different "
+                        "arrays to be disjoint)")
+
+    def _accessed_variables(self) -> list[Variable]:
+        seen: dict[str, Variable] = {}
+        for record in self.records:
+            seen.setdefault(record.name, record.variable)
+        for name in [*self.params, *sorted(self.read_only_scalars)]:
+            variable = self.outer.lookup(name)
+            if variable is not None:
+                seen.setdefault(name, variable)
+        return list(seen.values())
 
     def _block(self, items: list[c_ast.Node], walk: _Walk, region_level: bool = False) -> isl.Schedule | None:
         pieces = []
@@ -317,8 +417,15 @@ class RegionExtractor:
             raise self.unsupported(f"static local '{decl.name}'", decl)
         ctype = self.types.ctype(decl.type)
         for dim in ctype.dims:
-            if dim is None or constant_value(dim, self.types.enumerators) is None:
-                raise self.unsupported(f"array '{decl.name}' of variable size declared", decl, "in the region is not supported")
+            # hoisted to the top of the region, its size must mean the same there: constants and
+            # parameters (integers the region does not write) only
+            if dim is None or not all(isinstance(n, c_ast.Constant) or (isinstance(n, c_ast.ID) and (
+                    n.name in self.params or n.name in self.types.enumerators))
+                    for n in _walk(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
+                    or any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in _walk(dim)):
+                raise self.unsupported(f"array '{decl.name}' of variable size declared", decl,
+                                       "in the region is not supported (its size may only use constants and "
+                                       "parameters of the region)")
         if ctype.pointer_depth:
             raise self.unsupported(f"pointer '{decl.name}' declared", decl, "in the region is not supported")
         variable = Variable(decl.name, ctype, True, decl)
@@ -376,6 +483,8 @@ class RegionExtractor:
         try:
             lower = builder.pwaff(init)
         except NonAffine as exc:
+            if self._opaque_loop(node, name, walk):
+                return self._statement(node, walk)  # a start on data (k = rowptr[i]): as for a bound
             raise self.not_affine(f"loop start '{_text(init)}'", exc, inner_walk) from None
         if lower.involves_dims(isl.dim_type.in_, position, 1):
             raise self.unsupported(f"loop start '{_text(init)}' using its own iterator", init)
@@ -386,6 +495,10 @@ class RegionExtractor:
         try:
             condition = builder.condition(node.cond)
         except NonAffine as exc:
+            if self._opaque_loop(node, name, walk):
+                # a bound on data (j < len[i], j < f(n)): the loop is one statement of its own, its
+                # iterator private, its accesses over the elements its subscripts may reach
+                return self._statement(node, walk)
             raise self.not_affine(f"loop condition '{_text(node.cond)}'", exc, inner_walk) from None
         domain, evaluated = loop_domain(builder, walk.domain, position, lower, condition, step)
         if not domain.is_bounded():
@@ -394,7 +507,7 @@ class RegionExtractor:
         self.iterator_ctypes.append(ctype_base)
         first = len(self.statements)
         body_walk = _Walk(walk.loops + [loop], domain, scope)
-        child = self._item(node.stmt, body_walk, False)
+        child = self._loop_body(node.stmt, body_walk, loop, position)
         if child is None:
             return None
         partial = None
@@ -405,9 +518,98 @@ class RegionExtractor:
                 pa = pa.neg()
             piece = isl.UnionMap.from_map(isl.Map.from_pw_aff(pa))
             partial = piece if partial is None else partial.union(piece)
+        self._exit_value(node, name, walk, domain, lower, step, position)
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
+
+    def _exit_value(self, node: c_ast.For, name: str, walk: _Walk, domain: isl.Set, lower: isl.PwAff,
+                    step: int, position: int) -> None:
+        """Record the value a loop of the region's top level leaves in an iterator declared before the
+        region: the first value of its progression that fails the condition, i.e. the last iteration
+        plus the step, or the start when it runs no iteration."""
+        self.exit_values.pop(name, None)
+        if walk.loops or not isinstance(node.init, c_ast.Assignment) or name in self._assigned_in_statements:
+            return
+        # { [] -> [i] : i in the loop }: its last iteration as a function of the parameters
+        iterations = isl.Map.from_range(domain)
+        last = iterations.lexmin() if step < 0 else iterations.lexmax()
+        last_value = isl.PwMultiAff.from_map(last).get_pw_aff(0).add_constant_val(
+            isl.Val(str(step), context=self.ctx))
+        start = lower.drop_dims(isl.dim_type.in_, position, 1)  # it does not involve the iterator
+        none = walk.domain.subtract(last_value.domain())
+        self.exit_values[name] = last_value.union_max(start.intersect_domain(none)).coalesce()
+
+    def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
+        """Whether a loop whose condition is not affine can be one statement: its condition reads data
+        (not a written scalar or a stale iterator, which the diagnostics explain), its iterator is not
+        read after the region, and it holds no loop of its own."""
+        if name in self.used_outside or _contains_loop(node.stmt):
+            return False
+        reads_data = False
+        start = node.init.decls[0].init if isinstance(node.init, c_ast.DeclList) else node.init.rvalue
+        for child in [*_walk(node.cond), *_walk(start)]:
+            if isinstance(child, (c_ast.ArrayRef, c_ast.FuncCall)):
+                reads_data = True
+            elif isinstance(child, c_ast.ID) and child.name != name \
+                    and child.name not in {l.c_name for l in walk.loops}:
+                variable = walk.scope.lookup(child.name)
+                if child.name in self.written or (variable is not None and variable.declared_in_region) \
+                        or (child.name in self.outer_iterators and child.name not in {l.c_name for l in walk.loops}):
+                    return False
+        if reads_data and not isinstance(node.init, c_ast.DeclList):
+            # kernels would not declare an iterator declared before the region
+            self.device_unsupported.append((f"loop '{name}' with a bound on data", self.location(node),
+                                            "is not supported by the GPU targets unless its iterator is "
+                                            f"declared in it ('for (int {name} = ...')"))
+        return reads_data
+
+    def _loop_body(self, body: c_ast.Node, walk: _Walk, loop: _Loop, position: int) -> isl.Schedule | None:
+        """The body of a loop; ``if (c) break;`` at its top level, with ``c`` affine, ends the loop at the
+        first iteration where ``c`` holds: the statements before it run up to that iteration, the ones
+        after it only before it (as pet models a break)."""
+        items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+        if not any(_is_break(item) for item in items):
+            return self._item(body, walk, False)
+        scope = walk.scope.child()
+        # pairs of points of this loop, the second later in it, the enclosing iterations the same
+        later = (isl.Map.lex_gt(walk.domain.get_space()) if loop.reverse
+                 else isl.Map.lex_lt(walk.domain.get_space()))
+        for d in range(position):
+            later = later.equate(isl.dim_type.in_, d, isl.dim_type.out, d)
+        domain = walk.domain
+        # per segment (the items between two breaks), the iterations that reach it, within one iteration:
+        # the conditions of the breaks before it failed; any: the iterations where some break is taken
+        segments: list[tuple[list[c_ast.Node], isl.Set]] = []
+        reach = domain
+        any_taken = isl.Set.empty(domain.get_space())
+        current: list[c_ast.Node] = []
+        for item in items:
+            if not _is_break(item):
+                current.append(item)
+                continue
+            segments.append((current, reach))
+            current = []
+            builder = self._builder(_Walk(walk.loops, domain, scope))
+            try:
+                condition = builder.condition(item.cond)
+                self.check_requirements(builder, reach, "condition")
+            except NonAffine as exc:
+                statement = item.iftrue.block_items[0] if isinstance(item.iftrue, c_ast.Compound) else item.iftrue
+                raise self.unsupported(
+                    f"'break' statement under the condition '{_text(item.cond)}'", statement,
+                    f"is not supported: the condition is not affine ({exc.what})") from None
+            any_taken = any_taken.union(reach.intersect(condition))
+            reach = reach.subtract(condition).coalesce()
+        segments.append((current, reach))
+        # the loop goes on at an iteration when no break was taken at an earlier one
+        alive = domain.subtract(any_taken.apply(later)).coalesce()
+        pieces: list[isl.Schedule] = []
+        for segment, reached in segments:
+            piece = self._block(segment, _Walk(walk.loops, reached.intersect(alive).coalesce(), scope))
+            if piece is not None:
+                pieces.append(piece)
+        return _sequence(pieces)
 
     def _loop_init(self, node: c_ast.For, scope: Scope, walk: _Walk) -> tuple[str, c_ast.Node, str, bool]:
         init = node.init
@@ -465,14 +667,27 @@ class RegionExtractor:
         builder = self._builder(walk)
         collector = AccessCollector(
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
-            self.location, self.types.enumerators)
+            self.location, self.types.enumerators, self._file_function, self.types)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
+        for callee, call in collector.result.called.items():
+            if callee not in self.called and callee not in self.functions.definitions:
+                self.device_unsupported.append((
+                    f"call to '{callee}'", self.location(call),
+                    "is not supported by the GPU targets: it is declared pure, but the file does not define "
+                    "it, so kernels have no version of it to call"))
+            self.called.setdefault(callee, call)
+        for member in collector.result.members[:1]:
+            self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
+                                            "is not supported by the GPU targets yet"))
+        self._private_arrays(node)
         self.records.extend(collector.result.records)
         self.read_only_scalars |= collector.result.read_only_scalars
         renames = {}
         for record in collector.result.records:
             if record.name != record.variable.name:
                 renames[record.variable.name] = record.name
+        for used in collector.result.exit_uses:
+            renames[used] = f"({c_expression(self.exit_values[used])})"
         domain = walk.domain.set_tuple_name(name)
         empty = isl.UnionMap.empty(domain.get_space().params())
         statement = Statement(
@@ -484,6 +699,36 @@ class RegionExtractor:
         )
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    @staticmethod
+    def _local_names(scope: Scope) -> set[str]:
+        """The names the function declares (parameters and locals): they hide globals of the same name,
+        so an inlined body that means a global cannot name them."""
+        names: set[str] = set()
+        while scope is not None and scope.parent is not None:
+            names |= set(scope.names)
+            scope = scope.parent
+        return names
+
+    def _file_function(self, name: str) -> str | None:
+        if name not in self.functions.definitions:
+            # a declaration without body: pure when the user says so
+            return "" if name in self.types.declared_pure else None
+        if name in self.not_inlined:
+            return self.not_inlined[name]
+        return "" if self.functions.is_pure(name) else self.functions.why_not(name)
+
+    def _private_arrays(self, node: c_ast.Node) -> None:
+        """Locals of a statement that are arrays of variable size: private to each instance, which the
+        c target keeps as written; kernels cannot declare them (neither CUDA nor OpenCL has them)."""
+        for child in _walk(node):
+            if isinstance(child, c_ast.Decl) and not isinstance(child.type, c_ast.FuncDecl):
+                dims = self.types.ctype(child.type).dims
+                if any(d is None or constant_value(d, self.types.enumerators) is None for d in dims):
+                    self.device_unsupported.append((
+                        f"array '{child.name}' of variable size declared in a statement", self.location(child),
+                        "is not supported by the GPU targets (device code has no variable-length arrays); "
+                        "give it a constant size"))
 
     # -- after the walk: arrays and relations ------------------------------------------------
     def _finish(self) -> tuple[list[Array], list[Statement]]:
@@ -515,14 +760,70 @@ class RegionExtractor:
         out += [None] * variable.ctype.pointer_depth
         return out
 
+    def _unsigned_parameters(self, points: isl.Set) -> isl.Set:
+        """``points`` where every parameter of an unsigned type is not negative, as its values are (then
+        comparing it with an unsigned iterator needs no wrap-around)."""
+        for k, name in enumerate(self.params):
+            variable = self.outer.lookup(name)
+            if variable is not None and variable.ctype.is_unsigned:
+                parameter = isl.PwAff.from_aff(isl.Aff.var_on_domain(
+                    isl.LocalSpace.from_space(points.get_space()), isl.dim_type.param, k))
+                points = points.intersect(parameter.nonneg_set())
+        return points
+
     def _context(self, arrays: list[Array]) -> isl.Set:
-        """What the program implies about the parameters: declared extents are not negative."""
-        context = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params).params())
+        """What the program implies about the parameters: declared extents are not negative, nor are
+        parameters of unsigned types."""
+        context = self._unsigned_parameters(
+            isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params).params()))
         for array in arrays:
             for extent in array.extents:
                 if extent is not None:
                     context = context.intersect(extent.nonneg_set().params())
         return context.coalesce()
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
+
+
+def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
+    """Names assigned (or incremented) anywhere but in the initialisation and increment of a loop."""
+    names: set[str] = set()
+
+    def visit(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.For):
+            for part in (node.cond, node.stmt):
+                if part is not None:
+                    visit(part)
+            return
+        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+            names.add(node.lvalue.name)
+        elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") \
+                and isinstance(node.expr, c_ast.ID):
+            names.add(node.expr.name)
+        for _, child in node.children():
+            visit(child)
+
+    for item in items:
+        visit(item)
+    return names
+
+
+def _is_break(node: c_ast.Node) -> bool:
+    """``if (c) break;`` (or ``if (c) { break; }``) without else."""
+    if not isinstance(node, c_ast.If) or node.iffalse is not None:
+        return False
+    then = node.iftrue
+    if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+        then = then.block_items[0]
+    return isinstance(then, c_ast.Break)
+
+
+def _identifier_types(node: c_ast.Node) -> list[str]:
+    return [name for n in _walk(node) if isinstance(n, c_ast.IdentifierType) for name in n.names]
 
 
 def _sequence(pieces: list[isl.Schedule]) -> isl.Schedule | None:
@@ -554,10 +855,13 @@ def _declaration_text(decl: c_ast.Decl, new_name: str) -> str:
     clone = copy.deepcopy(decl)
     clone.init = None
     clone.name = new_name
+    # the initialiser becomes an assignment: a const local would then be assigned after its declaration
+    clone.quals = [q for q in clone.quals if q != "const"]
     node = clone.type
     while not isinstance(node, c_ast.TypeDecl):
         node = node.type
     node.declname = new_name
+    node.quals = [q for q in node.quals if q != "const"]
     return _GENERATOR.visit(clone) + ";"
 
 

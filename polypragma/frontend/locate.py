@@ -24,6 +24,10 @@ class LocatedRegion:
     items: list[c_ast.Node]
     # names whose value after the region may be read, with the node that reads them
     used_outside: dict[str, c_ast.Node] = None  # type: ignore[assignment]
+    # per name, the values the function assigns to it outside the region (initialisers and assignments),
+    # to find pointers set from another array: they may alias it
+    origins: dict[str, list[c_ast.Node]] = None  # type: ignore[assignment]
+    goto_targets: frozenset[str] = frozenset()  # the labels a 'goto' of the function names
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -74,7 +78,8 @@ def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[Located
         block = begin[2][-1]
         items = [i for i in block.block_items[begin[3] + 1 : end[3]]]
         located.append(LocatedRegion(region, begin[0], begin[2], items,
-                                     _read_after(begin[0], block, end[3])))
+                                     _read_after(begin[0], block, end[3]), _origins(begin[0], items),
+                                     frozenset(n.name for n in _walk(begin[0].body) if isinstance(n, c_ast.Goto))))
     return located
 
 
@@ -155,6 +160,20 @@ def _read_after(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> d
     for item in _continuation(function, block, index):
         killed = scan(item, killed)
     return read
+
+
+def _origins(function: c_ast.FuncDef, region_items: list[c_ast.Node]) -> dict[str, list[c_ast.Node]]:
+    """The values assigned to each name in ``function`` outside the region."""
+    inside = {id(n) for item in region_items for n in _walk(item)}
+    origins: dict[str, list[c_ast.Node]] = {}
+    for node in _walk(function.body):
+        if id(node) in inside:
+            continue
+        if isinstance(node, c_ast.Decl) and node.name and node.init is not None:
+            origins.setdefault(node.name, []).append(node.init)
+        elif isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
+            origins.setdefault(node.lvalue.name, []).append(node.rvalue)
+    return origins
 
 
 def _walk(node: c_ast.Node):

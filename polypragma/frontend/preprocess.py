@@ -24,7 +24,7 @@ _STUB_INCLUDE = os.path.join(os.path.dirname(__file__), "include")
 
 # GNU spellings that pycparser does not know and that user code may contain.
 _NEUTRAL_DEFINES = (
-    "-D__attribute__(x)=",
+    "-D__attribute__(x)=" + "__polypragma_attribute x",  # removed after preprocessing, see _attributes
     "-D__extension__=",
     "-D__restrict=restrict",
     "-D__restrict__=restrict",
@@ -61,6 +61,7 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
     """Return the preprocessed text of ``path``."""
     command = _preprocessor() + ["-nostdinc", "-I", _STUB_INCLUDE, "-I", pycparser_fake_libc.directory]
     command += list(_NEUTRAL_DEFINES)
+    command += ["-include", os.path.join(_STUB_INCLUDE, "polypragma_types.h")]
     for d in options.include_dirs:
         command += ["-I", d]
     for d in options.defines:
@@ -76,7 +77,53 @@ def preprocess(path: str, options: PreprocessOptions) -> str:
             location = Location(match.group(1), int(match.group(2)), int(match.group(3) or 1))
             raise FatalError(f"the C preprocessor failed: {match.group(4)}{_HINT}", location)
         raise FatalError(f"the C preprocessor failed: {first}{_HINT}", Location(path, 1, 1))
-    return result.stdout
+    return _attributes(result.stdout)
+
+
+_ATTRIBUTE = re.compile(r"__polypragma_attribute\s*\(")
+_CALLEE = re.compile(r"([A-Za-z_]\w*)\s*\(")
+_PURE_WORDS = {"const", "pure", "__const__", "__pure__"}
+
+
+def _attributes(text: str) -> str:
+    """``text`` without GNU attributes (pycparser knows none), blanked so that every line keeps its
+    place; functions declared ``__attribute__((const))`` or ``pure`` are named in a
+    ``#pragma polypragma pure(...)`` appended at the end, as if the user had written it."""
+    out: list[str] = []
+    pure: list[str] = []
+    position = 0
+    for match in _ATTRIBUTE.finditer(text):
+        if match.start() < position:
+            continue
+        depth, end = 0, match.end() - 1
+        while end < len(text):
+            depth += {"(": 1, ")": -1}.get(text[end], 0)
+            end += 1
+            if depth == 0:
+                break
+        content = text[match.end():end - 1]  # the attribute list: __attribute__((a, b)) expands to (a, b)
+        if _PURE_WORDS & {word.strip() for word in content.split(",")}:
+            # the declaration around it: from the end of the previous one to the end of this one
+            begin = max(text.rfind(";", 0, match.start()), text.rfind("}", 0, match.start()),
+                        text.rfind("\n#", 0, match.start())) + 1
+            finish = min((k for k in (text.find(";", end), text.find("{", end)) if k >= 0), default=len(text))
+            declaration = text[begin:match.start()] + " " * (end - match.start()) + text[end:finish]
+            callee = _CALLEE.search(declaration)
+            if callee is not None:
+                pure.append(callee.group(1))
+        out.append(text[position:match.start()])
+        out.append("".join(c if c == "\n" else " " for c in text[match.start():end]))
+        position = end
+    out.append(text[position:])
+    if pure:
+        out.append(f"\n#pragma polypragma pure({', '.join(dict.fromkeys(pure))})\n")
+    return "".join(out)
+
+
+def is_stub_header(path: str) -> bool:
+    """Whether ``path`` is one of the stub system headers polypragma preprocesses with."""
+    stubs = tuple(os.path.join(os.path.abspath(d), "") for d in (_STUB_INCLUDE, pycparser_fake_libc.directory))
+    return path.startswith("<") or os.path.abspath(path).startswith(stubs)
 
 
 _LINE_MARKER = re.compile(r'^#\s*\d+\s+"((?:[^"\\]|\\.)*)"', re.M)

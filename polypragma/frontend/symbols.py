@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
-from pycparser import c_ast
+import re
+from dataclasses import dataclass
 
+from pycparser import c_ast, c_generator
+
+from polypragma.frontend.preprocess import is_stub_header
 from polypragma.model import CType, Variable
 
+_GENERATOR = c_generator.CGenerator()
+_PURE_PRAGMA = re.compile(r"\s*polypragma\s+pure\s*\(([\w\s,]+)\)\s*$")
+# extended types the parser learns from include/polypragma_types.h: kept by their own names (the c target
+# prints them as written; kernels cannot declare them), integer or floating
+EXTENDED_TYPES = {"_Float16": False, "_Float32": False, "_Float64": False, "_Float32x": False,
+                  "_Float64x": False, "_Float128": False, "__float128": False, "__float80": False, "__fp16": False,
+                  "__bf16": False, "__int128": True, "__uint128_t": True, "__int128_t": True}
 _INTEGER_WORDS = {"char", "short", "int", "long", "signed", "unsigned", "_Bool", "bool"}
 _INTEGER_TYPEDEFS = {
     "size_t", "ssize_t", "ptrdiff_t", "intptr_t", "uintptr_t", "off_t",
@@ -28,16 +39,98 @@ _UNSIGNED_TYPEDEFS = {"size_t", "uintptr_t", "uint8_t", "uint16_t", "uint32_t", 
                       "uint_least8_t", "uint_least16_t", "uint_least32_t", "uint_least64_t"}
 
 
+@dataclass(frozen=True)
+class TypeDefinition:
+    """A file-scope definition of types or constants: a typedef, a struct, union or enum."""
+
+    text: str  # C text, ending with ';'
+    defines: frozenset[str]  # typedef names, 'struct tag' (and union, enum), enumerators
+    uses: frozenset[str]  # the names of the same kinds its text refers to
+
+
 class TypeTable:
-    """The typedefs of a translation unit, to see through ``typedef double real;``."""
+    """The typedefs of a translation unit, to see through ``typedef double real;``, and the
+    definitions of types and enumerators that generated kernels must repeat (a ``.cu`` file or an
+    OpenCL program does not see the user's file)."""
 
     def __init__(self, ast: c_ast.FileAST):
         self.typedefs: dict[str, c_ast.Node] = {}
         self.enumerators: dict[str, int] = {}
+        self.definitions: list[TypeDefinition] = []
+        # the functions the file defines (not the stub headers), by name
+        self.function_definitions: dict[str, c_ast.FuncDef] = {}
+        self.aggregates: dict[str, c_ast.Struct | c_ast.Union] = {}  # 'struct tag' -> its definition
+        # functions the user declares pure ('#pragma polypragma pure(f, g)' at file scope)
+        self.declared_pure: set[str] = set()
         for node in ast.ext:
+            if isinstance(node, c_ast.Pragma):
+                match = _PURE_PRAGMA.match(node.string)
+                if match:
+                    self.declared_pure |= {name.strip() for name in match.group(1).split(",")}
+            if isinstance(node, c_ast.FuncDef) and node.coord is not None \
+                    and not is_stub_header(str(node.coord.file)):
+                self.function_definitions[node.decl.name] = node
             if isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node.type
             self._collect_enums(node)
+            for child in _walk(node):
+                if isinstance(child, (c_ast.Struct, c_ast.Union)) and child.decls is not None and child.name:
+                    self.aggregates.setdefault(_tag(child), child)
+            self._collect_definition(node)
+
+    def aggregate(self, node: c_ast.Node) -> c_ast.Struct | c_ast.Union | None:
+        """The struct or union (with its members) that the declarator ``node`` has as element type."""
+        while not isinstance(node, c_ast.TypeDecl):
+            if not isinstance(node, (c_ast.ArrayDecl, c_ast.PtrDecl)):
+                return None
+            node = node.type
+        inner = node.type
+        if isinstance(inner, (c_ast.Struct, c_ast.Union)):
+            if inner.decls is None:
+                return self.aggregates.get(_tag(inner))
+            return inner
+        if isinstance(inner, c_ast.IdentifierType) and len(inner.names) == 1 and inner.names[0] in self.typedefs:
+            return self.aggregate(self.typedefs[inner.names[0]])
+        return None
+
+    def member(self, node: c_ast.Node, field: str) -> c_ast.Decl | None:
+        """The declaration of member ``field`` of the struct or union that ``node`` declares."""
+        aggregate = self.aggregate(node)
+        if aggregate is None:
+            return None
+        return next((d for d in aggregate.decls or [] if isinstance(d, c_ast.Decl) and d.name == field), None)
+
+    def _collect_definition(self, node: c_ast.Node) -> None:
+        if node.coord is None or is_stub_header(str(node.coord.file)):
+            return  # the target's own headers give the standard types
+        if isinstance(node, c_ast.Typedef):
+            self.definitions.append(TypeDefinition(
+                _definition_text(node), frozenset({node.name}) | _defined_names(node.type),
+                _used_type_names(node.type)))
+        elif isinstance(node, c_ast.Decl) and not isinstance(node.type, c_ast.FuncDecl):
+            for child in _walk(node.type):
+                if isinstance(child, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and (
+                        getattr(child, "decls", None) is not None or getattr(child, "values", None) is not None):
+                    self.definitions.append(TypeDefinition(
+                        _definition_text(child), _defined_names(child), _used_type_names(child)))
+                    break
+
+    def definitions_for(self, nodes: list[c_ast.Node]) -> tuple[str, ...]:
+        """The definitions ``nodes`` rely on, with those they rely on in turn, in the file's order."""
+        wanted: set[str] = set()
+        for node in nodes:
+            if node is not None:
+                wanted |= _used_type_names(node)
+        chosen: set[int] = set()
+        changed = True
+        while changed:
+            changed = False
+            for k, definition in enumerate(self.definitions):
+                if k not in chosen and definition.defines & wanted:
+                    chosen.add(k)
+                    wanted |= definition.uses
+                    changed = True
+        return tuple(self.definitions[k].text for k in sorted(chosen))
 
     def _collect_enums(self, node: c_ast.Node) -> None:
         for child in _walk(node):
@@ -76,6 +169,10 @@ class TypeTable:
                         # standard names: trust the name, not the stub header's typedef
                         return CType(names[0], True, False, tuple(dims), pointers,
                                      names[0] in _UNSIGNED_TYPEDEFS, _STANDARD_RESOLVED.get(names[0], "long"))
+                    if len(names) == 1 and names[0] in EXTENDED_TYPES:
+                        integer = EXTENDED_TYPES[names[0]]
+                        return CType(names[0], integer, not integer, tuple(dims), pointers,
+                                     names[0] == "__uint128_t", names[0])
                     if len(names) == 1 and names[0] in self.typedefs:
                         resolved = self.ctype(self.typedefs[names[0]])
                         return CType(
@@ -104,6 +201,41 @@ class TypeTable:
                 return CType("function", False, False, tuple(dims), pointers)
             else:
                 return CType("?", False, False, tuple(dims), pointers)
+
+
+def _definition_text(node: c_ast.Node) -> str:
+    return "\n".join(line.rstrip() for line in (_GENERATOR.visit(node) + ";").splitlines())
+
+
+def _tag(node: c_ast.Node) -> str | None:
+    name = getattr(node, "name", None)
+    return f"{type(node).__name__.lower()} {name}" if name else None
+
+
+def _defined_names(node: c_ast.Node) -> frozenset[str]:
+    """The struct, union and enum tags and the enumerators a type definition introduces."""
+    names: set[str] = set()
+    for child in _walk(node):
+        if isinstance(child, (c_ast.Struct, c_ast.Union)) and child.decls is not None and child.name:
+            names.add(_tag(child))
+        elif isinstance(child, c_ast.Enum) and child.values is not None:
+            if child.name:
+                names.add(_tag(child))
+            names |= {e.name for e in child.values.enumerators}
+    return frozenset(names)
+
+
+def _used_type_names(node: c_ast.Node) -> frozenset[str]:
+    """Typedef names, tags and identifiers (possibly enumerators) that ``node`` refers to."""
+    names: set[str] = set()
+    for child in _walk(node):
+        if isinstance(child, c_ast.IdentifierType):
+            names |= set(child.names)
+        elif isinstance(child, c_ast.ID):
+            names.add(child.name)
+        elif isinstance(child, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and child.name:
+            names.add(_tag(child))
+    return frozenset(names)
 
 
 def _walk(node: c_ast.Node):

@@ -19,7 +19,7 @@ import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Unsupported
-from polypragma.model import Array, Scop
+from polypragma.model import Array, Scop, c_expression
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,7 @@ class DeviceArray:
 
 
 def _c(pa: isl.PwAff) -> str:
-    build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
-    return build.expr_from_pw_aff(pa.coalesce()).to_C_str()
+    return c_expression(pa)  # plain C: host code has no min/max
 
 
 def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
@@ -90,6 +89,12 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
                     raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
                                       "is not supported by the GPU targets")
                 if not footprint.is_bounded():
+                    culprit = next((r.unmodelled for r in scop.references
+                                    if r.array == array.name and r.unmodelled is not None), None)
+                    if culprit is not None:  # say which subscript, where
+                        raise Unsupported(culprit[0], culprit[2], f"{culprit[1]}: the elements of "
+                                          f"'{array.c_name}' accessed cannot be bounded; not supported by the "
+                                          "GPU targets")
                     raise Unsupported(f"elements of '{array.c_name}' accessed", location,
                                       "cannot be bounded (a subscript depends on data); not supported by the "
                                       "GPU targets")

@@ -1,0 +1,154 @@
+"""Rewrite the statements of a region into the forms the extractor models, without changing what they do.
+
+* A label that no ``goto`` of the function targets is dropped (it names nothing; kept, it would be
+  printed once per copy of its statement in generated code).
+* A counted ``while`` loop, ``i = lb; while (cond) { ...; i += c; }`` where the body writes ``i``
+  only in its last statement, becomes ``for (i = lb; cond; i += c) { ... }``; the same with the
+  iterator declared just before (``int i = lb;``) when the rest of the block does not use it.
+* A call statement to a ``void`` function of the file is replaced by the function's body, its parameters
+  by the arguments, where that means the same (see :func:`polypragma.frontend.functions.inline_call`):
+  what it writes through its pointer parameters becomes accesses of the region.
+* ``continue`` at the top level of a loop body: ``if (c) { X; continue; } R`` becomes
+  ``if (c) { X } else { R }``, and a ``continue`` that ends the body is dropped.
+
+The region's items are copied first: the user's AST is not changed.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Callable
+
+from pycparser import c_ast
+
+from polypragma.frontend.loops import loop_step
+
+
+_INLINE_DEPTH = 8  # calls inlined into inlined bodies, at most (a recursive function is not inlined)
+
+
+def normalise(items: list[c_ast.Node], goto_targets: set[str],
+              inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None) -> list[c_ast.Node]:
+    _State.inline = inline
+    _State.depth = 0
+    try:
+        return _block([copy.deepcopy(item) for item in items], goto_targets)
+    finally:
+        _State.inline = None
+
+
+class _State:
+    inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None
+    depth = 0
+
+
+def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
+    items = [_statement(item, targets) for item in items]
+    out: list[c_ast.Node] = []
+    k = 0
+    while k < len(items):
+        item = items[k]
+        if isinstance(item, c_ast.While) and out:
+            loop = _counted(out[-1], item, items[k + 1:])
+            if loop is not None:
+                out[-1] = loop
+                k += 1
+                continue
+        out.append(item)
+        k += 1
+    return out
+
+
+def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
+    if isinstance(node, c_ast.Label) and node.name not in targets and node.stmt is not None:
+        return _statement(node.stmt, targets)
+    if isinstance(node, c_ast.FuncCall) and _State.inline is not None and _State.depth < _INLINE_DEPTH:
+        body = _State.inline(node)
+        if isinstance(body, c_ast.Compound):
+            _State.depth += 1
+            try:
+                return _statement(body, targets)
+            finally:
+                _State.depth -= 1
+    if isinstance(node, c_ast.Compound):
+        node.block_items = _block(node.block_items or [], targets)
+    elif isinstance(node, c_ast.If):
+        node.iftrue = _statement(node.iftrue, targets) if node.iftrue is not None else None
+        node.iffalse = _statement(node.iffalse, targets) if node.iffalse is not None else None
+    elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
+        body = _statement(node.stmt, targets) if node.stmt is not None else None
+        if not isinstance(node, c_ast.DoWhile):
+            body = _continues(body)
+        node.stmt = body
+    return node
+
+
+def _writes(node: c_ast.Node | None, name: str) -> bool:
+    """Whether ``node`` may assign ``name``."""
+    if node is None:
+        return False
+    for child in _walk(node):
+        if isinstance(child, c_ast.Assignment) and isinstance(child.lvalue, c_ast.ID) and child.lvalue.name == name:
+            return True
+        if isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--", "&") \
+                and isinstance(child.expr, c_ast.ID) and child.expr.name == name:
+            return True
+    return False
+
+
+def _uses(nodes: list[c_ast.Node], name: str) -> bool:
+    return any(isinstance(n, c_ast.ID) and n.name == name for node in nodes for n in _walk(node))
+
+
+def _counted(before: c_ast.Node, loop: c_ast.While, rest: list[c_ast.Node]) -> c_ast.For | None:
+    """``before; loop`` as one ``for`` loop, or None when they are not a counted loop."""
+    if isinstance(before, c_ast.Assignment) and before.op == "=" and isinstance(before.lvalue, c_ast.ID):
+        name = before.lvalue.name
+        init: c_ast.Node = before
+    elif isinstance(before, c_ast.Decl) and before.init is not None and isinstance(before.type, c_ast.TypeDecl) \
+            and not _uses(rest, before.name):
+        name = before.name
+        init = c_ast.DeclList([before], coord=before.coord)
+    else:
+        return None
+    body = loop.stmt
+    items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+    if not items or loop.cond is None:
+        return None
+    step = items[-1]
+    if not _writes(step, name) or any(_writes(item, name) for item in items[:-1]) or _writes(loop.cond, name):
+        return None
+    if any(isinstance(n, (c_ast.Continue, c_ast.Break)) for item in items[:-1] for n in _walk(item)):
+        return None  # they would skip the increment or leave the loop: not a counted loop
+    stmt = c_ast.Compound(items[:-1], coord=body.coord)
+    result = c_ast.For(init, loop.cond, step, stmt, coord=loop.coord)
+    return result if loop_step(result, name, {}) else None
+
+
+def _continues(body: c_ast.Node | None) -> c_ast.Node | None:
+    """``body`` of a loop without the ``continue`` statements at its top level (see the module)."""
+    if not isinstance(body, c_ast.Compound):
+        return body
+    items = list(body.block_items or [])
+    for k, item in enumerate(items):
+        if isinstance(item, c_ast.Continue) and k == len(items) - 1:
+            body.block_items = items[:k]
+            return body
+        if not (isinstance(item, c_ast.If) and item.iffalse is None):
+            continue
+        then = item.iftrue
+        then_items = list(then.block_items or []) if isinstance(then, c_ast.Compound) else [then]
+        if not then_items or not isinstance(then_items[-1], c_ast.Continue):
+            continue
+        rest = c_ast.Compound(items[k + 1:], coord=item.coord)
+        guarded = c_ast.If(item.cond, c_ast.Compound(then_items[:-1], coord=item.coord),
+                           _continues(rest), coord=item.coord)
+        body.block_items = items[:k] + [guarded]
+        return body
+    return body
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
