@@ -133,4 +133,4 @@ def test_a_device_failure_releases_what_the_region_allocated(tmp_path, target):
         assert re.search(rf"if \(dev_{name} != NULL\) {{\n\s+{re.escape(freed.format(name))}", host[release:])
     copy_out = host.index(copy_out_call)
     assert host.index("POLYPRAGMA_COPYING_OUT") < copy_out < host.index("POLYPRAGMA_DONE") < release
-    assert host.rstrip().endswith("return polypragma_status;")
+    assert host.rstrip().endswith("return POLYPRAGMA_STATUS(polypragma_status);")

@@ -200,24 +200,26 @@ static void polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_c
           "total %.3f ms (%.3f ms with allocation)\n", where, ms[0], ms[1], ms[2], ms[0] + ms[1] + ms[2], wall);
 }
 
-/* 0 when a device is there to use; 1 when the original loops must run */
+/* 0 when a device is there to use; 1 when the original loops must run.  A missing device is fatal under
+   POLYPRAGMA_DEVICE=gpu at every call (a library goes on after reporting it, see POLYPRAGMA_FATAL). */
 static int polypragma_cuda_setup(const char *where)
 {
   static int state = -1;
+  static cudaError_t error = cudaSuccess;
   int mode = polypragma_device_mode();
   if (mode == 1)
     return 1;
   if (state < 0) {
     int count = 0;
-    cudaError_t error = cudaGetDeviceCount(&count);
+    error = cudaGetDeviceCount(&count);
     state = error == cudaSuccess && count > 0;
-    if (!state && mode == 2) {
-      fprintf(stderr, "polypragma: %s: no CUDA device (POLYPRAGMA_DEVICE=gpu): %s\n", where,
-              error == cudaSuccess || error == cudaErrorNoDevice ? "no NVIDIA GPU found"
-              : error == cudaErrorInsufficientDriver ? "no NVIDIA driver found (or one older than the CUDA runtime)"
-              : cudaGetErrorString(error));
-      exit(1);
-    }
+  }
+  if (!state && mode == 2) {
+    POLYPRAGMA_REPORT("polypragma: %s: no CUDA device (POLYPRAGMA_DEVICE=gpu): %s\n", where,
+                      error == cudaSuccess || error == cudaErrorNoDevice ? "no NVIDIA GPU found"
+                      : error == cudaErrorInsufficientDriver ? "no NVIDIA driver found (or one older than the CUDA runtime)"
+                      : cudaGetErrorString(error));
+    POLYPRAGMA_FATAL();
   }
   return state ? 0 : 1;
 }

@@ -128,7 +128,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str) -> tuple[l
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
     lines = [f"{syntax.storage}int {region.function}({params})", "{",
              f"  const char *const polypragma_where = {where};",
-             f"  if ({syntax.setup}(polypragma_where) != 0)", "    return 1;",
+             f"  if ({syntax.setup}(polypragma_where) != 0)", "    return POLYPRAGMA_STATUS(1);",
              "  int polypragma_status = 0;",
              "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;"]
     for a in region.arrays:
@@ -158,7 +158,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str) -> tuple[l
     for a in region.arrays:
         lines += syntax.released(f"{syntax.release_call}(dev_{a.name})", f"dev_{a.name} != NULL")
     lines += syntax.at(region, "released")
-    lines += ["  return polypragma_status;", "}"]
+    lines += ["  return POLYPRAGMA_STATUS(polypragma_status);", "}"]
     return lines, printer.helpers_used
 
 
@@ -198,6 +198,33 @@ def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[s
 
 
 _RUNTIME = Template(r"""
+/* How the runtime reports a failure and stops.  A program prints on stderr and exits.  A shared library
+   built for polypragma's Python API (-DPOLYPRAGMA_LIBRARY) must not end the interpreter: it hands every
+   message to polypragma_library_report and records a fatal failure with polypragma_library_fatal; the
+   host function then releases what it allocated and returns 0 (POLYPRAGMA_STATUS), so that the caller
+   does not run the original loops either, and the library's entry point returns the failure. */
+#ifndef POLYPRAGMA_REPORTING
+#define POLYPRAGMA_REPORTING
+#ifdef POLYPRAGMA_LIBRARY
+#ifdef __cplusplus
+extern "C" {
+#endif
+void polypragma_library_report(const char *format, ...);
+void polypragma_library_fatal(void);
+int polypragma_library_stopped(void);
+#ifdef __cplusplus
+}
+#endif
+#define POLYPRAGMA_REPORT polypragma_library_report
+#define POLYPRAGMA_FATAL() polypragma_library_fatal()
+#define POLYPRAGMA_STATUS(status) (polypragma_library_stopped() ? 0 : (status))
+#else
+#define POLYPRAGMA_REPORT(...) fprintf(stderr, __VA_ARGS__)
+#define POLYPRAGMA_FATAL() exit(1)
+#define POLYPRAGMA_STATUS(status) (status)
+#endif
+#endif
+
 /* POLYPRAGMA_DEVICE: "cpu" runs the original loops, "gpu" requires the device, unset or "auto" uses it if present */
 static int polypragma_device_mode$suffix(void)
 {
@@ -208,8 +235,9 @@ static int polypragma_device_mode$suffix(void)
     return 1;
   if (strcmp(mode, "gpu") == 0)
     return 2;
-  fprintf(stderr, "polypragma: POLYPRAGMA_DEVICE must be 'cpu', 'gpu' or 'auto', not '%s'\n", mode);
-  exit(1);
+  POLYPRAGMA_REPORT("polypragma: POLYPRAGMA_DEVICE must be 'cpu', 'gpu' or 'auto', not '%s'\n", mode);
+  POLYPRAGMA_FATAL();
+  return 1;
 }
 
 /* The phases of a region's host function, which decide what a failure leads to */
@@ -224,14 +252,14 @@ enum { POLYPRAGMA_BEFORE_COPY_OUT, POLYPRAGMA_COPYING_OUT, POLYPRAGMA_DONE };
    are on the host: the region is done (0). */
 static int $fail(const char *call, $error_type error, const char *where, int phase)
 {
-  fprintf(stderr, "polypragma: %s: %s failed$error_format\n", where, call, $error_value);
+  POLYPRAGMA_REPORT("polypragma: %s: %s failed$error_format\n", where, call, $error_value);
   if (phase == POLYPRAGMA_COPYING_OUT) {
-    fprintf(stderr, "polypragma: %s: the host arrays may be partly overwritten; cannot fall back to the original "
-            "loops\n", where);
-    exit(1);
+    POLYPRAGMA_REPORT("polypragma: %s: the host arrays may be partly overwritten; cannot fall back to the "
+                      "original loops\n", where);
+    POLYPRAGMA_FATAL();
   }
-  if (polypragma_device_mode$suffix() == 2)
-    exit(1);
+  else if (polypragma_device_mode$suffix() == 2)
+    POLYPRAGMA_FATAL();
   return phase == POLYPRAGMA_DONE ? 0 : 1;
 }
 

@@ -129,15 +129,21 @@ static int polypragma_cl_setup$suffix(const char *where)
   cl_platform_id platforms[16];
   cl_device_id device = NULL;
   int mode = polypragma_device_mode$suffix();
-  if (polypragma_cl$suffix.tried)
-    return polypragma_cl$suffix.ready ? 0 : 1;
-  polypragma_cl$suffix.tried = 1;
   if (mode == 1)
     return 1;
+  if (polypragma_cl$suffix.tried) {
+    /* reported at the first call; fatal at every call (a library goes on after POLYPRAGMA_FATAL) */
+    if (!polypragma_cl$suffix.ready && mode == 2) {
+      POLYPRAGMA_REPORT("polypragma: %s: the OpenCL device could not be set up, as the first call reported (POLYPRAGMA_DEVICE=gpu)\n", where);
+      POLYPRAGMA_FATAL();
+    }
+    return polypragma_cl$suffix.ready ? 0 : 1;
+  }
+  polypragma_cl$suffix.tried = 1;
   if (clGetPlatformIDs(16, platforms, &n_platforms) != CL_SUCCESS || n_platforms == 0) {
     if (mode == 2) {
-      fprintf(stderr, "polypragma: %s: no OpenCL platform found (POLYPRAGMA_DEVICE=gpu)\n", where);
-      exit(1);
+      POLYPRAGMA_REPORT("polypragma: %s: no OpenCL platform found (POLYPRAGMA_DEVICE=gpu)\n", where);
+      POLYPRAGMA_FATAL();
     }
     return 1;
   }
@@ -149,8 +155,8 @@ static int polypragma_cl_setup$suffix(const char *where)
       device = NULL;
   if (device == NULL) {
     if (mode == 2) {
-      fprintf(stderr, "polypragma: %s: no OpenCL device found (POLYPRAGMA_DEVICE=gpu)\n", where);
-      exit(1);
+      POLYPRAGMA_REPORT("polypragma: %s: no OpenCL device found (POLYPRAGMA_DEVICE=gpu)\n", where);
+      POLYPRAGMA_FATAL();
     }
     return 1;
   }
@@ -175,8 +181,8 @@ static int polypragma_cl_setup$suffix(const char *where)
     size_t size = 0;
     clGetProgramBuildInfo(polypragma_cl$suffix.program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &size);
     log[size < sizeof log ? size : sizeof log - 1] = '\0';
-    fprintf(stderr, "polypragma: %s: building the OpenCL program with options '%s' failed:\n%s\n", where, options,
-            log);
+    POLYPRAGMA_REPORT("polypragma: %s: building the OpenCL program with options '%s' failed:\n%s\n", where,
+                      options, log);
     free(options);
     return polypragma_cl_fail$suffix("clBuildProgram", error, where, POLYPRAGMA_BEFORE_COPY_OUT);
   }
