@@ -16,6 +16,8 @@ targets printing only its leaves):
   the original loops (unless ``POLYPRAGMA_DEVICE=gpu``), during it the
   program stops (the host arrays may be partly overwritten), after it the
   region is done.  A failed release is reported too.
+* a library built for the Python API (``-DPOLYPRAGMA_LIBRARY``) never exits: what
+  would stop a program is recorded for the caller instead (see the prelude).
 
 A :class:`HostSyntax` subclass per target spells the calls: allocation,
 transfers, launches, synchronisation, and the target's own extras at fixed

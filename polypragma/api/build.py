@@ -1,0 +1,165 @@
+"""Build one module: run polypragma on the source, write the glue, compile a shared library.
+
+Per backend (the generated runtime is compiled with ``-DPOLYPRAGMA_LIBRARY``, see glue.py):
+
+* ``c``: ``--target c`` (``--openmp`` when the C compiler accepts ``-fopenmp``), one shared library;
+* ``opencl``: ``--target opencl``, linked with ``-lOpenCL``;
+* ``cuda``: ``--target cuda``; the ``.cu`` file compiled by nvcc for the present device's architecture
+  (else polypragma's default ones), the glue by the C compiler, linked by nvcc with the static CUDA
+  runtime, so the library needs no CUDA library path to load.
+
+The compiler's diagnostics (a region left as written, say) are kept for ``Module.explain()`` and
+raised as warnings; an error of polypragma or of a compiler raises :class:`CompileError` with its
+messages.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+
+from polypragma.api.backends import Choice, c_compiler
+from polypragma.api.cache import file_digest
+from polypragma.api.glue import glue
+from polypragma.api.signature import functions_with_regions
+from polypragma.buildtools.toolchain import architectures, find_nvcc, gencode_flags
+from polypragma.diagnostics import FatalError, Reporter
+from polypragma.driver import Options, compile_file, output_path
+from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
+from polypragma.gpu.memory import MemoryOptions
+from polypragma.gpu.sizes import SizeOptions
+from polypragma.schedule import ScheduleOptions
+
+
+class CompileError(Exception):
+    """polypragma or a compiler rejected the source; the message holds their diagnostics."""
+
+
+@dataclass(frozen=True)
+class BuildOptions:
+    """The options of ``polypragma.compile`` that shape the library (all part of the cache key)."""
+
+    include_dirs: tuple[str, ...] = ()
+    defines: tuple[str, ...] = ()
+    undefines: tuple[str, ...] = ()
+    openmp: bool | None = None  # None: when the C compiler has it
+    tile_size: tuple[int, ...] | None = None
+    block_size: tuple[int, ...] | None = None
+    grid_size: tuple[int, ...] | None = None
+    sizes: str | None = None
+    reschedule: bool = True
+    fusion: str = "auto"
+    fp_contract: bool = True
+    shared_memory: bool = True
+    private_memory: bool = True
+    constant_memory: bool = True
+    strict: bool = False
+    cflags: tuple[str, ...] = ("-O2",)
+    cuda_architectures: tuple[str, ...] | None = None
+
+    def driver_options(self, output_dir: str, backend: str, openmp: bool) -> Options:
+        return Options(
+            output_dir=output_dir, target=backend, openmp=openmp, strict=self.strict,
+            preprocess=PreprocessOptions(self.include_dirs, self.defines, self.undefines),
+            schedule=ScheduleOptions(reschedule=self.reschedule, fusion=self.fusion),
+            sizes=SizeOptions(self.tile_size, self.block_size, self.grid_size, self.sizes),
+            memory=MemoryOptions(shared=self.shared_memory, private=self.private_memory,
+                                 constant=self.constant_memory),
+            fp_contract=self.fp_contract)
+
+    def preprocessor_flags(self) -> list[str]:
+        flags = []
+        for d in self.include_dirs:
+            flags += ["-I", d]
+        flags += [f"-D{d}" for d in self.defines] + [f"-U{u}" for u in self.undefines]
+        return flags
+
+
+def build(source: str, directory: str, choice: Choice, options: BuildOptions) -> dict:
+    """Compile ``source`` into ``directory``; return the manifest of the entry (without writing it)."""
+    backend = choice.backend
+    cc = shlex.split(c_compiler())
+    openmp = backend == "c" and options.openmp is not False and openmp_works(tuple(cc))
+    if options.openmp and not openmp and backend == "c":
+        raise CompileError(f"openmp=True, but the C compiler {' '.join(cc)} does not accept -fopenmp")
+    with open(source, encoding="utf-8") as handle:
+        text = handle.read()
+    try:
+        preprocessed = preprocess(source, PreprocessOptions(options.include_dirs, options.defines,
+                                                            options.undefines))
+        signatures = functions_with_regions(text, source, parse_preprocessed(preprocessed, source))
+    except FatalError as exc:
+        raise CompileError(str(exc.diagnostic("error"))) from None
+    messages = io.StringIO()
+    status = compile_file(source, options.driver_options(directory, backend, openmp), Reporter(messages))
+    if status != 0:
+        raise CompileError(f"polypragma could not compile {source}:\n{messages.getvalue().rstrip()}")
+    generated = output_path(source, Options(output_dir=directory))
+    glue_path = os.path.join(directory, "polypragma_api.c")
+    with open(glue_path, "w", encoding="utf-8") as handle:
+        handle.write(glue(os.path.abspath(generated), signatures))
+    library = f"lib{os.path.basename(directory)[:16]}.so"
+    flags = ["-DPOLYPRAGMA_LIBRARY", "-I", os.path.dirname(os.path.abspath(source)), *options.preprocessor_flags()]
+    commands = []
+    if backend == "cuda":
+        nvcc = find_nvcc()
+        archs = options.cuda_architectures or ((choice.cuda_architecture,) if choice.cuda_architecture
+                                               else architectures(os.environ.get("POLYPRAGMA_CUDA_ARCHITECTURES")))
+        kernels = os.path.join(directory, "kernels.o")
+        glue_object = os.path.join(directory, "polypragma_api.o")
+        commands.append([nvcc, *options.cflags, "-Xcompiler", "-fPIC", *gencode_flags(tuple(archs)), *flags,
+                         *([] if options.fp_contract else ["-fmad=false"]),
+                         "-c", output_path(source, Options(output_dir=directory), ".cu"), "-o", kernels])
+        commands.append([*cc, *options.cflags, "-fPIC", *flags, "-c", glue_path, "-o", glue_object])
+        commands.append([nvcc, "-shared", "-Xlinker", "-Bsymbolic", glue_object, kernels, "-o",
+                         os.path.join(directory, library), "-cudart", "static", "-lm"])
+    else:
+        commands.append([*cc, *options.cflags, "-shared", "-fPIC", "-Wl,-Bsymbolic", *flags,
+                         *(["-fopenmp"] if openmp else []), glue_path, "-o", os.path.join(directory, library),
+                         *(["-lOpenCL"] if backend == "opencl" else []), "-lm"])
+    for command in commands:
+        _run(command)
+    headers = {}
+    for path in files_read(preprocessed):
+        if not _same_file(path, source):
+            headers[os.path.abspath(path)] = file_digest(path)
+    return {"backend": backend, "library": library, "openmp": openmp,
+            "signatures": [s.to_json() for s in signatures], "headers": headers,
+            "diagnostics": messages.getvalue().rstrip(), "commands": [" ".join(c) for c in commands]}
+
+
+def _run(command: list[str]) -> None:
+    try:
+        result = subprocess.run(command, capture_output=True, text=True)
+    except OSError as exc:
+        raise CompileError(f"cannot run {command[0]}: {exc.strerror}") from None
+    if result.returncode != 0:
+        raise CompileError(f"building the library failed:\n$ {' '.join(command)}\n"
+                           f"{(result.stdout + result.stderr).rstrip()}")
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+@functools.cache
+def openmp_works(cc: tuple[str, ...]) -> bool:
+    """Whether ``cc`` builds a shared library with ``-fopenmp`` (clang without libomp does not)."""
+    if shutil.which(cc[0]) is None:
+        return False
+    with tempfile.TemporaryDirectory() as scratch:
+        probe = os.path.join(scratch, "probe.c")
+        with open(probe, "w") as handle:
+            handle.write("#include <omp.h>\nint probe(void) { return omp_get_max_threads(); }\n")
+        result = subprocess.run([*cc, "-shared", "-fPIC", "-fopenmp", probe, "-o", os.path.join(scratch, "p.so")],
+                                capture_output=True)
+        return result.returncode == 0

@@ -1,0 +1,87 @@
+"""The C file that turns a generated file into a library Python can call.
+
+It includes ``NAME.polypragma.c`` (so even ``static`` functions are reachable) and adds, per function
+holding a region, an exported entry point ``polypragma_api_<name>`` with a uniform shape: scalars as
+``long long``/``unsigned long long``/``double``, arrays as ``void *``, the function's value through a
+pointer, and as its own value whether the call failed.  It also defines the hooks through which the
+generated runtime reports in library mode (``POLYPRAGMA_LIBRARY``, see polypragma/codegen/host.py):
+messages are kept in a buffer, read by Python after the call, instead of going to stderr, and a fatal
+failure is recorded instead of ending the process.
+"""
+
+from __future__ import annotations
+
+from polypragma.api.signature import Signature
+
+_SCALAR = {"int": "long long", "uint": "unsigned long long", "float": "double"}
+
+_HOOKS = r"""
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static char polypragma_api_buffer[32768];
+static size_t polypragma_api_used;
+static int polypragma_api_failed;
+
+void polypragma_library_report(const char *format, ...)
+{
+  va_list arguments;
+  size_t room = sizeof polypragma_api_buffer - polypragma_api_used;
+  if (room <= 1)
+    return;
+  va_start(arguments, format);
+  int written = vsnprintf(polypragma_api_buffer + polypragma_api_used, room, format, arguments);
+  va_end(arguments);
+  if (written > 0)
+    polypragma_api_used += (size_t)written < room ? (size_t)written : room - 1;
+}
+
+void polypragma_library_fatal(void)
+{
+  polypragma_api_failed = 1;
+}
+
+int polypragma_library_stopped(void)
+{
+  return polypragma_api_failed;
+}
+
+/* the messages of the last call ("" when none) */
+const char *polypragma_api_messages(void)
+{
+  return polypragma_api_buffer;
+}
+
+static void polypragma_api_begin(void)
+{
+  polypragma_api_used = 0;
+  polypragma_api_buffer[0] = '\0';
+  polypragma_api_failed = 0;
+}
+"""
+
+
+def glue(generated: str, signatures: list[Signature]) -> str:
+    """The text of the glue file for ``generated`` (the path of NAME.polypragma.c)."""
+    include = generated.replace("\\", "\\\\").replace('"', '\\"')
+    lines = ["/* polypragma's Python API: entry points into the functions of the generated file */",
+             f'#include "{include}"', _HOOKS]
+    for s in signatures:
+        if any(p.unsupported for p in s.parameters):
+            continue  # Python refuses the call, saying why
+        params = ["void *polypragma_result"]
+        for p in s.parameters:
+            params.append(f"void *{p.name}" if p.kind == "array" else f"{_SCALAR.get(p.number, 'int')} {p.name}")
+        call = f"{s.name}({', '.join(p.name for p in s.parameters)})"
+        if s.returns in _SCALAR:
+            call = f"*({_SCALAR[s.returns]} *)polypragma_result = {call}"
+        elif s.returns:
+            call = f"(void){call}"
+        lines += [f"int polypragma_api_{s.name}({', '.join(params)})", "{",
+                  "  (void)polypragma_result;",
+                  "  polypragma_api_begin();",
+                  f"  {call};",
+                  "  return polypragma_api_failed;",
+                  "}", ""]
+    return "\n".join(lines)

@@ -1,0 +1,117 @@
+"""A compiled module: its functions, callable from Python, and why its backend was chosen.
+
+A call checks and converts the arguments (arguments.py), calls the library's entry point, then reads
+the messages the generated runtime left (glue.py).  A failure the runtime declares fatal (under
+``POLYPRAGMA_DEVICE=gpu``, or a failed copy back to the host arrays) raises :class:`DeviceError` with
+the message a C program would print; a failure it survives by running the original loops on the CPU
+gives a :class:`DeviceWarning` with that message, since a silent fallback hides a slow call.
+
+Calls of one module are serialised: the messages live in one buffer of the library, and ctypes
+releases the GIL during the call.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import warnings
+
+from polypragma.api.arguments import CTYPES, bind, convert
+from polypragma.api.signature import Signature
+
+
+class DeviceError(RuntimeError):
+    """The generated code failed on the device and could not, or was told not to, fall back."""
+
+
+class DeviceWarning(RuntimeWarning):
+    """The generated code failed on the device and ran the original loops instead."""
+
+
+class Function:
+    """One C function holding a region; call it with the arguments of its C signature."""
+
+    def __init__(self, module: "Module", signature: Signature, entry):
+        self.module = module
+        self.signature = signature
+        self._entry = entry
+        self.__name__ = signature.name
+        self.__doc__ = f"{self.c_declaration()}\n\nCompiled by polypragma for the {module.backend} backend."
+
+    def c_declaration(self) -> str:
+        params = ", ".join(p.declaration for p in self.signature.parameters) or "void"
+        return f"{self.signature.returns_ctype} {self.signature.name}({params})"
+
+    def __repr__(self) -> str:
+        return f"<polypragma function {self.c_declaration()} ({self.module.backend})>"
+
+    def __call__(self, *args, **kwargs):
+        values = bind(self.signature, args, kwargs)
+        converted, keep = convert(self.signature, values)
+        if self._entry is None:  # convert() names the parameter it cannot pass
+            raise TypeError(f"{self.signature.name}() cannot be called from Python")
+        result = CTYPES.get(self.signature.returns, ctypes.c_longlong)()
+        with self.module._lock:
+            failed = self._entry(ctypes.byref(result), *converted)
+            messages = self.module._messages().decode("utf-8", "replace").strip()
+        del keep
+        if failed:
+            raise DeviceError(messages or f"{self.signature.name}: the device failed")
+        if messages:
+            warnings.warn(messages, DeviceWarning, stacklevel=2)
+        return result.value if self.signature.returns in CTYPES else None
+
+
+class Module:
+    """The functions of a compiled C source that hold a ``#pragma scop`` region, as attributes.
+
+    ``backend`` is what runs them ("cuda", "opencl" or "c"); ``explain()`` says why, and what
+    polypragma reported; ``cached`` whether the library came from the cache; ``library`` its path.
+    """
+
+    def __init__(self, directory: str, manifest: dict, reasons: tuple[str, ...], cached: bool, source: str):
+        self.backend: str = manifest["backend"]
+        self.library = os.path.join(directory, manifest["library"])
+        self.cached = cached
+        self.source = source
+        self.openmp: bool = manifest["openmp"]
+        self.diagnostics: str = manifest["diagnostics"]
+        self._reasons = reasons
+        self._lock = threading.Lock()
+        self._library = ctypes.CDLL(self.library)
+        self._messages = self._library.polypragma_api_messages
+        self._messages.restype = ctypes.c_char_p
+        self._messages.argtypes = []
+        self.functions: dict[str, Function] = {}
+        for data in manifest["signatures"]:
+            signature = Signature.from_json(data)
+            entry = None
+            if not any(p.unsupported for p in signature.parameters):
+                entry = self._library[f"polypragma_api_{signature.name}"]
+                entry.restype = ctypes.c_int
+                entry.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p if p.kind == "array" else CTYPES[p.number]
+                                                      for p in signature.parameters]
+            self.functions[signature.name] = Function(self, signature, entry)
+
+    def __getattr__(self, name: str) -> Function:
+        functions = self.__dict__.get("functions", {})
+        if name in functions:
+            return functions[name]
+        raise AttributeError(f"the module compiled from {self.__dict__.get('source', '?')} has no function '{name}' "
+                             f"holding a '#pragma scop' region (it has: {', '.join(functions) or 'none'})")
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self.functions))
+
+    def __repr__(self) -> str:
+        return f"<polypragma module {self.source} ({self.backend}): {', '.join(self.functions) or 'no function'}>"
+
+    def explain(self) -> str:
+        """Why this backend runs the functions, how the library was built, and polypragma's messages."""
+        lines = [f"backend: {self.backend}" + (" (with OpenMP)" if self.openmp else ""), *self._reasons,
+                 f"library: {self.library} ({'loaded from the cache' if self.cached else 'built now'})",
+                 "functions: " + ", ".join(f.c_declaration() for f in self.functions.values())]
+        if self.diagnostics:
+            lines += ["polypragma said:", self.diagnostics]
+        return "\n".join(lines)

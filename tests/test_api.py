@@ -1,0 +1,246 @@
+"""The Python API (polypragma.compile): real numbers from compiled modules, against NumPy.
+
+The c backend (OpenMP) and the opencl backend on PoCL run here; the cuda backend is built with nvcc
+and, without a GPU, takes its CPU fallback (and fails loudly under POLYPRAGMA_DEVICE=gpu).  Sizes are
+small: PoCL compiles a module's OpenCL program when it first runs, once per module, so each backend
+compiles one source holding both the matrix product and the stencil.
+"""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import polypragma
+from polypragma.api import backends
+from polypragma.buildtools.toolchain import find_nvcc
+
+from harness import opencl_device
+
+SOURCE = r"""
+#include <math.h>
+#define SCALE 0.2
+
+void gemm(int ni, int nj, int nk, double alpha, double beta, double C[ni][nj], const double A[ni][nk],
+          const double B[nk][nj])
+{
+#pragma scop
+  for (int i = 0; i < ni; i++)
+    for (int j = 0; j < nj; j++) {
+      C[i][j] *= beta;
+      for (int k = 0; k < nk; k++)
+        C[i][j] += alpha * A[i][k] * B[k][j];
+    }
+#pragma endscop
+}
+
+void jacobi_2d(int tsteps, int n, double A[n][n], double B[n][n])
+{
+#pragma scop
+  for (int t = 0; t < tsteps; t++) {
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        B[i][j] = SCALE * (A[i][j] + A[i][j - 1] + A[i][j + 1] + A[i + 1][j] + A[i - 1][j]);
+    for (int i = 1; i < n - 1; i++)
+      for (int j = 1; j < n - 1; j++)
+        A[i][j] = SCALE * (B[i][j] + B[i][j - 1] + B[i][j + 1] + B[i + 1][j] + B[i - 1][j]);
+  }
+#pragma endscop
+}
+
+float total(int n, const float x[n])
+{
+  float s = 0.0f;
+#pragma scop
+  for (int i = 0; i < n; i++)
+    s += x[i];
+#pragma endscop
+  return s;
+}
+"""
+
+
+def jacobi_2d(tsteps, A, B):
+    for _ in range(tsteps):
+        B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+        A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+@pytest.fixture(scope="module", autouse=True)
+def cache(tmp_path_factory):
+    directory = tmp_path_factory.mktemp("cache")
+    polypragma.set_cache_dir(directory)
+    yield directory
+    polypragma.set_cache_dir(None)
+
+
+def needs(backend):
+    if backend == "opencl" and opencl_device() is not None:
+        pytest.skip(opencl_device())
+    if backend == "cuda" and find_nvcc() is None:
+        pytest.skip("no nvcc")
+
+
+_modules = {}
+
+
+def module(backend):
+    needs(backend)
+    if backend not in _modules:
+        _modules[backend] = polypragma.compile(SOURCE, target=backend, tile_size=(8, 8), block_size=(4, 8),
+                                               cuda_architectures=["90"])
+    return _modules[backend]
+
+
+@pytest.mark.parametrize("backend", ["c", "opencl"])
+def test_matrix_product_and_stencil_match_numpy(backend):
+    mod = module(backend)
+    assert mod.backend == backend
+    rng = np.random.default_rng(19)
+    A, B, C = rng.random((13, 7)), rng.random((7, 11)), rng.random((13, 11))
+    expected = 1.5 * A @ B + 0.5 * C
+    mod.gemm(13, 11, 7, 1.5, 0.5, C, A, B)
+    np.testing.assert_allclose(C, expected, rtol=1e-12)
+
+    A, B = rng.random((20, 20)), np.zeros((20, 20))
+    A0, B0 = A.copy(), B.copy()
+    mod.jacobi_2d(5, 20, A, B)
+    jacobi_2d(5, A0, B0)
+    np.testing.assert_allclose(A, A0, rtol=1e-12)
+    np.testing.assert_allclose(B, B0, rtol=1e-12)
+
+    x = rng.random(100, dtype=np.float32)
+    assert mod.total(100, x) == pytest.approx(float(x.sum()), rel=1e-5)
+
+
+def test_auto_runs_openmp_c_without_a_gpu():
+    if backends.cuda_device().usable or backends.opencl_gpu()[0]:
+        pytest.skip("a GPU is present: auto picks it")
+    mod = polypragma.compile(SOURCE)
+    assert mod.backend == "c"
+    why = mod.explain()
+    assert "cuda: not chosen" in why and "opencl: not chosen" in why
+    assert mod.openmp == ("(with OpenMP)" in why)
+
+
+def test_arguments_are_checked_and_name_the_parameter():
+    mod = module("c")
+    A, B, C = np.ones((4, 3)), np.ones((3, 5)), np.ones((4, 5))
+    with pytest.raises(TypeError, match=r"parameter 'A'.*float64, got float32"):
+        mod.gemm(4, 5, 3, 1.0, 1.0, C, A.astype(np.float32), B)
+    with pytest.raises(ValueError, match=r"parameter 'B'.*\(nk, nj\) = \(3, 5\), got \(3, 4\)"):
+        mod.gemm(4, 5, 3, 1.0, 1.0, C, A, np.ones((3, 4)))
+    with pytest.raises(ValueError, match=r"parameter 'C'.*2 dimension"):
+        mod.gemm(4, 5, 3, 1.0, 1.0, np.ones(20), A, B)
+    with pytest.raises(ValueError, match=r"parameter 'C'.*not C-contiguous"):
+        mod.gemm(4, 5, 3, 1.0, 1.0, np.ones((5, 4)).T, A, B)
+    with pytest.raises(ValueError, match=r"parameter 'C'.*read-only"):
+        frozen = np.ones((4, 5))
+        frozen.flags.writeable = False
+        mod.gemm(4, 5, 3, 1.0, 1.0, frozen, A, B)
+    with pytest.raises(TypeError, match=r"parameter 'ni'.*integer, got float"):
+        mod.gemm(4.0, 5, 3, 1.0, 1.0, C, A, B)
+    with pytest.raises(ValueError, match=r"parameter 'nj'.*out of its range"):
+        mod.gemm(4, 2**40, 3, 1.0, 1.0, C, A, B)
+    with pytest.raises(TypeError, match=r"parameter 'A'.*got list"):
+        mod.gemm(4, 5, 3, 1.0, 1.0, C, A.tolist(), B)
+    with pytest.raises(TypeError, match=r"takes 8 argument"):
+        mod.gemm(4, 5, 3, 1.0, 1.0, C, A, B, B)
+    with pytest.raises(TypeError, match=r"missing 1 required argument.*'B'"):
+        mod.gemm(4, 5, 3, 1.0, 1.0, C, A)
+    with pytest.raises(AttributeError, match="no function 'gem'.*gemm, jacobi_2d, total"):
+        mod.gem
+    A.flags.writeable = False  # const elements may be read-only; keywords bind by name
+    mod.gemm(4, 5, 3, alpha=1.0, beta=0.0, C=C, A=A, B=B)
+    np.testing.assert_allclose(C, np.full((4, 5), 3.0))
+
+
+def test_a_second_process_loads_from_the_cache(tmp_path):
+    # the second process must run no program at all: no polypragma, no compiler, no preprocessor
+    script = textwrap.dedent(f"""
+        import os, subprocess, sys
+        import numpy as np, polypragma
+        if sys.argv[1] == "second":
+            def refuse(*args, **kwargs):
+                raise AssertionError(f"ran {{args[0]}}")
+            subprocess.Popen = refuse
+        mod = polypragma.compile({SOURCE!r}, target="c")
+        x = np.arange(10, dtype=np.float32)
+        print(mod.cached, mod.library, os.stat(mod.library).st_mtime_ns, mod.total(10, x))
+    """)
+    env = {**os.environ, "POLYPRAGMA_CACHE_DIR": str(tmp_path / "cache")}
+    runs = [subprocess.run([sys.executable, "-c", script, which], capture_output=True, text=True, env=env)
+            for which in ("first", "second")]
+    for run in runs:
+        assert run.returncode == 0, run.stderr
+    first, second = (run.stdout.split() for run in runs)
+    assert first[0] == "False" and second[0] == "True"
+    assert first[1:] == second[1:]  # the same library, not rebuilt, and the same result
+    assert second[3] == "45.0"
+    previous = polypragma.cache_dir()
+    polypragma.set_cache_dir(tmp_path / "cache")
+    try:
+        polypragma.clear_cache()
+        assert os.listdir(tmp_path / "cache") == []
+    finally:
+        polypragma.set_cache_dir(previous)
+
+
+def test_a_header_change_rebuilds(tmp_path):
+    (tmp_path / "size.h").write_text("#define N 4\n")
+    source = tmp_path / "fill.c"
+    source.write_text('#include "size.h"\nvoid fill(double x[N])\n{\n#pragma scop\n'
+                      "  for (int i = 0; i < N; i++)\n    x[i] = i;\n#pragma endscop\n}\n")
+    mod = polypragma.compile(source, target="c")
+    assert not mod.cached and polypragma.compile(str(source), target="c").cached
+    x = np.zeros(4)
+    mod.fill(x)
+    assert list(x) == [0, 1, 2, 3]
+    (tmp_path / "size.h").write_text("#define N 6\n")
+    again = polypragma.compile(source, target="c")
+    assert not again.cached
+    with pytest.raises(ValueError, match=r"parameter 'x'.*\(6\) = \(6\), got \(4,\)"):
+        again.fill(x)
+
+
+def test_a_failed_opencl_build_raises_with_the_build_log(monkeypatch):
+    needs("opencl")
+    # a module of its own: the OpenCL program is built once per loaded library
+    mod = polypragma.compile("/* failing build */\n" + SOURCE, target="opencl")
+    monkeypatch.setenv("POLYPRAGMA_DEVICE", "gpu")
+    monkeypatch.setenv("POLYPRAGMA_OPENCL_OPTIONS", "-bogus")
+    A, B = np.ones((8, 8)), np.zeros((8, 8))
+    with pytest.raises(polypragma.DeviceError, match=r"(?s)region 1: building the OpenCL program with options "
+                                                      r"' -bogus' failed.*clBuildProgram failed"):
+        mod.jacobi_2d(1, 8, A, B)
+    assert (B == 0).all()  # neither the device nor the original loops ran
+    monkeypatch.delenv("POLYPRAGMA_DEVICE")
+    mod.jacobi_2d(1, 8, A, B)  # the original loops, as the C program would run them
+    assert B[1, 1] == pytest.approx(1.0)
+
+
+def test_cuda_library_builds_and_falls_back_or_raises(monkeypatch):
+    mod = module("cuda")
+    rng = np.random.default_rng(5)
+    A, B, C = rng.random((6, 4)), rng.random((4, 5)), rng.random((6, 5))
+    expected = 2.0 * A @ B + C
+    mod.gemm(6, 5, 4, 2.0, 1.0, C, A, B)
+    np.testing.assert_allclose(C, expected, rtol=1e-12)
+    if backends.cuda_device().usable:
+        return
+    monkeypatch.setenv("POLYPRAGMA_DEVICE", "gpu")
+    with pytest.raises(polypragma.DeviceError, match="no CUDA device"):
+        mod.gemm(6, 5, 4, 2.0, 1.0, C, A, B)
+
+
+def test_compile_errors_and_warnings_are_python_exceptions():
+    with pytest.raises(polypragma.CompileError, match=r"source.c:3:.*error"):
+        polypragma.compile("void f(int n)\n{\n  int = ;\n}\n", target="c")
+    with pytest.warns(polypragma.CompileWarning, match="left as written"):
+        mod = polypragma.compile("void f(int n, double *x)\n{\n#pragma scop\n"
+                                 "  for (int i = 0; i < n; i++)\n    *(x + i) = 0;\n#pragma endscop\n}\n",
+                                 target="c")
+    assert "left as written" in mod.explain()
