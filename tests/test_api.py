@@ -244,3 +244,11 @@ def test_compile_errors_and_warnings_are_python_exceptions():
                                  "  for (int i = 0; i < n; i++)\n    *(x + i) = 0;\n#pragma endscop\n}\n",
                                  target="c")
     assert "left as written" in mod.explain()
+
+
+def test_the_example_runs(tmp_path):
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "python_api", "example.py")
+    env = {**os.environ, "POLYPRAGMA_CACHE_DIR": str(tmp_path)}
+    result = subprocess.run([sys.executable, example, "60"], capture_output=True, text=True, env=env, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "results match NumPy" in result.stdout and "parameter 'A'" in result.stdout

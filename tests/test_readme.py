@@ -55,8 +55,10 @@ def checkout(path: Path) -> Path:
 
 def run_in(top: Path, command: str, timeout: float = 600) -> subprocess.CompletedProcess:
     """``command`` through bash in ``top``; on a timeout its whole process group is killed."""
+    # the Python API's modules go to the checkout's cache, not the user's
+    env = {**os.environ, "POLYPRAGMA_CACHE_DIR": str(top / "build" / "polypragma-cache")}
     process = subprocess.Popen(["bash", "-c", command], cwd=top, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, start_new_session=True)
+                               text=True, start_new_session=True, env=env)
     try:
         output, _ = process.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:

@@ -6,9 +6,10 @@
     mod.backend          # "cuda", "opencl" or "c": what runs; mod.explain() says why
     mod.jacobi_2d(tsteps, n, A, B)
 
-Modules: ``signature`` (the C functions), ``arguments`` (checks and conversion), ``backends`` (what
-``auto`` picks), ``glue`` and ``build`` (the shared library), ``cache`` (on disk), ``module`` (the
-objects Python calls).
+Modules: ``signature`` (the C functions, as data) and ``declarations`` (read from C), ``arguments``
+(checks and conversion), ``backends`` (what ``auto`` picks), ``options``, ``glue`` and ``build`` (the
+shared library), ``cache`` (on disk), ``module`` (the objects Python calls).  A module found in the
+cache is loaded without importing the compiler.
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ import shutil
 import warnings
 
 from polypragma.api.backends import choose, c_compiler
-from polypragma.api.build import BuildOptions, CompileError, build
+from polypragma.api.options import BuildOptions
 from polypragma.api.cache import (cache_dir, clear_cache, entry_dir, file_identity, key, load_manifest, locked,
                                   set_cache_dir, write_manifest)
-from polypragma.api.module import DeviceError, DeviceWarning, Function, Module
+from polypragma.api.module import CompileError, DeviceError, DeviceWarning, Function, Module
 from polypragma.buildtools.toolchain import find_nvcc
 
 __all__ = ["compile", "Module", "Function", "CompileError", "CompileWarning", "DeviceError", "DeviceWarning",
@@ -32,6 +33,9 @@ __all__ = ["compile", "Module", "Function", "CompileError", "CompileWarning", "D
 
 class CompileWarning(UserWarning):
     """polypragma compiled the source with warnings (a region left as written runs sequentially)."""
+
+
+CompileWarning.__module__ = "polypragma"
 
 
 def compile(source, target: str = "auto", *, name: str | None = None, include_dirs=(), defines=(),
@@ -82,6 +86,8 @@ def compile(source, target: str = "auto", *, name: str | None = None, include_di
                     path = os.path.join(directory, f"{stem}.c")
                     with open(path, "w", encoding="utf-8") as handle:
                         handle.write(text)
+                from polypragma.api.build import build  # the compiler: only when there is something to build
+
                 manifest = build(path, directory, choice, options)
                 write_manifest(directory, manifest)
     if manifest["diagnostics"]:

@@ -22,63 +22,17 @@ import shlex
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 
 from polypragma.api.backends import Choice, c_compiler
 from polypragma.api.cache import file_digest
+from polypragma.api.declarations import functions_with_regions
 from polypragma.api.glue import glue
-from polypragma.api.signature import functions_with_regions
+from polypragma.api.module import CompileError
+from polypragma.api.options import BuildOptions
 from polypragma.buildtools.toolchain import architectures, find_nvcc, gencode_flags
 from polypragma.diagnostics import FatalError, Reporter
 from polypragma.driver import Options, compile_file, output_path
 from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
-from polypragma.gpu.memory import MemoryOptions
-from polypragma.gpu.sizes import SizeOptions
-from polypragma.schedule import ScheduleOptions
-
-
-class CompileError(Exception):
-    """polypragma or a compiler rejected the source; the message holds their diagnostics."""
-
-
-@dataclass(frozen=True)
-class BuildOptions:
-    """The options of ``polypragma.compile`` that shape the library (all part of the cache key)."""
-
-    include_dirs: tuple[str, ...] = ()
-    defines: tuple[str, ...] = ()
-    undefines: tuple[str, ...] = ()
-    openmp: bool | None = None  # None: when the C compiler has it
-    tile_size: tuple[int, ...] | None = None
-    block_size: tuple[int, ...] | None = None
-    grid_size: tuple[int, ...] | None = None
-    sizes: str | None = None
-    reschedule: bool = True
-    fusion: str = "auto"
-    fp_contract: bool = True
-    shared_memory: bool = True
-    private_memory: bool = True
-    constant_memory: bool = True
-    strict: bool = False
-    cflags: tuple[str, ...] = ("-O2",)
-    cuda_architectures: tuple[str, ...] | None = None
-
-    def driver_options(self, output_dir: str, backend: str, openmp: bool) -> Options:
-        return Options(
-            output_dir=output_dir, target=backend, openmp=openmp, strict=self.strict,
-            preprocess=PreprocessOptions(self.include_dirs, self.defines, self.undefines),
-            schedule=ScheduleOptions(reschedule=self.reschedule, fusion=self.fusion),
-            sizes=SizeOptions(self.tile_size, self.block_size, self.grid_size, self.sizes),
-            memory=MemoryOptions(shared=self.shared_memory, private=self.private_memory,
-                                 constant=self.constant_memory),
-            fp_contract=self.fp_contract)
-
-    def preprocessor_flags(self) -> list[str]:
-        flags = []
-        for d in self.include_dirs:
-            flags += ["-I", d]
-        flags += [f"-D{d}" for d in self.defines] + [f"-U{u}" for u in self.undefines]
-        return flags
 
 
 def build(source: str, directory: str, choice: Choice, options: BuildOptions) -> dict:

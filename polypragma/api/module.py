@@ -21,12 +21,21 @@ from polypragma.api.arguments import CTYPES, bind, convert
 from polypragma.api.signature import Signature
 
 
+class CompileError(Exception):
+    """polypragma or a compiler rejected the source; the message holds their diagnostics."""
+
+
 class DeviceError(RuntimeError):
     """The generated code failed on the device and could not, or was told not to, fall back."""
 
 
 class DeviceWarning(RuntimeWarning):
     """The generated code failed on the device and ran the original loops instead."""
+
+
+# shown as polypragma.DeviceError, where users catch them
+for _exception in (CompileError, DeviceError, DeviceWarning):
+    _exception.__module__ = "polypragma"
 
 
 class Function:
