@@ -40,6 +40,8 @@ class Options:
     explain: bool = False
     dependency_file: str | None = None  # -MD/-MF: where to write the Make-style dependencies
     check: bool = False  # --check: compare with the files on disk instead of writing them
+    # cuda: each region's host function also taking device buffers (the Python API's device arrays)
+    device_entries: bool = False
 
 
 def output_path(source: str, options: Options, suffix: str = ".c") -> str:
@@ -157,7 +159,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     outputs = {destination: splice(text, source, target.name, replacements, helpers, insertions,
                                    os.path.basename(destination))}
     if target.unit_suffix is not None:
-        unit = target.unit(gpu_regions, source, fp_contract=options.fp_contract)
+        unit = target.unit(gpu_regions, source, fp_contract=options.fp_contract,
+                           device_entries=options.device_entries)
         outputs[output_path(source, options, target.unit_suffix)] = "\n".join([banner(source, target.name), *unit, ""])
     if gpu_regions or target.unit_suffix is not None:
         log("codegen", f"the kernels and host code of {len(gpu_regions)} region(s)", started)

@@ -252,3 +252,46 @@ def test_the_example_runs(tmp_path):
     result = subprocess.run([sys.executable, example, "60"], capture_output=True, text=True, env=env, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "results match NumPy" in result.stdout and "parameter 'A'" in result.stdout
+
+
+class DeviceArray:
+    """An array with __cuda_array_interface__, as CuPy's and PyCUDA's are (its memory is the host's here:
+    without a device, the library must refuse to run rather than touch it)."""
+
+    def __init__(self, array):
+        self.array = array
+
+    @property
+    def __cuda_array_interface__(self):
+        return {"shape": self.array.shape, "typestr": self.array.dtype.str, "strides": None, "version": 3,
+                "data": (self.array.ctypes.data, not self.array.flags.writeable)}
+
+
+def test_device_arrays_are_checked_and_need_the_cuda_backend(monkeypatch):
+    A, B = DeviceArray(np.ones((8, 8))), DeviceArray(np.zeros((8, 8)))
+    with pytest.raises(TypeError, match="device arrays need the cuda backend; this module runs on c"):
+        module("c").jacobi_2d(1, 8, A, B)
+    mod = module("cuda")
+    with pytest.raises(ValueError, match=r"parameter 'B'.*\(n, n\) = \(8, 8\), got \(8, 9\)"):
+        mod.jacobi_2d(1, 8, A, DeviceArray(np.zeros((8, 9))))
+    with pytest.raises(TypeError, match=r"parameter 'A'.*float64, got float32"):
+        mod.jacobi_2d(1, 8, DeviceArray(np.ones((8, 8), np.float32)), B)
+    with pytest.raises(TypeError, match="not a mix.*'B' is a NumPy array"):
+        mod.jacobi_2d(1, 8, A, np.zeros((8, 8)))
+    with pytest.raises(TypeError, match="one region and nothing else"):  # it returns the sum
+        mod.total(8, DeviceArray(np.ones(8, np.float32)))
+    # the host function for device arrays uses them in place: no allocation, no copy, no release
+    unit = open(os.path.join(os.path.dirname(mod.library), "source.polypragma.cu")).read()
+    start = unit.index('extern "C" int polypragma_source_region1_device(')
+    device_function = unit[start:unit.index("\n}\n", start)]
+    assert "double *dev_A = (double *)A;" in device_function and "<<<" in device_function
+    for call in ("cudaMalloc", "cudaMemcpy", "cudaFree"):
+        assert call not in device_function
+    if backends.cuda_device().usable:
+        return
+    with pytest.raises(polypragma.DeviceError, match="did not run on the CUDA device.*cannot fall back"):
+        mod.jacobi_2d(1, 8, A, B)
+    monkeypatch.setenv("POLYPRAGMA_DEVICE", "gpu")
+    with pytest.raises(polypragma.DeviceError, match="no CUDA device"):
+        mod.jacobi_2d(1, 8, A, B)
+    assert (B.array == 0).all()

@@ -4,7 +4,7 @@
 
     mod = polypragma.compile(C_SOURCE_OR_PATH, target="auto", tile_size=32)
     mod.backend          # "cuda", "opencl" or "c": what runs; mod.explain() says why
-    mod.jacobi_2d(tsteps, n, A, B)
+    mod.jacobi_2d(tsteps, n, A, B)    # NumPy arrays; with cuda, CuPy or PyCUDA arrays in place too
 
 Modules: ``signature`` (the C functions, as data) and ``declarations`` (read from C), ``arguments``
 (checks and conversion), ``backends`` (what ``auto`` picks), ``options``, ``glue`` and ``build`` (the

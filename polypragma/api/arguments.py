@@ -8,6 +8,10 @@ C-contiguous (the generated code indexes it row-major from its first element) an
 its elements are declared ``const``.  Arrays are never copied or converted implicitly: the results
 are written into the caller's own array.
 
+Device arrays (anything with ``__cuda_array_interface__``: CuPy, PyCUDA's ``GPUArray``, Numba) get the
+same checks from their interface and are passed as device pointers, used in place by the cuda
+backend's host function for device buffers.
+
 Scalars travel through the library's entry points as ``long long``, ``unsigned long long`` or
 ``double`` (the C compiler converts them to the declared type), so that a typedef the API resolved
 wrongly cannot corrupt the call; the range of the declared type is checked here instead.
@@ -48,8 +52,9 @@ def bind(signature: Signature, args: tuple, kwargs: dict) -> list:
 _MISSING = object()
 
 
-def convert(signature: Signature, values: list) -> tuple[list, list]:
-    """(ctypes values for the entry point, objects to keep alive during the call)."""
+def convert(signature: Signature, values: list) -> tuple[list, list, bool]:
+    """(ctypes values for the entry point, objects to keep alive during the call, whether the arrays
+    are device arrays).  Arrays are all NumPy arrays or all device arrays: a mix would need copies."""
     import numpy as np
 
     for p in signature.parameters:
@@ -65,12 +70,22 @@ def convert(signature: Signature, values: list) -> tuple[list, list]:
                 integers[p.name] = number
             converted[k] = CTYPES[p.number](number)
     keep = []
+    kinds = {}
     for k, (p, value) in enumerate(zip(signature.parameters, values)):
-        if p.kind == "array":
-            _check_array(signature, p, value, integers, np)
-            keep.append(value)
+        if p.kind != "array":
+            continue
+        if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
+            converted[k] = ctypes.c_void_p(_device_array(signature, p, value, integers, np))
+            kinds[p.name] = "a device array"
+        else:
+            _host_array(signature, p, value, integers, np)
             converted[k] = ctypes.c_void_p(value.ctypes.data)
-    return converted, keep
+            kinds[p.name] = "a NumPy array"
+        keep.append(value)
+    if len(set(kinds.values())) > 1:
+        raise TypeError(f"{signature.name}(): pass all arrays on the device or all on the host, not a mix ("
+                        + ", ".join(f"'{n}' is {kind}" for n, kind in kinds.items()) + ")")
+    return converted, keep, "a device array" in kinds.values()
 
 
 def _where(signature: Signature, p: Parameter) -> str:
@@ -95,31 +110,55 @@ def _scalar(signature: Signature, p: Parameter, value, np):
     return value
 
 
-def _check_array(signature: Signature, p: Parameter, value, integers: dict[str, int], np) -> None:
+def _host_array(signature: Signature, p: Parameter, value, integers: dict[str, int], np) -> None:
     where = _where(signature, p)
-    if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
-        raise TypeError(f"{where}: device arrays (__cuda_array_interface__: CuPy, PyCUDA) are not supported by "
-                        "this version of the Python API; pass a NumPy array (the generated host code copies it "
-                        "to the device and back)")
     if not isinstance(value, np.ndarray):
         raise TypeError(f"{where}: expected a NumPy array of {p.dtype}, got {type(value).__name__}"
                         " (arrays are not converted: the results are written into the array you pass)")
-    if value.dtype != np.dtype(p.dtype):
-        raise TypeError(f"{where}: expected an array of {p.dtype}, got {value.dtype} "
+    _check(where, p, value.dtype, value.shape, value.flags.c_contiguous, value.flags.writeable, integers, np)
+
+
+def _device_array(signature: Signature, p: Parameter, value, integers: dict[str, int], np) -> int:
+    """The device pointer of an array with ``__cuda_array_interface__`` (CuPy, PyCUDA, Numba), checked."""
+    where = _where(signature, p)
+    interface = value.__cuda_array_interface__
+    if interface.get("mask") is not None:
+        raise TypeError(f"{where}: masked device arrays are not supported")
+    shape = tuple(interface["shape"])
+    dtype = np.dtype(interface["typestr"])
+    strides = interface.get("strides")
+    contiguous = strides is None or tuple(strides) == _c_strides(shape, dtype.itemsize)
+    pointer, readonly = interface["data"]
+    _check(where, p, dtype, shape, contiguous, not readonly, integers, np)
+    return pointer
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides, step = [], itemsize
+    for extent in reversed(shape):
+        strides.append(step)
+        step *= max(extent, 1)
+    return tuple(reversed(strides))
+
+
+def _check(where: str, p: Parameter, dtype, shape: tuple[int, ...], contiguous: bool, writeable: bool,
+           integers: dict[str, int], np) -> None:
+    if dtype != np.dtype(p.dtype):
+        raise TypeError(f"{where}: expected an array of {p.dtype}, got {dtype} "
                         f"(convert it with .astype(numpy.{p.dtype}))")
-    if not p.flat and value.ndim != len(p.dims):
-        raise ValueError(f"{where}: expected {len(p.dims)} dimension(s), got an array of shape {value.shape}")
-    if not value.flags.c_contiguous:
+    if not p.flat and len(shape) != len(p.dims):
+        raise ValueError(f"{where}: expected {len(p.dims)} dimension(s), got an array of shape {shape}")
+    if not contiguous and any(extent > 1 for extent in shape):
         raise ValueError(f"{where}: the array is not C-contiguous (a view with strides or in Fortran order); "
-                         "pass numpy.ascontiguousarray(...) and read the results from that copy")
-    if not p.const and not value.flags.writeable:
+                         "pass a contiguous copy (numpy.ascontiguousarray) and read the results from it")
+    if not p.const and not writeable:
         raise ValueError(f"{where}: the array is read-only, and the function may write it")
     if p.flat:
         return
     expected = [evaluate(tree, integers) for tree in p.dims]
-    for d, (want, have) in enumerate(zip(expected, value.shape)):
+    for d, (want, have) in enumerate(zip(expected, shape)):
         if want is not None and want != have:
-            shape = ", ".join(p.dims_text)
+            text = ", ".join(p.dims_text)
             values = ", ".join("?" if w is None else str(w) for w in expected)
-            raise ValueError(f"{where}: expected shape ({shape}) = ({values}), got {value.shape} "
+            raise ValueError(f"{where}: expected shape ({text}) = ({values}), got {shape} "
                              f"(dimension {d} differs)")

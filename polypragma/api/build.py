@@ -15,9 +15,11 @@ messages.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import io
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -29,6 +31,7 @@ from polypragma.api.declarations import functions_with_regions
 from polypragma.api.glue import glue
 from polypragma.api.module import CompileError
 from polypragma.api.options import BuildOptions
+from polypragma.api.signature import Signature
 from polypragma.buildtools.toolchain import architectures, find_nvcc, gencode_flags
 from polypragma.diagnostics import FatalError, Reporter
 from polypragma.driver import Options, compile_file, output_path
@@ -51,13 +54,18 @@ def build(source: str, directory: str, choice: Choice, options: BuildOptions) ->
     except FatalError as exc:
         raise CompileError(str(exc.diagnostic("error"))) from None
     messages = io.StringIO()
-    status = compile_file(source, options.driver_options(directory, backend, openmp), Reporter(messages))
+    status = compile_file(source, options.driver_options(directory, backend, openmp, device_entries=backend == "cuda"),
+                          Reporter(messages))
     if status != 0:
         raise CompileError(f"polypragma could not compile {source}:\n{messages.getvalue().rstrip()}")
     generated = output_path(source, Options(output_dir=directory))
+    prototypes: dict[str, str] = {}
+    if backend == "cuda":
+        with open(output_path(source, Options(output_dir=directory), ".cu"), encoding="utf-8") as handle:
+            signatures, prototypes = device_entries(signatures, handle.read())
     glue_path = os.path.join(directory, "polypragma_api.c")
     with open(glue_path, "w", encoding="utf-8") as handle:
-        handle.write(glue(os.path.abspath(generated), signatures))
+        handle.write(glue(os.path.abspath(generated), signatures, prototypes))
     library = f"lib{os.path.basename(directory)[:16]}.so"
     flags = ["-DPOLYPRAGMA_LIBRARY", "-I", os.path.dirname(os.path.abspath(source)), *options.preprocessor_flags()]
     commands = []
@@ -86,6 +94,28 @@ def build(source: str, directory: str, choice: Choice, options: BuildOptions) ->
     return {"backend": backend, "library": library, "openmp": openmp,
             "signatures": [s.to_json() for s in signatures], "headers": headers,
             "diagnostics": messages.getvalue().rstrip(), "commands": [" ".join(c) for c in commands]}
+
+
+_DEVICE_ENTRY = re.compile(r'^extern "C" int (polypragma_\w+_region(\d+)_device)\((.*)\)$', re.M)
+
+
+def device_entries(signatures: list[Signature], unit: str) -> tuple[list[Signature], dict[str, str]]:
+    """The signatures with the host function taking device buffers where the function is one region
+    whose host function's parameters are all the function's own (names, in the host function's order),
+    and the C prototypes of those host functions."""
+    entries = {int(m.group(2)): (m.group(1), m.group(3)) for m in _DEVICE_ENTRY.finditer(unit)}
+    prototypes = {}
+    out = []
+    for s in signatures:
+        if s.sole_region in entries:
+            function, params = entries[s.sole_region]
+            names = tuple(p.split()[-1].lstrip("*") for p in params.split(",")) if params != "void" else ()
+            mine = {p.name: p for p in s.parameters}
+            if all(n in mine and not mine[n].unsupported for n in names):
+                s = dataclasses.replace(s, device_function=function, device_arguments=names)
+                prototypes[function] = f"int {function}({params});"
+        out.append(s)
+    return out, prototypes
 
 
 def _run(command: list[str]) -> None:

@@ -10,6 +10,7 @@ them all as ``int``.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import re
 
 from pycparser import c_ast, c_generator
@@ -31,12 +32,29 @@ def functions_with_regions(text: str, source: str, ast: c_ast.FileAST) -> list[S
     """The signatures of the functions of ``source`` (text ``text``, parsed as ``ast``) that hold a
     region, in the order of their first region."""
     types = TypeTable(ast)
+    located = [w for w in locate(ast, scan(text, source), source) if w is not None]
     seen: dict[str, Signature] = {}
-    for where in locate(ast, scan(text, source), source):
-        if where is None or where.function.decl.name in seen:
+    for where in located:
+        function = where.function
+        if function.decl.name in seen:
             continue
-        seen[where.function.decl.name] = signature(where.function, types)
+        mine = [w for w in located if w.function is function]
+        seen[function.decl.name] = dataclasses.replace(signature(function, types),
+                                                       sole_region=_sole_region(function, mine))
     return list(seen.values())
+
+
+def _sole_region(function: c_ast.FuncDef, located: list) -> int | None:
+    """The index of the function's region when the function is that region and nothing else (its
+    body holds the region's statements and pragmas only, and it returns nothing): then calling the
+    region's host function is calling the function, which device arrays need."""
+    if len(located) != 1 or len(located[0].path) != 1 or not _is_void(function.decl.type.type):
+        return None
+    items = located[0].items
+    if all(isinstance(node, c_ast.Pragma) or any(node is item for item in items)
+           for node in function.body.block_items or []):
+        return located[0].region.index
+    return None
 
 
 def signature(function: c_ast.FuncDef, types: TypeTable) -> Signature:

@@ -62,8 +62,9 @@ static void polypragma_api_begin(void)
 """
 
 
-def glue(generated: str, signatures: list[Signature]) -> str:
-    """The text of the glue file for ``generated`` (the path of NAME.polypragma.c)."""
+def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str] | None = None) -> str:
+    """The text of the glue file for ``generated`` (the path of NAME.polypragma.c); ``prototypes``: of
+    the cuda target's host functions taking device buffers, by name (see build.device_entries)."""
     include = generated.replace("\\", "\\\\").replace('"', '\\"')
     lines = ["/* polypragma's Python API: entry points into the functions of the generated file */",
              f'#include "{include}"', _HOOKS]
@@ -84,4 +85,18 @@ def glue(generated: str, signatures: list[Signature]) -> str:
                   f"  {call};",
                   "  return polypragma_api_failed;",
                   "}", ""]
+        if s.device_function:
+            # the caller's device buffers, used in place: no fallback to the original loops is possible
+            lines += [(prototypes or {})[s.device_function],
+                      f"int polypragma_api_{s.name}_device({', '.join(params)})", "{",
+                      "  (void)polypragma_result;",
+                      "  polypragma_api_begin();",
+                      f"  if ({s.device_function}({', '.join(s.device_arguments)}) != 0 && !polypragma_api_failed) {{",
+                      f'    polypragma_library_report("polypragma: {s.name}: the region did not run on the CUDA device (none '
+                      "usable, POLYPRAGMA_DEVICE=cpu, or the failure above), and device arrays cannot fall back to "
+                      'the original loops\\n");',
+                      "    polypragma_api_failed = 1;",
+                      "  }",
+                      "  return polypragma_api_failed;",
+                      "}", ""]
     return "\n".join(lines)

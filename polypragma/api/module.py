@@ -41,10 +41,11 @@ for _exception in (CompileError, DeviceError, DeviceWarning):
 class Function:
     """One C function holding a region; call it with the arguments of its C signature."""
 
-    def __init__(self, module: "Module", signature: Signature, entry):
+    def __init__(self, module: "Module", signature: Signature, entry, device_entry=None):
         self.module = module
         self.signature = signature
         self._entry = entry
+        self._device_entry = device_entry  # takes device arrays in place (cuda), or None
         self.__name__ = signature.name
         self.__doc__ = f"{self.c_declaration()}\n\nCompiled by polypragma for the {module.backend} backend."
 
@@ -57,12 +58,14 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         values = bind(self.signature, args, kwargs)
-        converted, keep = convert(self.signature, values)
-        if self._entry is None:  # convert() names the parameter it cannot pass
-            raise TypeError(f"{self.signature.name}() cannot be called from Python")
+        converted, keep, on_device = convert(self.signature, values)
+        entry = self._device_entry if on_device else self._entry
+        if entry is None:
+            raise TypeError(self._why_not_on_device() if on_device else
+                            f"{self.signature.name}() cannot be called from Python")
         result = CTYPES.get(self.signature.returns, ctypes.c_longlong)()
         with self.module._lock:
-            failed = self._entry(ctypes.byref(result), *converted)
+            failed = entry(ctypes.byref(result), *converted)
             messages = self.module._messages().decode("utf-8", "replace").strip()
         del keep
         if failed:
@@ -70,6 +73,16 @@ class Function:
         if messages:
             warnings.warn(messages, DeviceWarning, stacklevel=2)
         return result.value if self.signature.returns in CTYPES else None
+
+
+    def _why_not_on_device(self) -> str:
+        name = self.signature.name
+        if self.module.backend != "cuda":
+            return (f"{name}(): device arrays need the cuda backend; this module runs on {self.module.backend} "
+                    "(pass NumPy arrays)")
+        return (f"{name}(): device arrays need a function that is one region and nothing else, whose sizes, "
+                f"scalars and arrays are its parameters: {name} is more, so its original loops may have to run "
+                "on the host (pass NumPy arrays)")
 
 
 class Module:
@@ -95,13 +108,19 @@ class Module:
         self.functions: dict[str, Function] = {}
         for data in manifest["signatures"]:
             signature = Signature.from_json(data)
-            entry = None
+            entry = device_entry = None
             if not any(p.unsupported for p in signature.parameters):
-                entry = self._library[f"polypragma_api_{signature.name}"]
-                entry.restype = ctypes.c_int
-                entry.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p if p.kind == "array" else CTYPES[p.number]
-                                                      for p in signature.parameters]
-            self.functions[signature.name] = Function(self, signature, entry)
+                entry = self._entry(f"polypragma_api_{signature.name}", signature)
+                if signature.device_function:
+                    device_entry = self._entry(f"polypragma_api_{signature.name}_device", signature)
+            self.functions[signature.name] = Function(self, signature, entry, device_entry)
+
+    def _entry(self, name: str, signature: Signature):
+        entry = self._library[name]
+        entry.restype = ctypes.c_int
+        entry.argtypes = [ctypes.c_void_p] + [ctypes.c_void_p if p.kind == "array" else CTYPES[p.number]
+                                              for p in signature.parameters]
+        return entry
 
     def __getattr__(self, name: str) -> Function:
         functions = self.__dict__.get("functions", {})

@@ -27,7 +27,7 @@ class BuildOptions:
     cflags: tuple[str, ...] = ("-O2",)
     cuda_architectures: tuple[str, ...] | None = None
 
-    def driver_options(self, output_dir: str, backend: str, openmp: bool):
+    def driver_options(self, output_dir: str, backend: str, openmp: bool, device_entries: bool = False):
         """The compiler's options (imported here: a module loaded from the cache never needs them)."""
         from polypragma.driver import Options
         from polypragma.frontend.preprocess import PreprocessOptions
@@ -42,7 +42,7 @@ class BuildOptions:
             sizes=SizeOptions(self.tile_size, self.block_size, self.grid_size, self.sizes),
             memory=MemoryOptions(shared=self.shared_memory, private=self.private_memory,
                                  constant=self.constant_memory),
-            fp_contract=self.fp_contract)
+            fp_contract=self.fp_contract, device_entries=device_entries)
 
     def preprocessor_flags(self) -> list[str]:
         flags = []

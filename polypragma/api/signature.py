@@ -38,6 +38,11 @@ class Signature:
     parameters: tuple[Parameter, ...]
     returns: str  # "" for void; "int", "uint" or "float" for a number; "other" (returned as None)
     returns_ctype: str  # as written
+    sole_region: int | None = None  # the index of its region when the function is that region only
+    # cuda: the host function taking device buffers for the function ("" when none) and its arguments,
+    # parameter names of the function in its order; device arrays can be passed only then
+    device_function: str = ""
+    device_arguments: tuple[str, ...] = ()
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -46,7 +51,8 @@ class Signature:
     def from_json(data: dict) -> "Signature":
         parameters = tuple(Parameter(**{**p, "dims": tuple(_tuple_tree(d) for d in p["dims"]),
                                         "dims_text": tuple(p["dims_text"])}) for p in data["parameters"])
-        return Signature(data["name"], parameters, data["returns"], data["returns_ctype"])
+        return Signature(data["name"], parameters, data["returns"], data["returns_ctype"], data["sole_region"],
+                         data["device_function"], tuple(data["device_arguments"]))
 
 
 def _tuple_tree(tree):

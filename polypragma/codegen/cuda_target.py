@@ -48,6 +48,10 @@ class CudaSyntax(GpuSyntax, HostSyntax):
             return f"cudaMemcpyToSymbol({constant_symbol(region, array)}, {array.host_name}, bytes_{array.name})"
         return f"cudaMemcpy(dev_{array.name}, {array.host_name}, bytes_{array.name}, cudaMemcpyHostToDevice)"
 
+    def copy_in_from_device(self, region: GpuRegion, array: DeviceArray) -> str:
+        return (f"cudaMemcpyToSymbol({constant_symbol(region, array)}, dev_{array.name}, bytes_{array.name}, 0, "
+                "cudaMemcpyDeviceToDevice)")
+
     def copy_out(self, array: DeviceArray) -> str:
         return f"cudaMemcpy({array.host_name}, dev_{array.name}, bytes_{array.name}, cudaMemcpyDeviceToHost)"
 
@@ -240,8 +244,10 @@ def prototypes(regions: list[GpuRegion]) -> list[str]:
     return out
 
 
-def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True) -> list[str]:
-    """The body of the ``.cu`` file."""
+def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
+             device_entries: bool = False) -> list[str]:
+    """The body of the ``.cu`` file; with ``device_entries``, each region's host function also in the
+    form taking the caller's device buffers (``<function>_device``, for the Python API)."""
     syntax = CudaSyntax()
     # the types and enumerators the kernels use, as the source defines them (the .cu does not see it)
     kernels: list[str] = list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
@@ -265,6 +271,8 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
         function, used = host_function(region, syntax, source)
         macros |= used
         host += function + [""]
+        if device_entries:
+            host += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
     includes = INCLUDES if fp_contract else INCLUDES + [
         "/* compile with nvcc -fmad=false for results that match the CPU bit for bit */"]
     prelude = includes + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")

@@ -104,6 +104,11 @@ class HostSyntax:
     def copy_out(self, array: DeviceArray) -> str:
         raise NotImplementedError
 
+    def copy_in_from_device(self, region: GpuRegion, array: DeviceArray) -> str:
+        """The call copying the caller's device buffer ``dev_<array>`` to constant memory (for
+        ``host_function(caller_buffers=True)``)."""
+        raise NotImplementedError
+
     def synchronise(self) -> str:
         """The call waiting for every launch to finish, before the copy-out."""
         raise NotImplementedError
@@ -124,25 +129,42 @@ class HostSyntax:
         return []
 
 
-def host_function(region: GpuRegion, syntax: HostSyntax, source: str) -> tuple[list[str], set[str]]:
-    """The function running ``region`` on the device, and the helper macros its host loops use."""
+def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
+                  caller_buffers: bool = False) -> tuple[list[str], set[str]]:
+    """The function running ``region`` on the device, and the helper macros its host loops use.
+
+    With ``caller_buffers``, the function ``<function>_device`` of the same parameters, whose arrays
+    are device buffers of the caller (the Python API's device arrays, used in place): only the
+    region's local arrays are allocated and released, nothing crosses to or from the host, and a
+    failure cannot fall back (the caller's data is on the device), so any status but 0 is an error."""
+    def owned(a: DeviceArray) -> bool:
+        return not caller_buffers or a.local
+
     where = where_literal(region, source)
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
-    lines = [f"{syntax.storage}int {region.function}({params})", "{",
+    name = region.function + ("_device" if caller_buffers else "")
+    lines = [f"{syntax.storage}int {name}({params})", "{",
              f"  const char *const polypragma_where = {where};",
              f"  if ({syntax.setup}(polypragma_where) != 0)", "    return POLYPRAGMA_STATUS(1);",
              "  int polypragma_status = 0;",
              "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;"]
     for a in region.arrays:
         lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
-        lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
+        if owned(a):
+            lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
+        else:  # the caller's buffer: its size may serve a constant copy or a texture only
+            lines += [f"  {syntax.buffer_type(a)}dev_{a.name} = ({a.device_type} *){a.host_name};",
+                      f"  (void)bytes_{a.name};"]
     lines += syntax.declarations(region)
     lines += syntax.at(region, "start")
     for a in region.arrays:
-        lines += syntax.allocate(region, a)
+        if owned(a):
+            lines += syntax.allocate(region, a)
     lines += syntax.at(region, "allocated")
     for a in region.arrays:
-        if a.copy_in or a.name in region.constant:
+        if not owned(a) and a.name in region.constant:
+            lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_in_from_device(region, a))}"]
+        elif owned(a) and (a.copy_in or a.name in region.constant):
             lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_in(region, a))}"]
     lines += syntax.at(region, "copied in")
     printer = HostPrinter(region, lambda kernel, hosts, counts, depth:
@@ -151,14 +173,15 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str) -> tuple[l
     lines += syntax.at(region, "launched")
     lines += [f"  {syntax.checked(syntax.synchronise())}", "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
     for a in region.arrays:
-        if a.copy_out:
+        if a.copy_out and owned(a):
             lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_out(a))}"]
     lines.append("  polypragma_phase = POLYPRAGMA_DONE;")
     lines += syntax.at(region, "done")
     lines.append("polypragma_release:")
     lines += syntax.at(region, "release")
     for a in region.arrays:
-        lines += syntax.released(f"{syntax.release_call}(dev_{a.name})", f"dev_{a.name} != NULL")
+        if owned(a):
+            lines += syntax.released(f"{syntax.release_call}(dev_{a.name})", f"dev_{a.name} != NULL")
     lines += syntax.at(region, "released")
     lines += ["  return POLYPRAGMA_STATUS(polypragma_status);", "}"]
     return lines, printer.helpers_used

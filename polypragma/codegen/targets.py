@@ -22,8 +22,10 @@ class Target:
         """What the C file holds before its first generated region."""
         return []
 
-    def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
-        """The body of the second output (written even when ``regions`` is empty)."""
+    def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
+             device_entries: bool = False) -> list[str]:
+        """The body of the second output (written even when ``regions`` is empty); ``device_entries``:
+        host functions taking device buffers too (cuda, for the Python API)."""
         raise NotImplementedError
 
 
@@ -40,10 +42,11 @@ class Cuda(Target):
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
         return cuda_target.prototypes(regions)
 
-    def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+    def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
+             device_entries: bool = False) -> list[str]:
         if not regions:
             return cuda_target.empty_unit(source)
-        return cuda_target.generate(regions, source, fp_contract=fp_contract)
+        return cuda_target.generate(regions, source, fp_contract=fp_contract, device_entries=device_entries)
 
 
 class OpenCL(Target):
