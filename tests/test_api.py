@@ -222,6 +222,18 @@ def test_a_failed_opencl_build_raises_with_the_build_log(monkeypatch):
     assert B[1, 1] == pytest.approx(1.0)
 
 
+def test_a_failure_survived_by_the_original_loops_is_a_warning(monkeypatch):
+    needs("opencl")
+    mod = polypragma.compile("/* falling back */\n" + SOURCE, target="opencl")
+    monkeypatch.setenv("POLYPRAGMA_OPENCL_OPTIONS", "-bogus")
+    A, B = np.random.default_rng(1).random((8, 8)), np.zeros((8, 8))
+    A0, B0 = A.copy(), B.copy()
+    with pytest.warns(polypragma.DeviceWarning, match="clBuildProgram failed"):
+        mod.jacobi_2d(3, 8, A, B)
+    jacobi_2d(3, A0, B0)
+    np.testing.assert_allclose(A, A0, rtol=1e-12)
+
+
 def test_cuda_library_builds_and_falls_back_or_raises(monkeypatch):
     mod = module("cuda")
     rng = np.random.default_rng(5)
