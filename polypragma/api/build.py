@@ -67,24 +67,7 @@ def build(source: str, directory: str, choice: Choice, options: BuildOptions) ->
     with open(glue_path, "w", encoding="utf-8") as handle:
         handle.write(glue(os.path.abspath(generated), signatures, prototypes))
     library = f"lib{os.path.basename(directory)[:16]}.so"
-    flags = ["-DPOLYPRAGMA_LIBRARY", "-I", os.path.dirname(os.path.abspath(source)), *options.preprocessor_flags()]
-    commands = []
-    if backend == "cuda":
-        nvcc = find_nvcc()
-        archs = options.cuda_architectures or ((choice.cuda_architecture,) if choice.cuda_architecture
-                                               else architectures(os.environ.get("POLYPRAGMA_CUDA_ARCHITECTURES")))
-        kernels = os.path.join(directory, "kernels.o")
-        glue_object = os.path.join(directory, "polypragma_api.o")
-        commands.append([nvcc, *options.cflags, "-Xcompiler", "-fPIC", *gencode_flags(tuple(archs)), *flags,
-                         *([] if options.fp_contract else ["-fmad=false"]),
-                         "-c", output_path(source, Options(output_dir=directory), ".cu"), "-o", kernels])
-        commands.append([*cc, *options.cflags, "-fPIC", *flags, "-c", glue_path, "-o", glue_object])
-        commands.append([nvcc, "-shared", "-Xlinker", "-Bsymbolic", glue_object, kernels, "-o",
-                         os.path.join(directory, library), "-cudart", "static", "-lm"])
-    else:
-        commands.append([*cc, *options.cflags, "-shared", "-fPIC", "-Wl,-Bsymbolic", *flags,
-                         *(["-fopenmp"] if openmp else []), glue_path, "-o", os.path.join(directory, library),
-                         *(["-lOpenCL"] if backend == "opencl" else []), "-lm"])
+    commands = _commands(source, directory, glue_path, library, choice, options, cc, openmp)
     for command in commands:
         _run(command)
     headers = {}
@@ -94,6 +77,26 @@ def build(source: str, directory: str, choice: Choice, options: BuildOptions) ->
     return {"backend": backend, "library": library, "openmp": openmp,
             "signatures": [s.to_json() for s in signatures], "headers": headers,
             "diagnostics": messages.getvalue().rstrip(), "commands": [" ".join(c) for c in commands]}
+
+
+def _commands(source: str, directory: str, glue_path: str, library: str, choice: Choice, options: BuildOptions,
+              cc: list[str], openmp: bool) -> list[list[str]]:
+    """The compiler commands building ``library`` in ``directory``."""
+    flags = ["-DPOLYPRAGMA_LIBRARY", "-I", os.path.dirname(os.path.abspath(source)), *options.preprocessor_flags()]
+    if choice.backend != "cuda":
+        return [[*cc, *options.cflags, "-shared", "-fPIC", "-Wl,-Bsymbolic", *flags, *(["-fopenmp"] if openmp else []),
+                 glue_path, "-o", os.path.join(directory, library),
+                 *(["-lOpenCL"] if choice.backend == "opencl" else []), "-lm"]]
+    archs = options.cuda_architectures or ((choice.cuda_architecture,) if choice.cuda_architecture
+                                           else architectures(os.environ.get("POLYPRAGMA_CUDA_ARCHITECTURES")))
+    kernels = os.path.join(directory, "kernels.o")
+    glue_object = os.path.join(directory, "polypragma_api.o")
+    unit = output_path(source, Options(output_dir=directory), ".cu")
+    return [[find_nvcc(), *options.cflags, "-Xcompiler", "-fPIC", *gencode_flags(tuple(archs)), *flags,
+             *([] if options.fp_contract else ["-fmad=false"]), "-c", unit, "-o", kernels],
+            [*cc, *options.cflags, "-fPIC", *flags, "-c", glue_path, "-o", glue_object],
+            [find_nvcc(), "-shared", "-Xlinker", "-Bsymbolic", glue_object, kernels, "-o",
+             os.path.join(directory, library), "-cudart", "static", "-lm"]]
 
 
 _DEVICE_ENTRY = re.compile(r'^extern "C" int (polypragma_\w+_region(\d+)_device)\((.*)\)$', re.M)
@@ -109,9 +112,12 @@ def device_entries(signatures: list[Signature], unit: str) -> tuple[list[Signatu
     for s in signatures:
         if s.sole_region in entries:
             function, params = entries[s.sole_region]
-            names = tuple(p.split()[-1].lstrip("*") for p in params.split(",")) if params != "void" else ()
+            words = [p.strip() for p in params.split(",")] if params != "void" else []
+            names = tuple(w.split()[-1].lstrip("*") for w in words)
             mine = {p.name: p for p in s.parameters}
-            if all(n in mine and not mine[n].unsupported for n in names):
+            # a buffer must be an array of the function (a scalar the region writes is passed by address)
+            if all(n in mine and not mine[n].unsupported and (mine[n].kind == "array") == ("*" in w)
+                   for n, w in zip(names, words)):
                 s = dataclasses.replace(s, device_function=function, device_arguments=names)
                 prototypes[function] = f"int {function}({params});"
         out.append(s)
