@@ -307,3 +307,23 @@ def test_device_arrays_are_checked_and_need_the_cuda_backend(monkeypatch):
     with pytest.raises(polypragma.DeviceError, match="no CUDA device"):
         mod.jacobi_2d(1, 8, A, B)
     assert (B.array == 0).all()
+
+
+@pytest.mark.gpu
+def test_cupy_arrays_run_in_place_on_the_device(monkeypatch):
+    # for the GPU machine: the arrays stay on the device, and the results match NumPy's
+    if not backends.cuda_device().usable:
+        pytest.skip(backends.cuda_device().why)
+    cupy = pytest.importorskip("cupy")
+    mod = module("cuda")
+    assert mod.backend == "cuda"
+    monkeypatch.setenv("POLYPRAGMA_DEVICE", "gpu")
+    rng = np.random.default_rng(7)
+    A, B = rng.random((64, 64)), np.zeros((64, 64))
+    A_gpu, B_gpu = cupy.asarray(A), cupy.asarray(B)
+    pointer = A_gpu.data.ptr
+    mod.jacobi_2d(10, 64, A_gpu, B_gpu)
+    jacobi_2d(10, A, B)
+    assert A_gpu.data.ptr == pointer
+    np.testing.assert_allclose(cupy.asnumpy(A_gpu), A, rtol=1e-12)
+    np.testing.assert_allclose(cupy.asnumpy(B_gpu), B, rtol=1e-12)

@@ -140,6 +140,10 @@ class Module:
         lines = [f"backend: {self.backend}" + (" (with OpenMP)" if self.openmp else ""), *self._reasons,
                  f"library: {self.library} ({'loaded from the cache' if self.cached else 'built now'})",
                  "functions: " + ", ".join(f.c_declaration() for f in self.functions.values())]
+        if self.backend == "cuda":
+            takes = [n for n, f in self.functions.items() if f._device_entry is not None]
+            lines.append("device arrays, used in place: " + (", ".join(takes) or "no function") + " (a function "
+                         "that is its region and nothing else takes them)")
         if self.diagnostics:
             lines += ["polypragma said:", self.diagnostics]
         return "\n".join(lines)
