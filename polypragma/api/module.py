@@ -74,7 +74,6 @@ class Function:
             warnings.warn(messages, DeviceWarning, stacklevel=2)
         return result.value if self.signature.returns in CTYPES else None
 
-
     def _why_not_on_device(self) -> str:
         name = self.signature.name
         if self.module.backend != "cuda":
