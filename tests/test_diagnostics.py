@@ -193,7 +193,7 @@ CASES = [
                 return;
             B[i] = A[i];
         }
-    """, 3, 13, ("'return' statement",)),
+    """, 3, 13, ("'return' statement", "under a condition on data")),
     Case("switch", """
         for (i = 0; i < n; i++) {
             switch (i % 3) {

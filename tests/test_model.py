@@ -6,6 +6,7 @@ import islpy as isl
 import pytest
 
 from polypragma import dependences
+from polypragma.diagnostics import Unsupported
 from polypragma.frontend.extract import RegionExtractor
 from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, parse
@@ -114,6 +115,28 @@ def test_break_ends_the_loop_at_the_first_iteration_that_takes_it(tmp_path):
     first, second = scop.statements
     assert same(first.domain, "[n, m] -> { S_0[i, j] : 0 <= i < n and 0 <= j < n and (j <= i + m or j = 0) }")
     assert same(second.domain, "[n, m] -> { S_1[i, j] : 0 <= i < n and 0 <= j < n and j < i + m }")
+
+
+def test_return_removes_every_later_instance(tmp_path):
+    # the return is taken at (i, j = m - i) when m - i is in the inner loop's range; S_0 runs up to that
+    # instance, S_1 before it (in the same i only for j < m - i), S_2 only for the rows before i
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < n; j++) {\n    A[j] += 1;\n"
+                           "    if (i + j == m)\n      return;\n    B[j] += 1;\n  }\n  A[i] = 0;\n}")
+    first, second, third = scop.statements
+    taken = "exists (i0, j0 : 0 <= i0 < n and 0 <= j0 < n and i0 + j0 = m and (i0 < i or (i0 = i and j0 < j)))"
+    assert same(first.domain, f"[n, m] -> {{ S_0[i, j] : 0 <= i < n and 0 <= j < n and not {taken} }}")
+    # (R_1 is the return)
+    assert same(second.domain, f"[n, m] -> {{ S_2[i, j] : 0 <= i < n and 0 <= j < n and i + j != m "
+                               f"and not {taken} }}")
+    assert same(third.domain, "[n, m] -> { S_3[i] : 0 <= i < n and (m < 0 or m > i + n - 1) }")
+    # the return remains possible where some (i, j) meets its condition; nothing is returned
+    ((condition, value, _),) = scop.returns
+    assert same(condition, "[n, m] -> { : 0 <= m <= 2n - 2 }") and value is None
+
+
+def test_return_value_may_not_use_an_iterator(tmp_path):
+    with pytest.raises(Unsupported, match="'return i'.*'i', a loop iterator"):
+        model(tmp_path, "for (i = 0; i < n; i++)\n  if (i == m)\n    return i;", "int n, int m")
 
 
 def test_counted_while_loop_is_a_for_loop(tmp_path):

@@ -137,8 +137,11 @@ class AccessCollector:
             self.private.pop()
         elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
             raise self._unsupported(f"'{type(node).__name__.lower()}' loop inside a statement", node)
-        elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Label,
-                               c_ast.Switch)):
+        elif isinstance(node, c_ast.Return):
+            # a return the model can place sits under affine conditions only (extract.py)
+            raise self._unsupported("'return' statement", node,
+                                    "under a condition on data (or in a block declaring locals) is not supported")
+        elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Label, c_ast.Switch)):
             raise self._unsupported(f"'{type(node).__name__.lower()}' statement", node)
         else:
             self.expression(node, may)

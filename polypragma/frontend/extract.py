@@ -101,6 +101,9 @@ class RegionExtractor:
         # with a value the model knows (a function of the parameters), and not assigned otherwise
         self.exit_values: dict[str, isl.PwAff] = {}
         self.called: dict[str, c_ast.Node] = {}
+        # early returns: pseudo-statements (R_k, in self.statements while the walk builds the schedule)
+        # whose instances are the points where the return is reached and taken
+        self.returns: list[tuple[str, c_ast.Return]] = []
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -282,6 +285,9 @@ class RegionExtractor:
         universe = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params))
         walk = _Walk([], universe, self.outer.child())
         schedule = self._block(self.items, walk, region_level=True)
+        returns = ()
+        if self.returns:
+            schedule, returns = self._early_returns(schedule)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
         self._check_aliases()
@@ -315,7 +321,91 @@ class RegionExtractor:
                 + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
+            returns=returns,
         )
+
+    def _early_returns(self, schedule: isl.Schedule) -> tuple[isl.Schedule | None, tuple]:
+        """Model the region's ``return`` statements as pet does: an instance of any statement runs
+        only when no return was taken before it in the original execution order.  Every instance of a
+        pseudo-statement R_k is a point where its return is reached (affine conditions, breaks) and
+        taken; the instances later than one of them in the original schedule are removed from the
+        domains, and so are those of the returns themselves, leaving at most one taken return.  Its
+        condition on the parameters (the remaining domain is not empty) is returned with the
+        expression to return, for the c target to print after the generated code."""
+        names = {name for name, _ in self.returns}
+        maps: list[isl.Map] = []
+        domains = {s.name: s.domain for s in self.statements}
+        schedule.get_map().foreach_map(
+            lambda m: maps.append(m.intersect_domain(domains[m.get_tuple_name(isl.dim_type.in_)])))
+        width = max(m.dim(isl.dim_type.out) for m in maps)
+        padded = None
+        for m in maps:
+            # a common range space: sequences place a constant before any difference in depth, so
+            # padding the shorter schedules with zeros keeps the order
+            n = m.dim(isl.dim_type.out)
+            m = m.add_dims(isl.dim_type.out, width - n)
+            for d in range(n, width):
+                m = m.fix_si(isl.dim_type.out, d, 0)
+            m = m.reset_tuple_id(isl.dim_type.out)
+            for d in range(width):
+                m = m.set_dim_id(isl.dim_type.out, d, isl.Id(f"t{d}", context=self.ctx))
+            piece = isl.UnionMap.from_map(m)
+            padded = piece if padded is None else padded.union(piece)
+        taken = isl.UnionMap.empty(padded.get_space())
+        for m in maps:
+            if m.get_tuple_name(isl.dim_type.in_) in names:
+                taken = taken.union(padded.intersect_domain(isl.UnionSet.from_set(m.domain())))
+        killed = taken.lex_lt_union_map(padded).range()
+        statements, returns, kept = [], [], None
+        for statement in self.statements:
+            domain = statement.domain.subtract(
+                killed.extract_set(statement.domain.get_space())).coalesce()
+            if statement.name in names:
+                node = dict(self.returns)[statement.name]
+                if not domain.is_empty():
+                    returns.append((domain.params().coalesce(), node.expr, self.location(node)))
+                continue
+            statements.append(Statement(statement.name, domain, statement.body, statement.iterators,
+                                        statement.iterator_types, statement.line, statement.reads,
+                                        statement.must_writes, statement.may_writes, statement.renames))
+            piece = isl.UnionSet.from_set(domain)
+            kept = piece if kept is None else kept.union(piece)
+        self.statements = statements
+        if returns:
+            self.device_unsupported.append((
+                "'return' statement", returns[0][2],
+                "is not supported by the GPU targets yet (the c target models it)"))
+        if kept is None:
+            return None, tuple(returns)
+        return schedule.intersect_domain(kept), tuple(returns)
+
+    def _return(self, node: c_ast.Return, walk: _Walk) -> isl.Schedule | None:
+        """A ``return`` where the enclosing conditions are affine: a pseudo-statement whose instances
+        are the points where it is reached (see :meth:`_early_returns`).  Its value is computed after
+        the generated code, when nothing else has run since: it may not name the region's iterators or
+        locals, which have no value there."""
+        loop_names = {l.c_name for l in walk.loops}
+        for child in _walk(node.expr) if node.expr is not None else ():
+            if isinstance(child, c_ast.ID):
+                variable = walk.scope.lookup(child.name)
+                if child.name in loop_names or child.name in self.outer_iterators \
+                        or (variable is not None and variable.declared_in_region):
+                    raise self.unsupported(
+                        f"'return {_text(node.expr)}'", child,
+                        f"is not supported: it returns a value computed from '{child.name}', a loop iterator "
+                        "or local of the region")
+        if walk.domain.is_empty():
+            return None
+        name = f"R_{len(self.statements)}"
+        domain = walk.domain.set_tuple_name(name)
+        empty = isl.UnionMap.empty(domain.get_space().params())
+        self.statements.append(Statement(
+            name=name, domain=domain, body=node, iterators=tuple(l.c_name for l in walk.loops),
+            iterator_types=tuple(l.ctype for l in walk.loops),
+            line=node.coord.line if node.coord else self.region.begin_line,
+            reads=empty, must_writes=empty, may_writes=empty))
+        self.returns.append((name, node))
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
     def _extended_types(self) -> None:
         """Values of GCC's extended types (``_Float16``, ``__float128``...): the c target keeps them as
@@ -405,7 +495,7 @@ class RegionExtractor:
         if isinstance(node, (c_ast.Break, c_ast.Continue)):
             raise self.unsupported(f"'{type(node).__name__.lower()}' statement", node)
         if isinstance(node, c_ast.Return):
-            raise self.unsupported("'return' statement", node)
+            return self._return(node, walk)
         if isinstance(node, c_ast.Switch):
             raise self.unsupported("'switch' statement", node)
         return self._statement(node, walk)
@@ -740,9 +830,12 @@ class RegionExtractor:
         statements = []
         for s in self.statements:
             empty = s.reads
+            relations = [reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty)]
+            if self.returns:
+                # the accesses were collected over the domain before the returns cut it
+                relations = [r.intersect_domain(isl.UnionSet.from_set(s.domain)) for r in relations]
             statements.append(Statement(
-                s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line,
-                reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty), s.renames))
+                s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line, *relations, s.renames))
         return arrays, statements, tuple(references)
 
     def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
