@@ -965,6 +965,23 @@ def test_bound_on_data_with_an_outer_iterator(tmp_path: Path):
     assert "loop 'j' with a bound on data" in diag.message and "for (int j = ..." in diag.message, stderr
 
 
+@pytest.mark.parametrize("after, used", [
+    ("    for (int i = 0; i < n; i++)\n        B[i] = 0.0;\n", False),
+    ("    {\n        int i = 3;\n        B[i] = 0.0;\n    }\n", False),
+    ("    {\n        int i = 3;\n        B[i] = 0.0;\n    }\n    B[i] = 1.0;\n", True),
+], ids=["loop-declares-its-own", "block-declares-its-own", "read-after-the-block"])
+def test_iterator_hidden_after_the_region_is_not_used(after: str, used: bool, tmp_path: Path):
+    """A loop iterator declared before the region is read after it only where no declaration of the
+    same name hides it: 'for (int i = ...)' after the region is another variable (the warning said the
+    region's 'i' was used there)."""
+    text = PROLOGUE + "    for (i = 0; i < n; i++)\n        A[i] = 1.0;\n" + EPILOGUE.replace(
+        "#pragma endscop\n", "#pragma endscop\n" + after)
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    assert status == 0
+    assert ("loop iterator 'i'" in stderr and "is used outside the region" in stderr) == used, stderr
+
+
 @pytest.mark.parametrize("definition, call, why", [
     ("static void put(double *x, int k) { x[k] = 0.0; }", "put(A + 1, i);", "'A + 1' for the pointer or array 'x'"),
     ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, B[i]);", "'B[i]' reads memory"),
