@@ -983,11 +983,16 @@ def test_iterator_hidden_after_the_region_is_not_used(after: str, used: bool, tm
 
 
 @pytest.mark.parametrize("definition, call, why", [
-    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(A + 1, i);", "'A + 1' for the pointer or array 'x'"),
+    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(&C[i][1], i);",
+     "'&C[i][1]' for the pointer or array 'x' is the address of an element of a row"),
+    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(&A[len[i]], i);", "has a subscript that reads memory"),
+    ("static void put(double *x, int k) { x[k] = 0.0; g(x); }", "put(A + 1, i);",
+     "uses its pointer parameter 'x' other than through a subscript or '*'"),
     ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, B[i]);", "'B[i]' reads memory"),
     ("static void put(double *x, int k) { k++; x[k] = 0.0; }", "put(A, i);", "its parameter 'k'"),
     ("static void put(double *x, int k) { if (k) return; x[k] = 0.0; }", "put(A, i);", "returns early"),
-], ids=["pointer-expression", "argument-reads-memory", "parameter-changed", "early-return"])
+], ids=["element-of-a-row", "subscript-reads-memory", "pointer-passed-on", "argument-reads-memory",
+        "parameter-changed", "early-return"])
 def test_call_not_inlined_message(definition: str, call: str, why: str, tmp_path: Path):
     """A call to a void function of the file is inlined where that means the same; otherwise the
     warning says why not, at the call."""
