@@ -223,10 +223,6 @@ CASES = [
         for (i = 0; i < n; i++)
             B[i] = &A[i] == p;
     """, 2, None, ("address-of '&'",)),
-    Case("struct-member-through-pointer", """
-        for (i = 0; i < n; i++)
-            A[i] = pp->x;
-    """, 2, 16, ("struct member access", "'->'")),
     Case("bound-product-with-iterator", """
         for (i = 0; i < n; i++)
             for (j = 0; j < i * i; j++)

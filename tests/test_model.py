@@ -139,6 +139,14 @@ def test_return_value_may_not_use_an_iterator(tmp_path):
         model(tmp_path, "for (i = 0; i < n; i++)\n  if (i == m)\n    return i;", "int n, int m")
 
 
+def test_member_through_a_pointer_is_a_member_of_its_first_element(tmp_path):
+    params = "int n, struct tab { double s; double v[8]; } *t"
+    scop = model(tmp_path, "for (i = 0; i < 8; i++)\n  t->v[i] = t->s * i;", params)
+    (statement,) = scop.statements
+    assert same(statement.must_writes, "{ S_0[i] -> t__v[0, i] : 0 <= i <= 7 }")
+    assert same(statement.reads, "{ S_0[i] -> t__s[0] : 0 <= i <= 7 }")
+
+
 def test_counted_while_loop_is_a_for_loop(tmp_path):
     scop = model(tmp_path, "i = 1;\nwhile (i < n) {\n  A[i] = A[i - 1];\n  i += 2;\n}")
     (statement,) = scop.statements

@@ -186,25 +186,20 @@ class AccessCollector:
                     raise self._unsupported(shown, node, "may have side effects and is not supported")
             for arg in (node.args.exprs if node.args else []):
                 self.expression(arg, may)
-        elif isinstance(node, (c_ast.ArrayRef, c_ast.ID)) or (isinstance(node, c_ast.StructRef) and node.type == "."):
+        elif isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
             self.reference(node, is_write=False, must=True)
         elif isinstance(node, c_ast.Constant):
             return
         elif isinstance(node, c_ast.ExprList):
             for e in node.exprs:
                 self.expression(e, may)
-        elif isinstance(node, c_ast.StructRef):
-            raise self._unsupported("struct member access through a pointer '->'", node)
         else:
             raise self._unsupported(f"expression '{type(node).__name__}'", node)
 
     def lvalue(self, node: c_ast.Node, may: bool, also_read: bool) -> None:
-        if not isinstance(node, (c_ast.ArrayRef, c_ast.ID)) and not (
-                isinstance(node, c_ast.StructRef) and node.type == "."):
+        if not isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
             if isinstance(node, c_ast.UnaryOp) and node.op == "*":
                 raise self._unsupported("pointer dereference '*'", node)
-            if isinstance(node, c_ast.StructRef):
-                raise self._unsupported("struct member access through a pointer '->'", node)
             raise self._unsupported(f"assignment to '{type(node).__name__}'", node)
         if also_read:
             self.reference(node, is_write=False, must=True)
@@ -218,9 +213,12 @@ class AccessCollector:
             subscripts.insert(0, base.subscript)
             base = base.name
         fields: list[str] = []
-        while isinstance(base, c_ast.StructRef) and base.type == "." and self.types is not None:
-            # p[i].x[j]: the member x of the elements of p, an array of its own with subscripts [i][j]
+        while isinstance(base, c_ast.StructRef) and self.types is not None:
+            # p[i].x[j]: the member x of the elements of p, an array of its own with subscripts [i][j];
+            # p->x[j] is p[0].x[j]
             fields.insert(0, base.field.name)
+            if base.type == "->":
+                subscripts.insert(0, c_ast.Constant("int", "0", coord=base.coord))
             base = base.name
             while isinstance(base, c_ast.ArrayRef):
                 subscripts.insert(0, base.subscript)
@@ -228,8 +226,7 @@ class AccessCollector:
         for s in subscripts:
             self.expression(s, False)
         if isinstance(base, c_ast.StructRef):
-            raise self._unsupported("struct member access" if base.type == "." else
-                                    "struct member access through a pointer '->'", base)
+            raise self._unsupported("struct member access", base)
         if not isinstance(base, c_ast.ID):
             raise self._unsupported("subscript of a computed pointer", node)
         name = base.name

@@ -3,7 +3,7 @@
 // RUN: -- 3 35
 // covers: struct members as arrays of their own: members of an array of structs (p[i].x, p[i].w[k]),
 //         of a struct passed by value (s.v[i], s.scale), of a typedef'd anonymous struct, members read
-//         and written; the c target regenerates the region, the GPU targets leave it as written with a
+//         and written, members through a pointer to one struct (t->v[i], t->scale: t[0].v[i]); the c target regenerates the region, the GPU targets leave it as written with a
 //         located warning (kernels do not take structs yet)
 // structs: particles pushed by a field sampled from a table
 #include "kernels.h"
@@ -21,7 +21,7 @@ typedef struct {
     double v[16];
 } table_t;
 
-static void kernel_structs(int n, struct particle p[n], table_t s, double e[n])
+static void kernel_structs(int n, struct particle p[n], table_t s, double e[n], table_t *t)
 {
 #pragma scop
     for (int i = 0; i < n; i++) {
@@ -31,7 +31,10 @@ static void kernel_structs(int n, struct particle p[n], table_t s, double e[n])
         p[i].x += p[i].v + p[i].w[W - 1] / s.len;
     }
     for (int i = 1; i < n; i++)
-        e[i] = p[i].x - p[i - 1].x;
+        e[i] = p[i].x - p[i - 1].x + t->scale * t->v[i % 16];
+    for (int i = 0; i < 16; i++)
+        t->v[i] += p[i % n].v;
+    t->scale = t->v[15] * 0.5;
 #pragma endscop
 }
 
@@ -41,19 +44,22 @@ int main(int argc, char **argv)
     int n = arg_size(argc, argv, 2, 30);
     struct particle *p = (struct particle *)calloc((size_t)n, sizeof(struct particle));
     double *e = alloc_doubles(n);
-    table_t s;
+    table_t s, t;
 
     rng_seed(seed);
     s.len = 3;
     s.scale = rng_double();
     init_array_1d(s.v, 16);
+    t.len = 2;
+    t.scale = rng_double();
+    init_array_1d(t.v, 16);
     for (int i = 0; i < n; i++) {
         p[i].x = rng_double();
         p[i].v = rng_double();
         init_array_1d(p[i].w, W);
     }
 
-    kernel_structs(n, p, s, e);
+    kernel_structs(n, p, s, e, &t);
 
     for (int i = 0; i < n; i++) {
         print_scalar("x", p[i].x);
@@ -61,6 +67,8 @@ int main(int argc, char **argv)
         print_array_1d("w", p[i].w, W);
     }
     print_array_1d("e", e, n);
+    print_array_1d("t.v", t.v, 16);
+    print_scalar("t.scale", t.scale);
     free(p);
     free(e);
     return 0;
