@@ -39,7 +39,10 @@ class CPrinter(CFamilyPrinter):
 
     def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
         if self.openmp and self._parallel_depth == 0 and is_parallel(n):
-            return ["#pragma omp parallel for"]
+            # an iterator declared before the region is private to the statements that loop on it as
+            # written (a loop bounded by data): each thread needs its own
+            private = f" private({', '.join(self.scop.outer_iterators)})" if self.scop.outer_iterators else ""
+            return [f"#pragma omp parallel for{private}"]
         return []
 
     def enter_for(self, n: isl.AstNode) -> None:
