@@ -644,6 +644,8 @@ class RegionExtractor:
             elif isinstance(child, c_ast.ID) and child.name != name \
                     and child.name not in {l.c_name for l in walk.loops}:
                 variable = walk.scope.lookup(child.name)
+                if variable is not None and not variable.ctype.is_scalar and not variable.declared_in_region:
+                    continue  # an array read, as an element is (its accesses are the statement's)
                 if child.name in self.written or (variable is not None and variable.declared_in_region) \
                         or (child.name in self.outer_iterators and child.name not in {l.c_name for l in walk.loops}):
                     return False
