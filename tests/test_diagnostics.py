@@ -140,20 +140,23 @@ def _body(text: str) -> str:
 
 
 CASES = [
+    # a while loop that is not counted is run as written, as one statement: a return cannot leave it
     Case("while-loop", """
         i = 1;
         while (i < n) {
-            A[i] = 0.0;
+            if (A[i] < 0.0)
+                return;
             i = 2 * i;
         }
-    """, 2, 5, ("'while' loop",)),
+    """, 4, 13, ("'return' statement", "inside a loop run as written")),
     Case("do-while-loop", """
         i = 0;
         do {
-            A[i] = 0.0;
+            if (A[i] < 0.0)
+                return;
             i++;
         } while (i < n);
-    """, 2, 5, ("'do-while' loop",)),
+    """, 4, 13, ("'return' statement", "inside a loop run as written")),
     Case("goto", """
         for (i = 0; i < n; i++) {
             if (i > 10)
@@ -173,11 +176,12 @@ CASES = [
     """, 2, 5, ("label",)),
     Case("break", """
         for (i = 0; i < n; i++) {
-            if (A[i] < 0.0)
+            if (i > 2) {
+                B[i] = A[i];
                 break;
-            B[i] = A[i];
+            }
         }
-    """, 3, 13, ("'break' statement",)),
+    """, 4, 13, ("'break' statement",)),
     Case("continue", """
         for (i = 0; i < n; i++) {
             if (i % 2 == 0) {
@@ -598,6 +602,8 @@ BAD_REGION = """\
         j = 0;
         while (j <= i) {
             z[i] += y[j] + x[i];
+            if (z[i] > 100.0)
+                return;
             j = 2 * j + 1;
         }
     }
@@ -647,8 +653,8 @@ def test_only_the_unsupported_region_is_left_as_written(order: str, tmp_path: Pa
     assert status == 0, stderr
     (diag,) = diagnostics(stderr)
     assert diag.severity == "warning"
-    assert "'while' loop" in diag.message
-    assert (diag.line, diag.col) == (line_of(text, "while (j <= i)"), 9)
+    assert "'return' statement" in diag.message
+    assert (diag.line, diag.col) == (line_of(text, "while (j <= i)") + 3, 17)
     assert_untouched(source, text)
 
     output = generated_path(source, outdir).read_text()
@@ -671,8 +677,8 @@ def test_strict_fails_on_the_unsupported_one_of_two_regions(tmp_path: Path):
     status, stderr = polypragma(source, tmp_path / "out", ["--strict"])
     assert status == 1, stderr
     (diag,) = diagnostics(stderr)
-    assert diag.severity == "error" and "'while' loop" in diag.message
-    assert diag.line == line_of(text, "while (j <= i)")
+    assert diag.severity == "error" and "'return' statement" in diag.message
+    assert diag.line == line_of(text, "while (j <= i)") + 3
     assert_untouched(source, text)
 
 
@@ -685,7 +691,7 @@ def test_every_unsupported_region_is_reported(tmp_path: Path):
     assert status == 0, stderr
     found = diagnostics(stderr)
     assert [(d.severity, d.line) for d in found] == [
-        ("warning", line_of(text, "while (j <= i)")), ("warning", line_of(text, "while (j < i)"))]
+        ("warning", line_of(text, "while (j <= i)") + 3), ("warning", line_of(text, "while (j < i)") + 3)]
     assert_untouched(source, text)
     assert stripped(generated_path(source, outdir).read_text()) == text
 
@@ -700,7 +706,7 @@ def test_strict_reports_every_unsupported_region(tmp_path: Path):
     assert status == 1, stderr
     found = diagnostics(stderr)
     assert [(d.severity, d.line) for d in found] == [
-        ("error", line_of(text, "while (j <= i)")), ("error", line_of(text, "while (j < i)"))]
+        ("error", line_of(text, "while (j <= i)") + 3), ("error", line_of(text, "while (j < i)") + 3)]
     assert output_files(outdir) == []
     assert_untouched(source, text)
 
@@ -751,11 +757,11 @@ def test_command_line_exit_status(tmp_path: Path):
     plain = command(source)
     assert plain.returncode == 0, plain.stderr
     (diag,) = diagnostics(plain.stderr)
-    assert (diag.severity, diag.line, diag.col) == ("warning", BODY_FIRST_LINE + 1, 5)
+    assert (diag.severity, diag.line, diag.col) == ("warning", BODY_FIRST_LINE + case.line - 1, case.col)
     strict = command(source, "--strict")
     assert strict.returncode == 1, strict.stderr
     (diag,) = diagnostics(strict.stderr)
-    assert (diag.severity, diag.line) == ("error", BODY_FIRST_LINE + 1)
+    assert (diag.severity, diag.line) == ("error", BODY_FIRST_LINE + case.line - 1)
     markup = command(marked)
     assert markup.returncode == 1, markup.stderr
     (diag,) = diagnostics(markup.stderr)

@@ -97,7 +97,7 @@ def test_data_dependent_condition_gives_may_writes(tmp_path):
 
 @pytest.mark.parametrize("body, construct", [
     ("for (i = 0; i < n * m; i++) A[i] = 0;", "loop condition 'i < n * m' is not affine: product of two variables"),
-    ("while (n > 0) A[0] = 0;", "'while' loop is not supported"),
+    ("while (n > 0) { if (A[0] > 0) return; n--; }", "'return' statement inside a loop run as written"),
 ])
 def test_unsupported_constructs_name_themselves(tmp_path, body, construct):
     from polypragma.diagnostics import Unsupported

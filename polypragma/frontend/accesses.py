@@ -90,6 +90,7 @@ class AccessCollector:
         self.types = types  # the TypeTable, for struct members
         self.result = StatementAccesses()
         self.private: list[set[str]] = [set()]
+        self.loops = 0  # loops of the statement around the node being walked (a break stays inside)
 
     # -- helpers -------------------------------------------------------
     def _is_private(self, name: str) -> bool:
@@ -131,14 +132,25 @@ class AccessCollector:
                 self.expression(init.rvalue, may)
             else:
                 raise self._unsupported("loop initialisation", node)
+            self.loops += 1
             self.expression(node.cond, may)
             self.expression(node.next, True)
             self.statement_node(node.stmt, True)
+            self.loops -= 1
             self.private.pop()
-        elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
-            raise self._unsupported(f"'{type(node).__name__.lower()}' loop inside a statement", node)
+        elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            # a loop on data, as one statement: its condition is read, its body may run (or not)
+            self.loops += 1
+            self.expression(node.cond, may)
+            self.statement_node(node.stmt, True)
+            self.loops -= 1
+        elif isinstance(node, (c_ast.Break, c_ast.Continue)) and self.loops:
+            return  # inside a loop of the statement: its control stays in the statement
         elif isinstance(node, c_ast.Return):
             # a return the model can place sits under affine conditions only (extract.py)
+            if self.loops:
+                raise self._unsupported("'return' statement", node, "inside a loop run as written (a while loop, "
+                                        "or a loop bounded by data) is not supported")
             raise self._unsupported("'return' statement", node,
                                     "under a condition on data (or in a block declaring locals) is not supported")
         elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Label, c_ast.Switch)):

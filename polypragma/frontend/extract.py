@@ -484,12 +484,15 @@ class RegionExtractor:
         if isinstance(node, c_ast.Compound):
             items = node.block_items or []
             has_decls = any(isinstance(i, c_ast.Decl) for i in items)
-            if has_decls and not _contains_loop(node):
+            if has_decls and not _contains_for(node):
+                # its locals private to each instance; a while loop in it is run as written anyway
                 return self._statement(node, walk)
             inner = _Walk(walk.loops, walk.domain, walk.scope.child())
             return self._block(items, inner)
         if isinstance(node, (c_ast.While, c_ast.DoWhile)):
-            raise self.unsupported(f"'{'while' if isinstance(node, c_ast.While) else 'do-while'}' loop", node)
+            # not a counted loop (normalise.py made those 'for' loops): one statement, run as written, its
+            # accesses those of its condition and body (may-writes)
+            return self._statement(node, walk)
         if isinstance(node, (c_ast.Goto, c_ast.Label)):
             raise self.unsupported("'goto' or label", node)
         if isinstance(node, (c_ast.Break, c_ast.Continue)):
@@ -928,6 +931,12 @@ def _sequence(pieces: list[isl.Schedule]) -> isl.Schedule | None:
     for p in pieces[1:]:
         result = result.sequence(p)
     return result
+
+
+def _contains_for(node: c_ast.Node) -> bool:
+    if isinstance(node, c_ast.For):
+        return True
+    return any(_contains_for(child) for _, child in node.children())
 
 
 def _contains_loop(node: c_ast.Node) -> bool:
