@@ -600,6 +600,14 @@ class RegionExtractor:
         self.iterator_ctypes.append(ctype_base)
         first = len(self.statements)
         body_walk = _Walk(walk.loops + [loop], domain, scope)
+        if self._breaks_on_data(node, body_walk):
+            # where the loop stops depends on data: one statement, run as written (as a bound on data)
+            if not isinstance(node.init, c_ast.DeclList):
+                self.device_unsupported.append((
+                    f"loop '{name}' with a 'break' on data", self.location(node),
+                    "is not supported by the GPU targets unless its iterator is declared in it "
+                    f"('for (int {name} = ...')"))
+            return self._statement(node, walk)
         child = self._loop_body(node.stmt, body_walk, loop, position)
         if child is None:
             return None
@@ -658,6 +666,23 @@ class RegionExtractor:
                                             "is not supported by the GPU targets unless its iterator is "
                                             f"declared in it ('for (int {name} = ...')"))
         return reads_data
+
+    def _breaks_on_data(self, node: c_ast.For, walk: _Walk) -> bool:
+        """Whether a ``break`` at the top level of the loop's body has a condition on data (a leading one
+        joined the condition already), and the loop may be one statement: its iterator is not read after
+        the region."""
+        items = list(node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        name = walk.loops[-1].c_name
+        if name in self.used_outside:
+            return False
+        for item in items:
+            if _is_break(item):
+                try:
+                    self._builder(walk).condition(item.cond)
+                except NonAffine:
+                    return any(isinstance(n, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef))
+                               for n in _walk(item.cond))
+        return False
 
     def _loop_body(self, body: c_ast.Node, walk: _Walk, loop: _Loop, position: int) -> isl.Schedule | None:
         """The body of a loop; ``if (c) break;`` at its top level, with ``c`` affine, ends the loop at the

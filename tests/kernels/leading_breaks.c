@@ -5,7 +5,7 @@
 // covers: 'if (c) break;' first in a loop body joins the loop's condition: a 'while (1)' loop counted
 //         once its leading break is folded, a 'for' loop without a condition, two leading breaks, and a
 //         leading break on data (the loop is then one statement, run as written, as a loop bounded by
-//         data is)
+//         data is), and a break on data in the middle of a body (the same)
 // leading_breaks: prefix sums cut off at a parameter and at a threshold of the data
 #include "kernels.h"
 
@@ -33,6 +33,12 @@ static void kernel_leading_breaks(int n, int m, double x[n], double y[n], double
             break;
         y[k] += y[k - 1];
     }
+    for (int k = 0; k < n; k++) {
+        x[k] -= 0.5 * y[k];
+        if (x[k] < -0.2)
+            break;
+        x[k] *= 0.75;
+    }
 #pragma endscop
 }
 
@@ -53,6 +59,7 @@ int main(int argc, char **argv)
     kernel_leading_breaks(n, m, x, y, A);
 
     print_array_2d("A", &A[0][0], n, n);
+    print_array_1d("x", x, n);
     print_array_1d("y", y, n);
     free(A);
     free(x);
