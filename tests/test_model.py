@@ -147,6 +147,14 @@ def test_member_through_a_pointer_is_a_member_of_its_first_element(tmp_path):
     assert same(statement.reads, "{ S_0[i] -> t__s[0] : 0 <= i <= 7 }")
 
 
+def test_assumptions_and_kills_are_hints(tmp_path):
+    # PENCIL's __pencil_assume and __pencil_kill (as pet reads them) change nothing that runs
+    scop = model(tmp_path, "__pencil_assume(n > 4);\nfor (i = 0; i < n; i++)\n  A[i] = 0;\n__pencil_kill(B);",
+                 "int n, double *A, double *B")
+    (statement,) = scop.statements
+    assert same(statement.domain, "[n] -> { S_0[i] : 0 <= i < n }")
+
+
 def test_counted_while_loop_is_a_for_loop(tmp_path):
     scop = model(tmp_path, "i = 1;\nwhile (i < n) {\n  A[i] = A[i - 1];\n  i += 2;\n}")
     (statement,) = scop.statements

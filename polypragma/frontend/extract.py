@@ -473,6 +473,9 @@ class RegionExtractor:
     def _item(self, node: c_ast.Node, walk: _Walk, region_level: bool) -> isl.Schedule | None:
         if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)) or node is None:
             return None
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _HINTS:
+            # a hint to the compiler (pet's and PENCIL's assumptions and kills): no effect on what runs
+            return None
         if isinstance(node, c_ast.Decl):
             return self._declaration(node, walk, region_level)
         if isinstance(node, c_ast.DeclList):
@@ -904,6 +907,11 @@ class RegionExtractor:
                 if extent is not None:
                     context = context.intersect(extent.nonneg_set().params())
         return context.coalesce()
+
+
+# calls that only tell the compiler something (a condition that holds, an array whose values are dead):
+# dropping them changes nothing a correct program does
+_HINTS = frozenset({"__pencil_assume", "__pencil_kill", "__builtin_assume"})
 
 
 def _walk(node: c_ast.Node):
