@@ -155,6 +155,20 @@ def test_assumptions_and_kills_are_hints(tmp_path):
     assert same(statement.domain, "[n] -> { S_0[i] : 0 <= i < n }")
 
 
+def test_unsigned_char_iterator_wraps_around(tmp_path):
+    # k = 252, 253, 254, 255, 0, 1: a counter k' from 252 to 257 whose value mod 256 is k
+    scop = model(tmp_path, "for (k = 252; k != 2; ++k)\n  A[k] = 0;", "int n, double *A, unsigned char k")
+    (statement,) = scop.statements
+    assert same(statement.domain, "{ S_0[k] : 252 <= k <= 257 }")
+    assert same(statement.must_writes, "{ S_0[k] -> A[a] : 252 <= k <= 257 and a = k mod 256 }")
+
+
+def test_unsigned_char_iterator_that_never_stops_is_refused(tmp_path):
+    # k < 300 holds for every value an unsigned char takes: the loop runs forever
+    with pytest.raises(Unsupported, match="loop 'k' with no bound"):
+        model(tmp_path, "for (k = 250; k < 300; ++k)\n  A[k] = 0;", "int n, double *A, unsigned char k")
+
+
 def test_counted_while_loop_is_a_for_loop(tmp_path):
     scop = model(tmp_path, "i = 1;\nwhile (i < n) {\n  A[i] = A[i - 1];\n  i += 2;\n}")
     (statement,) = scop.statements

@@ -39,6 +39,7 @@ class _Loop:
     reverse: bool
     ctype: str
     unsigned: bool = False
+    modulus: int | None = None  # an unsigned iterator that wraps around: its value is the dimension mod this
 
 
 @dataclass
@@ -218,6 +219,8 @@ class RegionExtractor:
         def resolve(name: str):
             for position in range(len(loops) - 1, -1, -1):
                 if loops[position].c_name == name:
+                    if loops[position].modulus:
+                        return ("wrapped", (position, loops[position].modulus))
                     return ("dim", position)
             local = walk.scope.lookup(name)
             if local is not None and local.declared_in_region:
@@ -573,6 +576,25 @@ class RegionExtractor:
             dim = f"{name}_{k}"
             k += 1
         loop = _Loop(name, dim, step < 0, ctype_base, unsigned)
+        modulus = _wrap_modulus(scope.lookup(name).ctype) if unsigned else None
+        try:
+            return self._for_loop(node, walk, scope, loop, init, step)
+        except _Wraps:
+            if modulus is None:
+                raise
+        # an unsigned iterator whose plain progression leaves its type's range (unsigned char k = 252;
+        # k != 2; ++k): C wraps it around; model the progression by a counter whose value mod 2^w is
+        # the iterator, as pet does
+        loop.modulus = modulus
+        result = self._for_loop(node, walk, scope, loop, init, step)
+        self.device_unsupported.append((
+            f"loop '{name}' of type '{ctype_base}'", self.location(node),
+            "wraps around, which the GPU targets do not support yet"))
+        return result
+
+    def _for_loop(self, node: c_ast.For, walk: _Walk, scope: Scope, loop: _Loop, init: c_ast.Node,
+                  step: int) -> isl.Schedule | None:
+        name, dim, unsigned, ctype_base = loop.c_name, loop.dim, loop.unsigned, loop.ctype
         inner_walk = _Walk(walk.loops, walk.domain, scope)
         builder = self._builder(inner_walk, [loop])
         position = len(walk.loops)
@@ -585,7 +607,7 @@ class RegionExtractor:
         if lower.involves_dims(isl.dim_type.in_, position, 1):
             raise self.unsupported(f"loop start '{_text(init)}' using its own iterator", init)
         outer_points = walk.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, position, dim)
-        if unsigned:
+        if unsigned and not loop.modulus:
             builder.requirements.append((lower.nonneg_set(), init))
         self.check_requirements(builder, outer_points, "loop start")
         try:
@@ -597,8 +619,18 @@ class RegionExtractor:
                 return self._statement(node, walk)
             raise self.not_affine(f"loop condition '{_text(node.cond)}'", exc, inner_walk) from None
         domain, evaluated = loop_domain(builder, walk.domain, position, lower, condition, step)
+        wraps = unsigned and not loop.modulus
         if not domain.is_bounded():
-            raise self.unsupported(f"loop '{name}' with no bound on its iterations", node)
+            raise (_Wraps if wraps else Unsupported)(f"loop '{name}' with no bound on its iterations",
+                                                     self.location(node))
+        if wraps:
+            modulus = _wrap_modulus(scope.lookup(name).ctype)
+            in_range = builder.dim(position).nonneg_set().intersect(
+                builder.dim(position).lt_set(builder.constant(modulus or 0)))
+            if modulus is not None and modulus < 2 ** 32 and not evaluated.is_subset(in_range):
+                # the plain progression leaves the type's range: C would wrap it around
+                raise _Wraps(f"loop '{name}' of type '{ctype_base}'", self.location(node),
+                             "leaves the range of its type and wraps around, without a bound on its iterations")
         self.check_requirements(builder, evaluated, "loop condition")
         self.iterator_ctypes.append(ctype_base)
         first = len(self.statements)
@@ -622,7 +654,10 @@ class RegionExtractor:
                 pa = pa.neg()
             piece = isl.UnionMap.from_map(isl.Map.from_pw_aff(pa))
             partial = piece if partial is None else partial.union(piece)
-        self._exit_value(node, name, walk, domain, lower, step, position)
+        if loop.modulus:
+            self.exit_values.pop(name, None)  # not modelled for a wrapping iterator: a stale value after it
+        else:
+            self._exit_value(node, name, walk, domain, lower, step, position)
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
@@ -912,6 +947,25 @@ class RegionExtractor:
 # calls that only tell the compiler something (a condition that holds, an array whose values are dead):
 # dropping them changes nothing a correct program does
 _HINTS = frozenset({"__pencil_assume", "__pencil_kill", "__builtin_assume"})
+
+
+class _Wraps(Unsupported):
+    """A loop on an unsigned iterator that the plain model cannot bound or keep in its type's range: it
+    is modelled again with the iterator wrapping around."""
+
+
+def _wrap_modulus(ctype) -> int | None:
+    """2 to the width of an unsigned integer type narrower than long (its values wrap around modulo it)."""
+    words = (ctype.resolved or ctype.base).split()
+    if "unsigned" not in words and (ctype.resolved or ctype.base) not in ("uint8_t", "uint16_t", "uint32_t"):
+        return None
+    if "long" in words:
+        return None
+    if "char" in words or ctype.resolved == "uint8_t":
+        return 2 ** 8
+    if "short" in words or ctype.resolved == "uint16_t":
+        return 2 ** 16
+    return 2 ** 32
 
 
 def _walk(node: c_ast.Node):
