@@ -803,12 +803,14 @@ def test_struct_member_array_message(statement: str, col: int, tmp_path: Path):
 
 
 @pytest.mark.parametrize("statement, expected", [
-    ("C[i][0] = pt.x; pt.v[i] = 1.0; C[0][i] = pt.v[i]; pt = pt;", "access to the whole struct 'pt'"),
-], ids=["whole-struct"])
+    ("C[i][0] = H[i].k; H[i] = H[9 - i];", "access to the whole struct 'H'"),
+], ids=["whole-struct-with-a-union"])
 def test_whole_struct_message(statement: str, expected: str, tmp_path: Path):
-    """A struct's members are arrays of their own, so an access to the whole struct is refused: its
-    dependences with the members would be missed."""
-    text = PROLOGUE + f"    for (i = 0; i < 10; i++) {{\n        {statement}\n    }}\n" + EPILOGUE
+    """A struct's members are arrays of their own, so an access to the whole struct is an access to each
+    of them; a union among them overlaps its other members, so such an access is refused."""
+    declarations = "union u { int a; double b; };\nstruct holder { union u x; int k; };\nstatic struct holder H[10];\n"
+    text = PROLOGUE.replace("void kernel(", declarations + "void kernel(") + \
+        f"    for (i = 0; i < 10; i++) {{\n        {statement}\n    }}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
     status, stderr = polypragma(source, tmp_path / "out")
     assert status == 0

@@ -169,6 +169,16 @@ def test_unsigned_char_iterator_that_never_stops_is_refused(tmp_path):
         model(tmp_path, "for (k = 250; k < 300; ++k)\n  A[k] = 0;", "int n, double *A, unsigned char k")
 
 
+def test_whole_struct_access_is_an_access_to_each_member(tmp_path):
+    # q[i] = p[i] copies every member: x exactly, the array member w whole (a may-write of it)
+    params = "int n, struct pt { double x; double w[4]; } *p, struct pt *q"
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  q[i] = p[i];", params)
+    (statement,) = scop.statements
+    assert same(statement.must_writes, "[n] -> { S_0[i] -> q__x[i] : 0 <= i < n }")
+    assert same(statement.may_writes, "[n] -> { S_0[i] -> q__w[i, k] : 0 <= i < n }")
+    assert same(statement.reads, "[n] -> { S_0[i] -> p__x[i] : 0 <= i < n; S_0[i] -> p__w[i, k] : 0 <= i < n }")
+
+
 def test_counted_while_loop_is_a_for_loop(tmp_path):
     scop = model(tmp_path, "i = 1;\nwhile (i < n) {\n  A[i] = A[i - 1];\n  i += 2;\n}")
     (statement,) = scop.statements

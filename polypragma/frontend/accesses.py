@@ -257,9 +257,20 @@ class AccessCollector:
         elif variable is not None and self.types is not None and kind in ("array", "scalar-ro") \
                 and self.types.aggregate(variable.decl.type) is not None \
                 and len(subscripts) == variable.ctype.rank:
-            # its members are arrays of their own: an access to the whole struct would not be seen with them
-            raise self._unsupported(f"access to the whole struct '{name}'", node,
-                                    "is not supported (access its members)")
+            # its members are arrays of their own: an access to the whole struct (b[i] = a) is an access
+            # to each of them, whole where a member is an array
+            leaves = self._leaves(variable.decl.type, [])
+            if leaves is None or variable.declared_in_region or not isinstance(variable.decl, c_ast.Decl):
+                raise self._unsupported(f"access to the whole struct '{name}'", node,
+                                        "is not supported (access its members)")
+            for fields in leaves:
+                member = self._member(node, variable, kind, fields)
+                inner = member.ctype.rank - len(subscripts)
+                subs = [self._subscript(s) for s in subscripts] + [Subscript(None, None, node)] * inner
+                self.result.records.append(AccessRecord(
+                    self.statement, member, self.model_name(member), is_write, must, subs,
+                    self.domain, self.builder, node))
+            return
         if kind in ("iterator", "param", "const"):
             if is_write:
                 what = {"iterator": "loop iterator", "param": "loop bound or subscript parameter",
@@ -298,6 +309,24 @@ class AccessCollector:
         self.result.records.append(AccessRecord(
             self.statement, variable, self.model_name(variable), is_write, must, subs,
             self.domain, self.builder, node))
+
+    def _leaves(self, declarator: c_ast.Node, fields: list[str]) -> list[list[str]] | None:
+        """The paths of the members of the struct ``declarator`` declares, down to members that are not
+        structs; None where a union (its members overlap) or an unknown struct is met."""
+        aggregate = self.types.aggregate(declarator)
+        if aggregate is None:
+            return [fields]
+        if isinstance(aggregate, c_ast.Union) or not aggregate.decls:
+            return None
+        out: list[list[str]] = []
+        for decl in aggregate.decls:
+            if not isinstance(decl, c_ast.Decl) or not decl.name:
+                return None
+            inner = self._leaves(decl.type, fields + [decl.name])
+            if inner is None:
+                return None
+            out += inner
+        return out
 
     def _member(self, node: c_ast.Node, variable: Variable | None, kind: str, fields: list[str]) -> Variable:
         """The model's variable for member ``fields`` of the elements of ``variable``: ``p[i].x[j]`` is
