@@ -236,12 +236,6 @@ CASES = [
         for (i = 0; i < n * m; i++)
             A[i] = 0.0;
     """, 1, 21, ("loop condition", "n * m", "not affine")),
-    Case("bound-read-from-array-around-a-loop", """
-        for (i = 0; i < n; i++)
-            for (j = 0; j < len[i]; j++)
-                for (s = 0; s < 2; s++)
-                    C[i][j] = 0.0;
-    """, 2, 25, ("loop condition", "len[i]", "not affine")),
     Case("bound-scalar-written-in-region", """
         s = n / 2;
         for (i = 0; i < s; i++)

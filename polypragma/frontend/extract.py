@@ -682,8 +682,11 @@ class RegionExtractor:
     def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
         """Whether a loop whose condition is not affine can be one statement: its condition reads data
         (not a written scalar or a stale iterator, which the diagnostics explain), its iterator is not
-        read after the region, and it holds no loop of its own."""
-        if name in self.used_outside or _contains_loop(node.stmt):
+        read after the region, nor are those of the loops it holds (run as written inside it too)."""
+        if name in self.used_outside or any(
+                isinstance(n, c_ast.For) and isinstance(n.init, c_ast.Assignment)
+                and isinstance(n.init.lvalue, c_ast.ID) and n.init.lvalue.name in self.used_outside
+                for n in _walk(node.stmt)):
             return False
         reads_data = False
         start = node.init.decls[0].init if isinstance(node.init, c_ast.DeclList) else node.init.rvalue
@@ -834,6 +837,15 @@ class RegionExtractor:
                     "is not supported by the GPU targets: it is declared pure, but the file does not define "
                     "it, so kernels have no version of it to call"))
             self.called.setdefault(callee, call)
+        for loop in (n for n in _walk(node) if isinstance(n, c_ast.For) and n is not node):
+            if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
+                # kernels do not see the function's variable
+                iterator = loop.init.lvalue.name
+                self.device_unsupported.append((
+                    f"loop '{iterator}' run as written in a statement", self.location(loop),
+                    "is not supported by the GPU targets unless its iterator is declared in it "
+                    f"('for (int {iterator} = ...')"))
+                break
         for member in collector.result.members[:1]:
             self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
                                             "is not supported by the GPU targets yet"))
