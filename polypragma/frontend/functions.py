@@ -171,7 +171,9 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
         if isinstance(node, c_ast.ID) and node.name not in replaced and node.name not in local \
                 and node.name not in globals_ and node.name not in types.enumerators:
             return f"cannot be inlined: it uses '{node.name}', which the region's function does not see as it does"
-    written = {n.lvalue.name for n in _walk(body) if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID)}
+    # (the body's own locals are other variables: those named as the arguments' are renamed below)
+    written = {n.lvalue.name for n in _walk(body) if isinstance(n, c_ast.Assignment)
+               and isinstance(n.lvalue, c_ast.ID)} - local
     for param, arg in zip(params, args):
         # a subscript of a row or element argument is evaluated once, at the call, as a scalar is
         if (types.ctype(param.type).is_scalar or param.name in parts) and any(

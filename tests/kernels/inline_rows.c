@@ -5,7 +5,8 @@
 //         parameter named like the caller's array), the address of an element or a pointer offset
 //         (&x[i], y + i, read through '*' and subscripts): the parameter's subscripts go after the row's,
 //         or add to the element's; a body looping on its own 'i' called with arguments that read the
-//         caller's 'i' (its local is renamed, not captured)
+//         caller's 'i' (its local is renamed, not captured, and its assignments to it are not to the
+//         caller's 'i')
 // inline_rows: row copies, scaled rows and a running update written as helper functions
 #include "kernels.h"
 
@@ -21,6 +22,12 @@ static void scale_row(int n, double a[n], double s)
         a[j] *= s;
 }
 
+static void halve_odd(int n, double *a)
+{
+    for (int i = 1; i < n; i += 2)
+        a[i] = 0.5 * a[i - 1];
+}
+
 static void bump(double *p, double v)
 {
     *p = *p + v;
@@ -33,6 +40,7 @@ static void kernel_inline_rows(int n, double A[n][n], double B[n][n], double a[2
     for (int i = 0; i < n; i++) {
         copy_row(n, B[i], A[i]);
         scale_row(n, B[i], 0.5 + 0.125 * i);
+        halve_odd(n, B[i]);
     }
     for (int i = 0; i < n; i++)
         copy_row(n, a[1], a[0]);
