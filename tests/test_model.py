@@ -179,6 +179,14 @@ def test_whole_struct_access_is_an_access_to_each_member(tmp_path):
     assert same(statement.reads, "[n] -> { S_0[i] -> p__x[i] : 0 <= i < n; S_0[i] -> p__w[i, k] : 0 <= i < n }")
 
 
+def test_dereference_of_a_pointer_sum_is_a_subscript(tmp_path):
+    # *(A + i) is A[i] and *B is B[0], as C defines them
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  *(A + i) = *B + *(B - 1 + i);")
+    (statement,) = scop.statements
+    assert same(statement.must_writes, "[n, m] -> { S_0[i] -> A[i] : 0 <= i < n }")
+    assert same(statement.reads, "[n, m] -> { S_0[i] -> B[0] : 0 <= i < n; S_0[i] -> B[i - 1] : 0 <= i < n }")
+
+
 def test_counted_while_loop_is_a_for_loop(tmp_path):
     scop = model(tmp_path, "i = 1;\nwhile (i < n) {\n  A[i] = A[i - 1];\n  i += 2;\n}")
     (statement,) = scop.statements
