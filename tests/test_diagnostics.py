@@ -275,12 +275,6 @@ CASES = [
             n = n - 1;
         }
     """, 1, 21, ("loop condition 'i < n'",)),
-    Case("data-dependent-if-guarding-loop", """
-        for (i = 0; i < n; i++)
-            if (A[i] > 0.0)
-                for (j = 0; j < n; j++)
-                    C[i][j] = 0.0;
-    """, 2, 13, ("condition 'A[i] > 0.0'", "depends on data", "loop")),
     Case("double-iterator", """
         for (double x = 0; x < n; x++)
             A[0] += x;

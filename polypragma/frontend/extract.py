@@ -808,10 +808,14 @@ class RegionExtractor:
             condition = builder.condition(node.cond)
             self.check_requirements(builder, walk.domain, "condition")
         except NonAffine:
-            # a condition on data: one statement, its writes are may-writes
-            if _contains_loop(node):
+            # a condition on data: one statement, its writes are may-writes; the loops it guards run as
+            # written inside it, unless one's iterator, declared before the region, is read after it
+            if any(isinstance(n, c_ast.For) and isinstance(n.init, c_ast.Assignment)
+                   and isinstance(n.init.lvalue, c_ast.ID) and n.init.lvalue.name in self.used_outside
+                   for n in _walk(node)):
                 raise self.unsupported(f"condition '{_text(node.cond)}'", node.cond,
-                                       "depends on data and guards a loop; not supported") from None
+                                       "depends on data and guards a loop whose iterator is read after the "
+                                       "region; not supported") from None
             return self._statement(node, walk)
         then_walk = _Walk(walk.loops, walk.domain.intersect(condition).coalesce(), walk.scope.child())
         pieces = [self._item(node.iftrue, then_walk, False)]
