@@ -213,6 +213,10 @@ class Scop:
     # pure functions of the file the statements call, with their callees, callees first (copies without
     # storage class): kernels need them as device functions
     functions: tuple[c_ast.FuncDef, ...] = ()
+    # early returns that remain possible: (condition on the parameters under which this return is the one
+    # taken, the returned expression or None, where it is); at most one condition holds, and nothing of
+    # the region runs after it, so the c target returns after the generated code
+    returns: tuple[tuple[isl.Set, c_ast.Node | None, Location], ...] = ()
 
     @property
     def domain(self) -> isl.UnionSet:

@@ -91,6 +91,19 @@ def test_openmp_marks_the_outermost_parallel_loop_only(tmp_path):
     assert lines[pragmas[0] + 1].strip().startswith("for (int c1 = 0;")
 
 
+def test_openmp_iterators_declared_before_the_region_are_private(tmp_path):
+    # the loop bounded by data is one statement that runs 'for (j = 0; ...)' as written: with 'j' the
+    # function's variable, shared by the threads, rows overwrote each other's iterator
+    source = tmp_path / "rows.c"
+    source.write_text(
+        "void rows(int n, int *len, double A[100][100]) {\n  int i, j;\n#pragma scop\n"
+        "  for (i = 0; i < n; i++)\n    for (j = 0; j < len[i]; j++)\n      A[i][j] = i + j;\n"
+        "#pragma endscop\n}\n")
+    status, messages = polypragma(source, tmp_path, ["--openmp"])
+    assert status == 0, messages
+    assert "#pragma omp parallel for private(i, j)" in generated_path(source, tmp_path).read_text()
+
+
 HEAT_3D = r'''#include <stdio.h>
 #define N 24
 #define T 3

@@ -140,20 +140,23 @@ def _body(text: str) -> str:
 
 
 CASES = [
+    # a while loop that is not counted is run as written, as one statement: a return cannot leave it
     Case("while-loop", """
         i = 1;
         while (i < n) {
-            A[i] = 0.0;
+            if (A[i] < 0.0)
+                return;
             i = 2 * i;
         }
-    """, 2, 5, ("'while' loop",)),
+    """, 4, 13, ("'return' statement", "inside a loop run as written")),
     Case("do-while-loop", """
         i = 0;
         do {
-            A[i] = 0.0;
+            if (A[i] < 0.0)
+                return;
             i++;
         } while (i < n);
-    """, 2, 5, ("'do-while' loop",)),
+    """, 4, 13, ("'return' statement", "inside a loop run as written")),
     Case("goto", """
         for (i = 0; i < n; i++) {
             if (i > 10)
@@ -173,11 +176,12 @@ CASES = [
     """, 2, 5, ("label",)),
     Case("break", """
         for (i = 0; i < n; i++) {
-            if (A[i] < 0.0)
+            if (i > 2) {
+                B[i] = A[i];
                 break;
-            B[i] = A[i];
+            }
         }
-    """, 3, 13, ("'break' statement",)),
+    """, 4, 13, ("'break' statement",)),
     Case("continue", """
         for (i = 0; i < n; i++) {
             if (i % 2 == 0) {
@@ -193,7 +197,7 @@ CASES = [
                 return;
             B[i] = A[i];
         }
-    """, 3, 13, ("'return' statement",)),
+    """, 3, 13, ("'return' statement", "under a condition on data")),
     Case("switch", """
         for (i = 0; i < n; i++) {
             switch (i % 3) {
@@ -214,19 +218,15 @@ CASES = [
         for (i = 0; i < n; i++)
             A[i] = (*side_effect)(i);
     """, 2, 18, ("function pointer",)),
-    # the column of '*' and '&' is checked in test_pointer_operator_column (xfail)
-    Case("pointer-arithmetic-dereference", """
+    # the column of '*' and '&' is checked in test_pointer_operator_column; *(p + i) is p[i], as C defines it
+    Case("pointer-increment-dereference", """
         for (i = 0; i < n; i++)
-            *(p + i) = A[i];
+            *p++ = A[i];
     """, 2, None, ("pointer dereference '*'",)),
     Case("address-of", """
         for (i = 0; i < n; i++)
             B[i] = &A[i] == p;
     """, 2, None, ("address-of '&'",)),
-    Case("struct-member-through-pointer", """
-        for (i = 0; i < n; i++)
-            A[i] = pp->x;
-    """, 2, 16, ("struct member access", "'->'")),
     Case("bound-product-with-iterator", """
         for (i = 0; i < n; i++)
             for (j = 0; j < i * i; j++)
@@ -236,12 +236,6 @@ CASES = [
         for (i = 0; i < n * m; i++)
             A[i] = 0.0;
     """, 1, 21, ("loop condition", "n * m", "not affine")),
-    Case("bound-read-from-array-around-a-loop", """
-        for (i = 0; i < n; i++)
-            for (j = 0; j < len[i]; j++)
-                for (s = 0; s < 2; s++)
-                    C[i][j] = 0.0;
-    """, 2, 25, ("loop condition", "len[i]", "not affine")),
     Case("bound-scalar-written-in-region", """
         s = n / 2;
         for (i = 0; i < s; i++)
@@ -281,12 +275,6 @@ CASES = [
             n = n - 1;
         }
     """, 1, 21, ("loop condition 'i < n'",)),
-    Case("data-dependent-if-guarding-loop", """
-        for (i = 0; i < n; i++)
-            if (A[i] > 0.0)
-                for (j = 0; j < n; j++)
-                    C[i][j] = 0.0;
-    """, 2, 13, ("condition 'A[i] > 0.0'", "depends on data", "loop")),
     Case("double-iterator", """
         for (double x = 0; x < n; x++)
             A[0] += x;
@@ -602,6 +590,8 @@ BAD_REGION = """\
         j = 0;
         while (j <= i) {
             z[i] += y[j] + x[i];
+            if (z[i] > 100.0)
+                return;
             j = 2 * j + 1;
         }
     }
@@ -651,8 +641,8 @@ def test_only_the_unsupported_region_is_left_as_written(order: str, tmp_path: Pa
     assert status == 0, stderr
     (diag,) = diagnostics(stderr)
     assert diag.severity == "warning"
-    assert "'while' loop" in diag.message
-    assert (diag.line, diag.col) == (line_of(text, "while (j <= i)"), 9)
+    assert "'return' statement" in diag.message
+    assert (diag.line, diag.col) == (line_of(text, "while (j <= i)") + 3, 17)
     assert_untouched(source, text)
 
     output = generated_path(source, outdir).read_text()
@@ -675,8 +665,8 @@ def test_strict_fails_on_the_unsupported_one_of_two_regions(tmp_path: Path):
     status, stderr = polypragma(source, tmp_path / "out", ["--strict"])
     assert status == 1, stderr
     (diag,) = diagnostics(stderr)
-    assert diag.severity == "error" and "'while' loop" in diag.message
-    assert diag.line == line_of(text, "while (j <= i)")
+    assert diag.severity == "error" and "'return' statement" in diag.message
+    assert diag.line == line_of(text, "while (j <= i)") + 3
     assert_untouched(source, text)
 
 
@@ -689,7 +679,7 @@ def test_every_unsupported_region_is_reported(tmp_path: Path):
     assert status == 0, stderr
     found = diagnostics(stderr)
     assert [(d.severity, d.line) for d in found] == [
-        ("warning", line_of(text, "while (j <= i)")), ("warning", line_of(text, "while (j < i)"))]
+        ("warning", line_of(text, "while (j <= i)") + 3), ("warning", line_of(text, "while (j < i)") + 3)]
     assert_untouched(source, text)
     assert stripped(generated_path(source, outdir).read_text()) == text
 
@@ -704,7 +694,7 @@ def test_strict_reports_every_unsupported_region(tmp_path: Path):
     assert status == 1, stderr
     found = diagnostics(stderr)
     assert [(d.severity, d.line) for d in found] == [
-        ("error", line_of(text, "while (j <= i)")), ("error", line_of(text, "while (j < i)"))]
+        ("error", line_of(text, "while (j <= i)") + 3), ("error", line_of(text, "while (j < i)") + 3)]
     assert output_files(outdir) == []
     assert_untouched(source, text)
 
@@ -755,11 +745,11 @@ def test_command_line_exit_status(tmp_path: Path):
     plain = command(source)
     assert plain.returncode == 0, plain.stderr
     (diag,) = diagnostics(plain.stderr)
-    assert (diag.severity, diag.line, diag.col) == ("warning", BODY_FIRST_LINE + 1, 5)
+    assert (diag.severity, diag.line, diag.col) == ("warning", BODY_FIRST_LINE + case.line - 1, case.col)
     strict = command(source, "--strict")
     assert strict.returncode == 1, strict.stderr
     (diag,) = diagnostics(strict.stderr)
-    assert (diag.severity, diag.line) == ("error", BODY_FIRST_LINE + 1)
+    assert (diag.severity, diag.line) == ("error", BODY_FIRST_LINE + case.line - 1)
     markup = command(marked)
     assert markup.returncode == 1, markup.stderr
     (diag,) = diagnostics(markup.stderr)
@@ -772,8 +762,8 @@ def test_command_line_exit_status(tmp_path: Path):
 # -- bugs (xfail until fixed) ---------------------------------------------------------------
 
 @pytest.mark.parametrize("statement, col", [
-    ("*(p + i) = A[i];", 9),
-    ("B[i] = *(p + i);", 16),
+    ("*p++ = A[i];", 9),
+    ("B[i] = *p++;", 16),
     ("B[i] = &A[i] == p;", 16),
 ], ids=["deref-write", "deref-read", "address-of"])
 def test_pointer_operator_column(statement: str, col: int, tmp_path: Path):
@@ -801,12 +791,14 @@ def test_struct_member_array_message(statement: str, col: int, tmp_path: Path):
 
 
 @pytest.mark.parametrize("statement, expected", [
-    ("C[i][0] = pt.x; pt.v[i] = 1.0; C[0][i] = pt.v[i]; pt = pt;", "access to the whole struct 'pt'"),
-], ids=["whole-struct"])
+    ("C[i][0] = H[i].k; H[i] = H[9 - i];", "access to the whole struct 'H'"),
+], ids=["whole-struct-with-a-union"])
 def test_whole_struct_message(statement: str, expected: str, tmp_path: Path):
-    """A struct's members are arrays of their own, so an access to the whole struct is refused: its
-    dependences with the members would be missed."""
-    text = PROLOGUE + f"    for (i = 0; i < 10; i++) {{\n        {statement}\n    }}\n" + EPILOGUE
+    """A struct's members are arrays of their own, so an access to the whole struct is an access to each
+    of them; a union among them overlaps its other members, so such an access is refused."""
+    declarations = "union u { int a; double b; };\nstruct holder { union u x; int k; };\nstatic struct holder H[10];\n"
+    text = PROLOGUE.replace("void kernel(", declarations + "void kernel(") + \
+        f"    for (i = 0; i < 10; i++) {{\n        {statement}\n    }}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
     status, stderr = polypragma(source, tmp_path / "out")
     assert status == 0
@@ -965,12 +957,34 @@ def test_bound_on_data_with_an_outer_iterator(tmp_path: Path):
     assert "loop 'j' with a bound on data" in diag.message and "for (int j = ..." in diag.message, stderr
 
 
+@pytest.mark.parametrize("after, used", [
+    ("    for (int i = 0; i < n; i++)\n        B[i] = 0.0;\n", False),
+    ("    {\n        int i = 3;\n        B[i] = 0.0;\n    }\n", False),
+    ("    {\n        int i = 3;\n        B[i] = 0.0;\n    }\n    B[i] = 1.0;\n", True),
+], ids=["loop-declares-its-own", "block-declares-its-own", "read-after-the-block"])
+def test_iterator_hidden_after_the_region_is_not_used(after: str, used: bool, tmp_path: Path):
+    """A loop iterator declared before the region is read after it only where no declaration of the
+    same name hides it: 'for (int i = ...)' after the region is another variable (the warning said the
+    region's 'i' was used there)."""
+    text = PROLOGUE + "    for (i = 0; i < n; i++)\n        A[i] = 1.0;\n" + EPILOGUE.replace(
+        "#pragma endscop\n", "#pragma endscop\n" + after)
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    assert status == 0
+    assert ("loop iterator 'i'" in stderr and "is used outside the region" in stderr) == used, stderr
+
+
 @pytest.mark.parametrize("definition, call, why", [
-    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(A + 1, i);", "'A + 1' for the pointer or array 'x'"),
+    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(&C[i][1], i);",
+     "'&C[i][1]' for the pointer or array 'x' is the address of an element of a row"),
+    ("static void put(double *x, int k) { x[k] = 0.0; }", "put(&A[len[i]], i);", "has a subscript that reads memory"),
+    ("static void put(double *x, int k) { x[k] = 0.0; g(x); }", "put(A + 1, i);",
+     "uses its pointer parameter 'x' other than through a subscript or '*'"),
     ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, B[i]);", "'B[i]' reads memory"),
     ("static void put(double *x, int k) { k++; x[k] = 0.0; }", "put(A, i);", "its parameter 'k'"),
     ("static void put(double *x, int k) { if (k) return; x[k] = 0.0; }", "put(A, i);", "returns early"),
-], ids=["pointer-expression", "argument-reads-memory", "parameter-changed", "early-return"])
+], ids=["element-of-a-row", "subscript-reads-memory", "pointer-passed-on", "argument-reads-memory",
+        "parameter-changed", "early-return"])
 def test_call_not_inlined_message(definition: str, call: str, why: str, tmp_path: Path):
     """A call to a void function of the file is inlined where that means the same; otherwise the
     warning says why not, at the call."""

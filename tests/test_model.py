@@ -6,6 +6,7 @@ import islpy as isl
 import pytest
 
 from polypragma import dependences
+from polypragma.diagnostics import Unsupported
 from polypragma.frontend.extract import RegionExtractor
 from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, parse
@@ -96,7 +97,7 @@ def test_data_dependent_condition_gives_may_writes(tmp_path):
 
 @pytest.mark.parametrize("body, construct", [
     ("for (i = 0; i < n * m; i++) A[i] = 0;", "loop condition 'i < n * m' is not affine: product of two variables"),
-    ("while (n > 0) A[0] = 0;", "'while' loop is not supported"),
+    ("while (n > 0) { if (A[0] > 0) return; n--; }", "'return' statement inside a loop run as written"),
 ])
 def test_unsupported_constructs_name_themselves(tmp_path, body, construct):
     from polypragma.diagnostics import Unsupported
@@ -114,6 +115,76 @@ def test_break_ends_the_loop_at_the_first_iteration_that_takes_it(tmp_path):
     first, second = scop.statements
     assert same(first.domain, "[n, m] -> { S_0[i, j] : 0 <= i < n and 0 <= j < n and (j <= i + m or j = 0) }")
     assert same(second.domain, "[n, m] -> { S_1[i, j] : 0 <= i < n and 0 <= j < n and j < i + m }")
+
+
+def test_return_removes_every_later_instance(tmp_path):
+    # the return is taken at (i, j = m - i) when m - i is in the inner loop's range; S_0 runs up to that
+    # instance, S_1 before it (in the same i only for j < m - i), S_2 only for the rows before i
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < n; j++) {\n    A[j] += 1;\n"
+                           "    if (i + j == m)\n      return;\n    B[j] += 1;\n  }\n  A[i] = 0;\n}")
+    first, second, third = scop.statements
+    taken = "exists (i0, j0 : 0 <= i0 < n and 0 <= j0 < n and i0 + j0 = m and (i0 < i or (i0 = i and j0 < j)))"
+    assert same(first.domain, f"[n, m] -> {{ S_0[i, j] : 0 <= i < n and 0 <= j < n and not {taken} }}")
+    # (R_1 is the return)
+    assert same(second.domain, f"[n, m] -> {{ S_2[i, j] : 0 <= i < n and 0 <= j < n and i + j != m "
+                               f"and not {taken} }}")
+    assert same(third.domain, "[n, m] -> { S_3[i] : 0 <= i < n and (m < 0 or m > i + n - 1) }")
+    # the return remains possible where some (i, j) meets its condition; nothing is returned
+    ((condition, value, _),) = scop.returns
+    assert same(condition, "[n, m] -> { : 0 <= m <= 2n - 2 }") and value is None
+
+
+def test_return_value_may_not_use_an_iterator(tmp_path):
+    with pytest.raises(Unsupported, match="'return i'.*'i', a loop iterator"):
+        model(tmp_path, "for (i = 0; i < n; i++)\n  if (i == m)\n    return i;", "int n, int m")
+
+
+def test_member_through_a_pointer_is_a_member_of_its_first_element(tmp_path):
+    params = "int n, struct tab { double s; double v[8]; } *t"
+    scop = model(tmp_path, "for (i = 0; i < 8; i++)\n  t->v[i] = t->s * i;", params)
+    (statement,) = scop.statements
+    assert same(statement.must_writes, "{ S_0[i] -> t__v[0, i] : 0 <= i <= 7 }")
+    assert same(statement.reads, "{ S_0[i] -> t__s[0] : 0 <= i <= 7 }")
+
+
+def test_assumptions_and_kills_are_hints(tmp_path):
+    # PENCIL's __pencil_assume and __pencil_kill (as pet reads them) change nothing that runs
+    scop = model(tmp_path, "__pencil_assume(n > 4);\nfor (i = 0; i < n; i++)\n  A[i] = 0;\n__pencil_kill(B);",
+                 "int n, double *A, double *B")
+    (statement,) = scop.statements
+    assert same(statement.domain, "[n] -> { S_0[i] : 0 <= i < n }")
+
+
+def test_unsigned_char_iterator_wraps_around(tmp_path):
+    # k = 252, 253, 254, 255, 0, 1: a counter k' from 252 to 257 whose value mod 256 is k
+    scop = model(tmp_path, "for (k = 252; k != 2; ++k)\n  A[k] = 0;", "int n, double *A, unsigned char k")
+    (statement,) = scop.statements
+    assert same(statement.domain, "{ S_0[k] : 252 <= k <= 257 }")
+    assert same(statement.must_writes, "{ S_0[k] -> A[a] : 252 <= k <= 257 and a = k mod 256 }")
+
+
+def test_unsigned_char_iterator_that_never_stops_is_refused(tmp_path):
+    # k < 300 holds for every value an unsigned char takes: the loop runs forever
+    with pytest.raises(Unsupported, match="loop 'k' with no bound"):
+        model(tmp_path, "for (k = 250; k < 300; ++k)\n  A[k] = 0;", "int n, double *A, unsigned char k")
+
+
+def test_whole_struct_access_is_an_access_to_each_member(tmp_path):
+    # q[i] = p[i] copies every member: x exactly, the array member w whole (a may-write of it)
+    params = "int n, struct pt { double x; double w[4]; } *p, struct pt *q"
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  q[i] = p[i];", params)
+    (statement,) = scop.statements
+    assert same(statement.must_writes, "[n] -> { S_0[i] -> q__x[i] : 0 <= i < n }")
+    assert same(statement.may_writes, "[n] -> { S_0[i] -> q__w[i, k] : 0 <= i < n }")
+    assert same(statement.reads, "[n] -> { S_0[i] -> p__x[i] : 0 <= i < n; S_0[i] -> p__w[i, k] : 0 <= i < n }")
+
+
+def test_dereference_of_a_pointer_sum_is_a_subscript(tmp_path):
+    # *(A + i) is A[i] and *B is B[0], as C defines them
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  *(A + i) = *B + *(B - 1 + i);")
+    (statement,) = scop.statements
+    assert same(statement.must_writes, "[n, m] -> { S_0[i] -> A[i] : 0 <= i < n }")
+    assert same(statement.reads, "[n, m] -> { S_0[i] -> B[0] : 0 <= i < n; S_0[i] -> B[i - 1] : 0 <= i < n }")
 
 
 def test_counted_while_loop_is_a_for_loop(tmp_path):

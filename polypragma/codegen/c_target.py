@@ -39,7 +39,10 @@ class CPrinter(CFamilyPrinter):
 
     def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
         if self.openmp and self._parallel_depth == 0 and is_parallel(n):
-            return ["#pragma omp parallel for"]
+            # an iterator declared before the region is private to the statements that loop on it as
+            # written (a loop bounded by data): each thread needs its own
+            private = f" private({', '.join(self.scop.outer_iterators)})" if self.scop.outer_iterators else ""
+            return [f"#pragma omp parallel for{private}"]
         return []
 
     def enter_for(self, n: isl.AstNode) -> None:
@@ -77,5 +80,20 @@ def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, o
     lines += inner
     # the original loops set these; the generated ones do not (their values after the region are unspecified)
     lines += [f"{printer.pad(1)}(void){name};" for name in scop.outer_iterators]
+    lines += _returns(scop, printer)
     lines.append("}")
     return lines, printer.helpers_used
+
+
+def _returns(scop: Scop, printer: CPrinter) -> list[str]:
+    """``if (condition) return value;`` for each early return the region may take: the generated code
+    ran exactly the instances before it, and the value is computed now, as nothing ran since."""
+    lines = []
+    build = isl.AstBuild.from_context(scop.context)
+    for condition, value, location in scop.returns:
+        test = printer.expr(build.expr_from_set(condition.gist(scop.context)))
+        returned = BodyPrinter({}).visit(value) if value is not None else ""
+        statement = f"return {returned};" if value is not None else "return;"
+        lines += [line_directive(location.line, printer.line_file),
+                  f"{printer.pad(1)}{statement}" if test == "1" else f"{printer.pad(1)}if ({test}) {statement}"]
+    return lines

@@ -90,6 +90,7 @@ class AccessCollector:
         self.types = types  # the TypeTable, for struct members
         self.result = StatementAccesses()
         self.private: list[set[str]] = [set()]
+        self.loops = 0  # loops of the statement around the node being walked (a break stays inside)
 
     # -- helpers -------------------------------------------------------
     def _is_private(self, name: str) -> bool:
@@ -131,14 +132,28 @@ class AccessCollector:
                 self.expression(init.rvalue, may)
             else:
                 raise self._unsupported("loop initialisation", node)
+            self.loops += 1
             self.expression(node.cond, may)
             self.expression(node.next, True)
             self.statement_node(node.stmt, True)
+            self.loops -= 1
             self.private.pop()
-        elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
-            raise self._unsupported(f"'{type(node).__name__.lower()}' loop inside a statement", node)
-        elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Return, c_ast.Label,
-                               c_ast.Switch)):
+        elif isinstance(node, (c_ast.While, c_ast.DoWhile)):
+            # a loop on data, as one statement: its condition is read, its body may run (or not)
+            self.loops += 1
+            self.expression(node.cond, may)
+            self.statement_node(node.stmt, True)
+            self.loops -= 1
+        elif isinstance(node, (c_ast.Break, c_ast.Continue)) and self.loops:
+            return  # inside a loop of the statement: its control stays in the statement
+        elif isinstance(node, c_ast.Return):
+            # a return the model can place sits under affine conditions only (extract.py)
+            if self.loops:
+                raise self._unsupported("'return' statement", node, "inside a loop run as written (a while loop, "
+                                        "or a loop bounded by data) is not supported")
+            raise self._unsupported("'return' statement", node,
+                                    "under a condition on data (or in a block declaring locals) is not supported")
+        elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Label, c_ast.Switch)):
             raise self._unsupported(f"'{type(node).__name__.lower()}' statement", node)
         else:
             self.expression(node, may)
@@ -183,25 +198,20 @@ class AccessCollector:
                     raise self._unsupported(shown, node, "may have side effects and is not supported")
             for arg in (node.args.exprs if node.args else []):
                 self.expression(arg, may)
-        elif isinstance(node, (c_ast.ArrayRef, c_ast.ID)) or (isinstance(node, c_ast.StructRef) and node.type == "."):
+        elif isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
             self.reference(node, is_write=False, must=True)
         elif isinstance(node, c_ast.Constant):
             return
         elif isinstance(node, c_ast.ExprList):
             for e in node.exprs:
                 self.expression(e, may)
-        elif isinstance(node, c_ast.StructRef):
-            raise self._unsupported("struct member access through a pointer '->'", node)
         else:
             raise self._unsupported(f"expression '{type(node).__name__}'", node)
 
     def lvalue(self, node: c_ast.Node, may: bool, also_read: bool) -> None:
-        if not isinstance(node, (c_ast.ArrayRef, c_ast.ID)) and not (
-                isinstance(node, c_ast.StructRef) and node.type == "."):
+        if not isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
             if isinstance(node, c_ast.UnaryOp) and node.op == "*":
                 raise self._unsupported("pointer dereference '*'", node)
-            if isinstance(node, c_ast.StructRef):
-                raise self._unsupported("struct member access through a pointer '->'", node)
             raise self._unsupported(f"assignment to '{type(node).__name__}'", node)
         if also_read:
             self.reference(node, is_write=False, must=True)
@@ -215,9 +225,12 @@ class AccessCollector:
             subscripts.insert(0, base.subscript)
             base = base.name
         fields: list[str] = []
-        while isinstance(base, c_ast.StructRef) and base.type == "." and self.types is not None:
-            # p[i].x[j]: the member x of the elements of p, an array of its own with subscripts [i][j]
+        while isinstance(base, c_ast.StructRef) and self.types is not None:
+            # p[i].x[j]: the member x of the elements of p, an array of its own with subscripts [i][j];
+            # p->x[j] is p[0].x[j]
             fields.insert(0, base.field.name)
+            if base.type == "->":
+                subscripts.insert(0, c_ast.Constant("int", "0", coord=base.coord))
             base = base.name
             while isinstance(base, c_ast.ArrayRef):
                 subscripts.insert(0, base.subscript)
@@ -225,8 +238,7 @@ class AccessCollector:
         for s in subscripts:
             self.expression(s, False)
         if isinstance(base, c_ast.StructRef):
-            raise self._unsupported("struct member access" if base.type == "." else
-                                    "struct member access through a pointer '->'", base)
+            raise self._unsupported("struct member access", base)
         if not isinstance(base, c_ast.ID):
             raise self._unsupported("subscript of a computed pointer", node)
         name = base.name
@@ -245,9 +257,20 @@ class AccessCollector:
         elif variable is not None and self.types is not None and kind in ("array", "scalar-ro") \
                 and self.types.aggregate(variable.decl.type) is not None \
                 and len(subscripts) == variable.ctype.rank:
-            # its members are arrays of their own: an access to the whole struct would not be seen with them
-            raise self._unsupported(f"access to the whole struct '{name}'", node,
-                                    "is not supported (access its members)")
+            # its members are arrays of their own: an access to the whole struct (b[i] = a) is an access
+            # to each of them, whole where a member is an array
+            leaves = self._leaves(variable.decl.type, [])
+            if leaves is None or variable.declared_in_region or not isinstance(variable.decl, c_ast.Decl):
+                raise self._unsupported(f"access to the whole struct '{name}'", node,
+                                        "is not supported (access its members)")
+            for fields in leaves:
+                member = self._member(node, variable, kind, fields)
+                inner = member.ctype.rank - len(subscripts)
+                subs = [self._subscript(s) for s in subscripts] + [Subscript(None, None, node)] * inner
+                self.result.records.append(AccessRecord(
+                    self.statement, member, self.model_name(member), is_write, must, subs,
+                    self.domain, self.builder, node))
+            return
         if kind in ("iterator", "param", "const"):
             if is_write:
                 what = {"iterator": "loop iterator", "param": "loop bound or subscript parameter",
@@ -286,6 +309,24 @@ class AccessCollector:
         self.result.records.append(AccessRecord(
             self.statement, variable, self.model_name(variable), is_write, must, subs,
             self.domain, self.builder, node))
+
+    def _leaves(self, declarator: c_ast.Node, fields: list[str]) -> list[list[str]] | None:
+        """The paths of the members of the struct ``declarator`` declares, down to members that are not
+        structs; None where a union (its members overlap) or an unknown struct is met."""
+        aggregate = self.types.aggregate(declarator)
+        if aggregate is None:
+            return [fields]
+        if isinstance(aggregate, c_ast.Union) or not aggregate.decls:
+            return None
+        out: list[list[str]] = []
+        for decl in aggregate.decls:
+            if not isinstance(decl, c_ast.Decl) or not decl.name:
+                return None
+            inner = self._leaves(decl.type, fields + [decl.name])
+            if inner is None:
+                return None
+            out += inner
+        return out
 
     def _member(self, node: c_ast.Node, variable: Variable | None, kind: str, fields: list[str]) -> Variable:
         """The model's variable for member ``fields`` of the elements of ``variable``: ``p[i].x[j]`` is

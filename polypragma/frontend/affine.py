@@ -152,6 +152,9 @@ class AffineBuilder:
             kind, value = meaning
             if kind == "dim":
                 return self.dim(value)
+            if kind == "wrapped":  # an unsigned iterator that wraps around: (dimension, 2^width)
+                position, modulus = value
+                return self.dim(position).mod_val(isl.Val(str(modulus), context=self.ctx))
             if kind == "param":
                 return self.param(value)
             if kind == "value":  # a PwAff over the parameters (an iterator's value after its loop)

@@ -39,6 +39,7 @@ class _Loop:
     reverse: bool
     ctype: str
     unsigned: bool = False
+    modulus: int | None = None  # an unsigned iterator that wraps around: its value is the dimension mod this
 
 
 @dataclass
@@ -101,6 +102,9 @@ class RegionExtractor:
         # with a value the model knows (a function of the parameters), and not assigned otherwise
         self.exit_values: dict[str, isl.PwAff] = {}
         self.called: dict[str, c_ast.Node] = {}
+        # early returns: pseudo-statements (R_k, in self.statements while the walk builds the schedule)
+        # whose instances are the points where the return is reached and taken
+        self.returns: list[tuple[str, c_ast.Return]] = []
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -215,6 +219,8 @@ class RegionExtractor:
         def resolve(name: str):
             for position in range(len(loops) - 1, -1, -1):
                 if loops[position].c_name == name:
+                    if loops[position].modulus:
+                        return ("wrapped", (position, loops[position].modulus))
                     return ("dim", position)
             local = walk.scope.lookup(name)
             if local is not None and local.declared_in_region:
@@ -282,6 +288,9 @@ class RegionExtractor:
         universe = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params))
         walk = _Walk([], universe, self.outer.child())
         schedule = self._block(self.items, walk, region_level=True)
+        returns = ()
+        if self.returns:
+            schedule, returns = self._early_returns(schedule)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
         self._check_aliases()
@@ -315,7 +324,91 @@ class RegionExtractor:
                 + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
+            returns=returns,
         )
+
+    def _early_returns(self, schedule: isl.Schedule) -> tuple[isl.Schedule | None, tuple]:
+        """Model the region's ``return`` statements as pet does: an instance of any statement runs
+        only when no return was taken before it in the original execution order.  Every instance of a
+        pseudo-statement R_k is a point where its return is reached (affine conditions, breaks) and
+        taken; the instances later than one of them in the original schedule are removed from the
+        domains, and so are those of the returns themselves, leaving at most one taken return.  Its
+        condition on the parameters (the remaining domain is not empty) is returned with the
+        expression to return, for the c target to print after the generated code."""
+        names = {name for name, _ in self.returns}
+        maps: list[isl.Map] = []
+        domains = {s.name: s.domain for s in self.statements}
+        schedule.get_map().foreach_map(
+            lambda m: maps.append(m.intersect_domain(domains[m.get_tuple_name(isl.dim_type.in_)])))
+        width = max(m.dim(isl.dim_type.out) for m in maps)
+        padded = None
+        for m in maps:
+            # a common range space: sequences place a constant before any difference in depth, so
+            # padding the shorter schedules with zeros keeps the order
+            n = m.dim(isl.dim_type.out)
+            m = m.add_dims(isl.dim_type.out, width - n)
+            for d in range(n, width):
+                m = m.fix_si(isl.dim_type.out, d, 0)
+            m = m.reset_tuple_id(isl.dim_type.out)
+            for d in range(width):
+                m = m.set_dim_id(isl.dim_type.out, d, isl.Id(f"t{d}", context=self.ctx))
+            piece = isl.UnionMap.from_map(m)
+            padded = piece if padded is None else padded.union(piece)
+        taken = isl.UnionMap.empty(padded.get_space())
+        for m in maps:
+            if m.get_tuple_name(isl.dim_type.in_) in names:
+                taken = taken.union(padded.intersect_domain(isl.UnionSet.from_set(m.domain())))
+        killed = taken.lex_lt_union_map(padded).range()
+        statements, returns, kept = [], [], None
+        for statement in self.statements:
+            domain = statement.domain.subtract(
+                killed.extract_set(statement.domain.get_space())).coalesce()
+            if statement.name in names:
+                node = dict(self.returns)[statement.name]
+                if not domain.is_empty():
+                    returns.append((domain.params().coalesce(), node.expr, self.location(node)))
+                continue
+            statements.append(Statement(statement.name, domain, statement.body, statement.iterators,
+                                        statement.iterator_types, statement.line, statement.reads,
+                                        statement.must_writes, statement.may_writes, statement.renames))
+            piece = isl.UnionSet.from_set(domain)
+            kept = piece if kept is None else kept.union(piece)
+        self.statements = statements
+        if returns:
+            self.device_unsupported.append((
+                "'return' statement", returns[0][2],
+                "is not supported by the GPU targets yet (the c target models it)"))
+        if kept is None:
+            return None, tuple(returns)
+        return schedule.intersect_domain(kept), tuple(returns)
+
+    def _return(self, node: c_ast.Return, walk: _Walk) -> isl.Schedule | None:
+        """A ``return`` where the enclosing conditions are affine: a pseudo-statement whose instances
+        are the points where it is reached (see :meth:`_early_returns`).  Its value is computed after
+        the generated code, when nothing else has run since: it may not name the region's iterators or
+        locals, which have no value there."""
+        loop_names = {l.c_name for l in walk.loops}
+        for child in _walk(node.expr) if node.expr is not None else ():
+            if isinstance(child, c_ast.ID):
+                variable = walk.scope.lookup(child.name)
+                if child.name in loop_names or child.name in self.outer_iterators \
+                        or (variable is not None and variable.declared_in_region):
+                    raise self.unsupported(
+                        f"'return {_text(node.expr)}'", child,
+                        f"is not supported: it returns a value computed from '{child.name}', a loop iterator "
+                        "or local of the region")
+        if walk.domain.is_empty():
+            return None
+        name = f"R_{len(self.statements)}"
+        domain = walk.domain.set_tuple_name(name)
+        empty = isl.UnionMap.empty(domain.get_space().params())
+        self.statements.append(Statement(
+            name=name, domain=domain, body=node, iterators=tuple(l.c_name for l in walk.loops),
+            iterator_types=tuple(l.ctype for l in walk.loops),
+            line=node.coord.line if node.coord else self.region.begin_line,
+            reads=empty, must_writes=empty, may_writes=empty))
+        self.returns.append((name, node))
+        return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
     def _extended_types(self) -> None:
         """Values of GCC's extended types (``_Float16``, ``__float128``...): the c target keeps them as
@@ -383,6 +476,9 @@ class RegionExtractor:
     def _item(self, node: c_ast.Node, walk: _Walk, region_level: bool) -> isl.Schedule | None:
         if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)) or node is None:
             return None
+        if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _HINTS:
+            # a hint to the compiler (pet's and PENCIL's assumptions and kills): no effect on what runs
+            return None
         if isinstance(node, c_ast.Decl):
             return self._declaration(node, walk, region_level)
         if isinstance(node, c_ast.DeclList):
@@ -394,18 +490,21 @@ class RegionExtractor:
         if isinstance(node, c_ast.Compound):
             items = node.block_items or []
             has_decls = any(isinstance(i, c_ast.Decl) for i in items)
-            if has_decls and not _contains_loop(node):
+            if has_decls and not _contains_for(node):
+                # its locals private to each instance; a while loop in it is run as written anyway
                 return self._statement(node, walk)
             inner = _Walk(walk.loops, walk.domain, walk.scope.child())
             return self._block(items, inner)
         if isinstance(node, (c_ast.While, c_ast.DoWhile)):
-            raise self.unsupported(f"'{'while' if isinstance(node, c_ast.While) else 'do-while'}' loop", node)
+            # not a counted loop (normalise.py made those 'for' loops): one statement, run as written, its
+            # accesses those of its condition and body (may-writes)
+            return self._statement(node, walk)
         if isinstance(node, (c_ast.Goto, c_ast.Label)):
             raise self.unsupported("'goto' or label", node)
         if isinstance(node, (c_ast.Break, c_ast.Continue)):
             raise self.unsupported(f"'{type(node).__name__.lower()}' statement", node)
         if isinstance(node, c_ast.Return):
-            raise self.unsupported("'return' statement", node)
+            return self._return(node, walk)
         if isinstance(node, c_ast.Switch):
             raise self.unsupported("'switch' statement", node)
         return self._statement(node, walk)
@@ -477,6 +576,25 @@ class RegionExtractor:
             dim = f"{name}_{k}"
             k += 1
         loop = _Loop(name, dim, step < 0, ctype_base, unsigned)
+        modulus = _wrap_modulus(scope.lookup(name).ctype) if unsigned else None
+        try:
+            return self._for_loop(node, walk, scope, loop, init, step)
+        except _Wraps:
+            if modulus is None:
+                raise
+        # an unsigned iterator whose plain progression leaves its type's range (unsigned char k = 252;
+        # k != 2; ++k): C wraps it around; model the progression by a counter whose value mod 2^w is
+        # the iterator, as pet does
+        loop.modulus = modulus
+        result = self._for_loop(node, walk, scope, loop, init, step)
+        self.device_unsupported.append((
+            f"loop '{name}' of type '{ctype_base}'", self.location(node),
+            "wraps around, which the GPU targets do not support yet"))
+        return result
+
+    def _for_loop(self, node: c_ast.For, walk: _Walk, scope: Scope, loop: _Loop, init: c_ast.Node,
+                  step: int) -> isl.Schedule | None:
+        name, dim, unsigned, ctype_base = loop.c_name, loop.dim, loop.unsigned, loop.ctype
         inner_walk = _Walk(walk.loops, walk.domain, scope)
         builder = self._builder(inner_walk, [loop])
         position = len(walk.loops)
@@ -489,7 +607,7 @@ class RegionExtractor:
         if lower.involves_dims(isl.dim_type.in_, position, 1):
             raise self.unsupported(f"loop start '{_text(init)}' using its own iterator", init)
         outer_points = walk.domain.add_dims(isl.dim_type.set, 1).set_dim_name(isl.dim_type.set, position, dim)
-        if unsigned:
+        if unsigned and not loop.modulus:
             builder.requirements.append((lower.nonneg_set(), init))
         self.check_requirements(builder, outer_points, "loop start")
         try:
@@ -501,12 +619,30 @@ class RegionExtractor:
                 return self._statement(node, walk)
             raise self.not_affine(f"loop condition '{_text(node.cond)}'", exc, inner_walk) from None
         domain, evaluated = loop_domain(builder, walk.domain, position, lower, condition, step)
+        wraps = unsigned and not loop.modulus
         if not domain.is_bounded():
-            raise self.unsupported(f"loop '{name}' with no bound on its iterations", node)
+            raise (_Wraps if wraps else Unsupported)(f"loop '{name}' with no bound on its iterations",
+                                                     self.location(node))
+        if wraps:
+            modulus = _wrap_modulus(scope.lookup(name).ctype)
+            in_range = builder.dim(position).nonneg_set().intersect(
+                builder.dim(position).lt_set(builder.constant(modulus or 0)))
+            if modulus is not None and modulus < 2 ** 32 and not evaluated.is_subset(in_range):
+                # the plain progression leaves the type's range: C would wrap it around
+                raise _Wraps(f"loop '{name}' of type '{ctype_base}'", self.location(node),
+                             "leaves the range of its type and wraps around, without a bound on its iterations")
         self.check_requirements(builder, evaluated, "loop condition")
         self.iterator_ctypes.append(ctype_base)
         first = len(self.statements)
         body_walk = _Walk(walk.loops + [loop], domain, scope)
+        if self._breaks_on_data(node, body_walk):
+            # where the loop stops depends on data: one statement, run as written (as a bound on data)
+            if not isinstance(node.init, c_ast.DeclList):
+                self.device_unsupported.append((
+                    f"loop '{name}' with a 'break' on data", self.location(node),
+                    "is not supported by the GPU targets unless its iterator is declared in it "
+                    f"('for (int {name} = ...')"))
+            return self._statement(node, walk)
         child = self._loop_body(node.stmt, body_walk, loop, position)
         if child is None:
             return None
@@ -518,7 +654,10 @@ class RegionExtractor:
                 pa = pa.neg()
             piece = isl.UnionMap.from_map(isl.Map.from_pw_aff(pa))
             partial = piece if partial is None else partial.union(piece)
-        self._exit_value(node, name, walk, domain, lower, step, position)
+        if loop.modulus:
+            self.exit_values.pop(name, None)  # not modelled for a wrapping iterator: a stale value after it
+        else:
+            self._exit_value(node, name, walk, domain, lower, step, position)
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
@@ -543,8 +682,11 @@ class RegionExtractor:
     def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
         """Whether a loop whose condition is not affine can be one statement: its condition reads data
         (not a written scalar or a stale iterator, which the diagnostics explain), its iterator is not
-        read after the region, and it holds no loop of its own."""
-        if name in self.used_outside or _contains_loop(node.stmt):
+        read after the region, nor are those of the loops it holds (run as written inside it too)."""
+        if name in self.used_outside or any(
+                isinstance(n, c_ast.For) and isinstance(n.init, c_ast.Assignment)
+                and isinstance(n.init.lvalue, c_ast.ID) and n.init.lvalue.name in self.used_outside
+                for n in _walk(node.stmt)):
             return False
         reads_data = False
         start = node.init.decls[0].init if isinstance(node.init, c_ast.DeclList) else node.init.rvalue
@@ -554,6 +696,8 @@ class RegionExtractor:
             elif isinstance(child, c_ast.ID) and child.name != name \
                     and child.name not in {l.c_name for l in walk.loops}:
                 variable = walk.scope.lookup(child.name)
+                if variable is not None and not variable.ctype.is_scalar and not variable.declared_in_region:
+                    continue  # an array read, as an element is (its accesses are the statement's)
                 if child.name in self.written or (variable is not None and variable.declared_in_region) \
                         or (child.name in self.outer_iterators and child.name not in {l.c_name for l in walk.loops}):
                     return False
@@ -563,6 +707,23 @@ class RegionExtractor:
                                             "is not supported by the GPU targets unless its iterator is "
                                             f"declared in it ('for (int {name} = ...')"))
         return reads_data
+
+    def _breaks_on_data(self, node: c_ast.For, walk: _Walk) -> bool:
+        """Whether a ``break`` at the top level of the loop's body has a condition on data (a leading one
+        joined the condition already), and the loop may be one statement: its iterator is not read after
+        the region."""
+        items = list(node.stmt.block_items or []) if isinstance(node.stmt, c_ast.Compound) else [node.stmt]
+        name = walk.loops[-1].c_name
+        if name in self.used_outside:
+            return False
+        for item in items:
+            if _is_break(item):
+                try:
+                    self._builder(walk).condition(item.cond)
+                except NonAffine:
+                    return any(isinstance(n, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef))
+                               for n in _walk(item.cond))
+        return False
 
     def _loop_body(self, body: c_ast.Node, walk: _Walk, loop: _Loop, position: int) -> isl.Schedule | None:
         """The body of a loop; ``if (c) break;`` at its top level, with ``c`` affine, ends the loop at the
@@ -647,10 +808,14 @@ class RegionExtractor:
             condition = builder.condition(node.cond)
             self.check_requirements(builder, walk.domain, "condition")
         except NonAffine:
-            # a condition on data: one statement, its writes are may-writes
-            if _contains_loop(node):
+            # a condition on data: one statement, its writes are may-writes; the loops it guards run as
+            # written inside it, unless one's iterator, declared before the region, is read after it
+            if any(isinstance(n, c_ast.For) and isinstance(n.init, c_ast.Assignment)
+                   and isinstance(n.init.lvalue, c_ast.ID) and n.init.lvalue.name in self.used_outside
+                   for n in _walk(node)):
                 raise self.unsupported(f"condition '{_text(node.cond)}'", node.cond,
-                                       "depends on data and guards a loop; not supported") from None
+                                       "depends on data and guards a loop whose iterator is read after the "
+                                       "region; not supported") from None
             return self._statement(node, walk)
         then_walk = _Walk(walk.loops, walk.domain.intersect(condition).coalesce(), walk.scope.child())
         pieces = [self._item(node.iftrue, then_walk, False)]
@@ -676,6 +841,15 @@ class RegionExtractor:
                     "is not supported by the GPU targets: it is declared pure, but the file does not define "
                     "it, so kernels have no version of it to call"))
             self.called.setdefault(callee, call)
+        for loop in (n for n in _walk(node) if isinstance(n, c_ast.For) and n is not node):
+            if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
+                # kernels do not see the function's variable
+                iterator = loop.init.lvalue.name
+                self.device_unsupported.append((
+                    f"loop '{iterator}' run as written in a statement", self.location(loop),
+                    "is not supported by the GPU targets unless its iterator is declared in it "
+                    f"('for (int {iterator} = ...')"))
+                break
         for member in collector.result.members[:1]:
             self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
                                             "is not supported by the GPU targets yet"))
@@ -740,9 +914,12 @@ class RegionExtractor:
         statements = []
         for s in self.statements:
             empty = s.reads
+            relations = [reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty)]
+            if self.returns:
+                # the accesses were collected over the domain before the returns cut it
+                relations = [r.intersect_domain(isl.UnionSet.from_set(s.domain)) for r in relations]
             statements.append(Statement(
-                s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line,
-                reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty), s.renames))
+                s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line, *relations, s.renames))
         return arrays, statements, tuple(references)
 
     def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
@@ -781,6 +958,30 @@ class RegionExtractor:
                 if extent is not None:
                     context = context.intersect(extent.nonneg_set().params())
         return context.coalesce()
+
+
+# calls that only tell the compiler something (a condition that holds, an array whose values are dead):
+# dropping them changes nothing a correct program does
+_HINTS = frozenset({"__pencil_assume", "__pencil_kill", "__builtin_assume"})
+
+
+class _Wraps(Unsupported):
+    """A loop on an unsigned iterator that the plain model cannot bound or keep in its type's range: it
+    is modelled again with the iterator wrapping around."""
+
+
+def _wrap_modulus(ctype) -> int | None:
+    """2 to the width of an unsigned integer type narrower than long (its values wrap around modulo it)."""
+    words = (ctype.resolved or ctype.base).split()
+    if "unsigned" not in words and (ctype.resolved or ctype.base) not in ("uint8_t", "uint16_t", "uint32_t"):
+        return None
+    if "long" in words:
+        return None
+    if "char" in words or ctype.resolved == "uint8_t":
+        return 2 ** 8
+    if "short" in words or ctype.resolved == "uint16_t":
+        return 2 ** 16
+    return 2 ** 32
 
 
 def _walk(node: c_ast.Node):
@@ -833,6 +1034,12 @@ def _sequence(pieces: list[isl.Schedule]) -> isl.Schedule | None:
     for p in pieces[1:]:
         result = result.sequence(p)
     return result
+
+
+def _contains_for(node: c_ast.Node) -> bool:
+    if isinstance(node, c_ast.For):
+        return True
+    return any(_contains_for(child) for _, child in node.children())
 
 
 def _contains_loop(node: c_ast.Node) -> bool:

@@ -132,6 +132,8 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
     if len(params) != len(args):
         return "cannot be inlined: the call does not pass one argument per parameter"
     substitution: dict[str, c_ast.Node] = {}
+    # pointer and array parameters given a row or an element of an array (A[i], &A[i][j], A + k)
+    parts: dict[str, tuple[str, c_ast.ArrayRef]] = {}
     for param, arg in zip(params, args):
         if any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
                (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in _walk(arg)):
@@ -142,59 +144,141 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
             # C reads it once, at the call; the body might change that element before reading it again
             return f"cannot be inlined: the argument '{_G.visit(arg)}' reads memory"
         if not types.ctype(param.type).is_scalar and not isinstance(arg, c_ast.ID):
-            return (f"cannot be inlined: the argument '{_G.visit(arg)}' for the pointer or array "
-                    f"'{param.name}' is not the name of an array")
+            part = _array_part(arg)
+            if isinstance(part, str):
+                return (f"cannot be inlined: the argument '{_G.visit(arg)}' for the pointer or array "
+                        f"'{param.name}' {part}")
+            parts[param.name] = part
+            continue
         substitution[param.name] = arg
     body = copy.deepcopy(definition.body)
     items = list(body.block_items or [])
     if items and isinstance(items[-1], c_ast.Return) and items[-1].expr is None:
         body.block_items = items = items[:-1]
     local = {n.name for n in _walk(body) if isinstance(n, c_ast.Decl) and n.name}
-    if local & set(substitution):
+    replaced = set(substitution) | set(parts)
+    if local & replaced:
         return "cannot be inlined: it declares a local named as a parameter"
     for node in _walk(body):
         if isinstance(node, (c_ast.Return, c_ast.Goto, c_ast.Label)):
             return "cannot be inlined: it returns early or uses goto"
         if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID) \
-                and node.lvalue.name in substitution:
+                and node.lvalue.name in replaced:
             return f"cannot be inlined: it assigns its parameter '{node.lvalue.name}'"
         if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") \
-                and isinstance(node.expr, c_ast.ID) and node.expr.name in substitution:
+                and isinstance(node.expr, c_ast.ID) and node.expr.name in replaced:
             return f"cannot be inlined: it changes or takes the address of its parameter '{node.expr.name}'"
-        if isinstance(node, c_ast.ID) and node.name not in substitution and node.name not in local \
+        if isinstance(node, c_ast.ID) and node.name not in replaced and node.name not in local \
                 and node.name not in globals_ and node.name not in types.enumerators:
             return f"cannot be inlined: it uses '{node.name}', which the region's function does not see as it does"
-    written = {n.lvalue.name for n in _walk(body) if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID)}
+    # (the body's own locals are other variables: those named as the arguments' are renamed below)
+    written = {n.lvalue.name for n in _walk(body) if isinstance(n, c_ast.Assignment)
+               and isinstance(n.lvalue, c_ast.ID)} - local
     for param, arg in zip(params, args):
-        if types.ctype(param.type).is_scalar and any(isinstance(n, c_ast.ID) and n.name in written for n in _walk(arg)):
+        # a subscript of a row or element argument is evaluated once, at the call, as a scalar is
+        if (types.ctype(param.type).is_scalar or param.name in parts) and any(
+                isinstance(n, c_ast.ID) and n.name in written for n in _walk(arg)):
             return f"cannot be inlined: the body assigns a variable the argument '{_G.visit(arg)}' reads"
-    _substitute(body, substitution)
+    if parts:
+        through = {id(n.name) for n in _walk(body) if isinstance(n, c_ast.ArrayRef)} | \
+            {id(n.expr) for n in _walk(body) if isinstance(n, c_ast.UnaryOp) and n.op == "*"
+             and isinstance(n.expr, c_ast.ID) and parts.get(n.expr.name, ("",))[0] == "element"}
+        for node in _walk(body):
+            if isinstance(node, c_ast.ID) and node.name in parts and id(node) not in through:
+                return (f"cannot be inlined: it uses its pointer parameter '{node.name}' other than through a "
+                        "subscript" + (" or '*'" if parts[node.name][0] == "element" else ""))
+    # the body's locals must not capture the names the arguments read (copy(B[i], A[i]) into a body
+    # looping on its own 'i')
+    argument_names = {n.name for arg in args for n in _walk(arg) if isinstance(n, c_ast.ID)}
+    taken = set(globals_) | local | argument_names | {p.name for p in params}
+    renames = {}
+    for name_ in sorted(local & argument_names):
+        fresh, k = f"{name_}_{name}", 1
+        while fresh in taken:
+            fresh, k = f"{name_}_{name}_{k}", k + 1
+        taken.add(fresh)
+        renames[name_] = fresh
+    if renames:
+        _rename_locals(body, renames)
+    body = _rewrite(body, substitution, parts)
     body.coord = call.coord
     return body
 
 
-def _substitute(node: c_ast.Node, substitution: dict[str, c_ast.Node]) -> None:
-    """Replace the IDs named in ``substitution`` below ``node`` (not member names, not callees)."""
-    for attribute in _SUBSTITUTABLE:
+def _array_part(arg: c_ast.Node) -> tuple[str, c_ast.ArrayRef] | str:
+    """A row or an element of an array as an argument for a pointer or array parameter: ``A[i]`` (a
+    row: the parameter's subscripts follow), ``&A[i][j]`` or ``A + k`` (an element: the parameter's
+    first subscript adds to the last one), as ("row" or "element", the subscripted array); subscripts
+    must read no memory (C evaluates them once, at the call).  Otherwise why not."""
+    kind = "row"
+    while isinstance(arg, c_ast.BinaryOp) and arg.op == "+" and isinstance(arg.left, c_ast.BinaryOp) \
+            and arg.left.op == "+":
+        # (x + i) + 1: x + (i + 1)
+        arg = c_ast.BinaryOp("+", arg.left.left, c_ast.BinaryOp("+", arg.left.right, arg.right), coord=arg.coord)
+    if isinstance(arg, c_ast.UnaryOp) and arg.op == "&" and isinstance(arg.expr, c_ast.ArrayRef):
+        kind, arg = "element", arg.expr
+    elif isinstance(arg, c_ast.BinaryOp) and arg.op == "+" and isinstance(arg.left, (c_ast.ID, c_ast.ArrayRef)):
+        kind, arg = "element", c_ast.ArrayRef(arg.left, arg.right, coord=arg.coord)
+    if not isinstance(arg, c_ast.ArrayRef):
+        return "is not the name of an array, a row or the address of an element"
+    if kind == "element" and isinstance(arg.name, c_ast.ArrayRef):
+        # &A[i][j]: the callee may step from it into the next rows, which the model's A[i][j + k] misses
+        return "is the address of an element of a row (the callee may reach other rows through it)"
+    base = arg
+    while isinstance(base, c_ast.ArrayRef):
+        if any(isinstance(n, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall))
+               or (isinstance(n, c_ast.UnaryOp) and n.op in ("*", "&")) for n in _walk(base.subscript)):
+            return "has a subscript that reads memory"
+        base = base.name
+    if not isinstance(base, c_ast.ID):
+        return "is not the name of an array, a row or the address of an element"
+    return kind, arg
+
+
+def _rewrite(node: c_ast.Node, substitution: dict[str, c_ast.Node],
+             parts: dict[str, tuple[str, c_ast.ArrayRef]]) -> c_ast.Node:
+    """``node`` with its parameters replaced by the arguments, in one pass (an argument is not rewritten
+    again, even where it names a parameter of the callee): a name by its argument, and for a row
+    ``A[i]``, ``x[k]`` by ``A[i][k]``; for an element ``&A[i][j]``, ``x[k]`` by ``A[i][j + k]`` and ``*x`` by
+    ``A[i][j]``.  Member names and callees are not parameters."""
+    if isinstance(node, c_ast.ID) and node.name in substitution:
+        return copy.deepcopy(substitution[node.name])
+    if isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID) and node.name.name in parts:
+        kind, target = parts[node.name.name]
+        subscript = _rewrite(node.subscript, substitution, parts)
+        if kind == "row":
+            return c_ast.ArrayRef(copy.deepcopy(target), subscript, coord=node.coord)
+        element = copy.deepcopy(target)
+        element.subscript = c_ast.BinaryOp("+", element.subscript, subscript, coord=node.coord)
+        return element
+    if isinstance(node, c_ast.UnaryOp) and node.op == "*" and isinstance(node.expr, c_ast.ID) \
+            and node.expr.name in parts and parts[node.expr.name][0] == "element":
+        return copy.deepcopy(parts[node.expr.name][1])
+    for attribute in node.__slots__:
+        if attribute in ("coord", "__weakref__") or (isinstance(node, c_ast.StructRef) and attribute == "field") \
+                or (isinstance(node, c_ast.FuncCall) and attribute == "name"):
+            continue
         child = getattr(node, attribute, None)
-        if isinstance(child, c_ast.ID) and child.name in substitution \
-                and not (isinstance(node, c_ast.StructRef) and attribute == "field") \
-                and not (isinstance(node, c_ast.FuncCall) and attribute == "name"):
-            replacement = copy.deepcopy(substitution[child.name])
-            setattr(node, attribute, replacement)
-    for attribute in ("exprs", "block_items"):
-        children = getattr(node, attribute, None)
-        if isinstance(children, list):
-            for k, child in enumerate(children):
-                if isinstance(child, c_ast.ID) and child.name in substitution:
-                    children[k] = copy.deepcopy(substitution[child.name])
-    for _, child in node.children():
-        if not isinstance(child, c_ast.ID):
-            _substitute(child, substitution)
+        if isinstance(child, c_ast.Node):
+            setattr(node, attribute, _rewrite(child, substitution, parts))
+        elif isinstance(child, list):
+            setattr(node, attribute, [_rewrite(c, substitution, parts) if isinstance(c, c_ast.Node) else c
+                                      for c in child])
+    return node
 
 
-_SUBSTITUTABLE = ("lvalue", "rvalue", "left", "right", "expr", "cond", "iftrue", "iffalse", "subscript", "name",
-                  "init", "next", "stmt", "field")
+def _rename_locals(body: c_ast.Node, renames: dict[str, str]) -> None:
+    """Rename the locals of an inlined body (declarations and uses)."""
+    for node in _walk(body):
+        if isinstance(node, c_ast.ID) and node.name in renames:
+            node.name = renames[node.name]
+        elif isinstance(node, c_ast.Decl) and node.name in renames:
+            node.name = renames[node.name]
+            inner = node.type
+            while not isinstance(inner, c_ast.TypeDecl) and hasattr(inner, "type"):
+                inner = inner.type
+            if isinstance(inner, c_ast.TypeDecl):
+                inner.declname = node.name
 
 
 def _calls(node: c_ast.Node) -> list[str]:

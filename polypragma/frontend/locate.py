@@ -83,26 +83,27 @@ def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[Located
     return located
 
 
-def _continuation(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> list[c_ast.Node]:
-    """What may run after item ``index`` of ``block``, roughly in execution order: the rest of the
-    block, then for each enclosing statement outwards the rest of its block; an enclosing loop
-    adds its condition, its increment and its whole body (the next iterations)."""
+def _continuation(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> list[list[c_ast.Node]]:
+    """What may run after item ``index`` of ``block``, roughly in execution order, in pieces: the rest of
+    the block, then for each enclosing statement outwards the rest of its block; an enclosing loop
+    adds its condition, its increment and its whole body (the next iterations).  A piece that is the
+    rest of a block ends that block's scope: the names it declares mean other variables there."""
     parents: dict[int, c_ast.Node] = {}
     for node in _walk(function.body):
         for _, child in node.children():
             parents[id(child)] = node
-    sequence: list[c_ast.Node] = list((block.block_items or [])[index + 1:])
+    pieces: list[list[c_ast.Node]] = [list((block.block_items or [])[index + 1:])]
     node: c_ast.Node = block
     while id(node) in parents:
         parent = parents[id(node)]
         if isinstance(parent, (c_ast.For, c_ast.While, c_ast.DoWhile)):
-            sequence += [n for n in (getattr(parent, "next", None), parent.cond, parent.stmt) if n is not None]
+            pieces.append([n for n in (getattr(parent, "next", None), parent.cond, parent.stmt) if n is not None])
         elif isinstance(parent, c_ast.Compound):
             items = parent.block_items or []
             position = next(k for k, item in enumerate(items) if item is node)
-            sequence += items[position + 1:]
+            pieces.append(items[position + 1:])
         node = parent
-    return sequence
+    return pieces
 
 
 def _read_after(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> dict[str, c_ast.Node]:
@@ -123,13 +124,23 @@ def _read_after(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> d
             if node.op != "=":
                 scan(node.lvalue, killed)
             return killed | {node.lvalue.name}
+        if isinstance(node, c_ast.Decl):
+            # a declaration hides the variable of that name until its block ends
+            killed = scan(node.init, killed) if node.init is not None else killed
+            return killed | {node.name} if node.name else killed
+        if isinstance(node, c_ast.Compound):
+            inner = killed
+            for item in node.block_items or []:
+                inner = scan(item, inner)
+            return _leave_scope(inner, killed, _declared(node.block_items or []))
         if isinstance(node, c_ast.For):
-            killed = scan(node.init, killed)
-            scan(node.cond, killed)
-            inner = scan(node.stmt, killed)
+            after_init = scan(node.init, killed)
+            scan(node.cond, after_init)
+            inner = scan(node.stmt, after_init)
             scan(node.next, inner)
             scan(node.cond, inner)
-            return killed
+            declared = _declared(node.init.decls) if isinstance(node.init, c_ast.DeclList) else set()
+            return _leave_scope(after_init, killed, declared)
         if isinstance(node, c_ast.While):
             scan(node.cond, killed)
             scan(node.cond, scan(node.stmt, killed))
@@ -157,9 +168,22 @@ def _read_after(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> d
         return killed
 
     killed: frozenset[str] = frozenset()
-    for item in _continuation(function, block, index):
-        killed = scan(item, killed)
+    for piece in _continuation(function, block, index):
+        before = killed
+        for item in piece:
+            killed = scan(item, killed)
+        killed = _leave_scope(killed, before, _declared(piece))
     return read
+
+
+def _declared(items: list[c_ast.Node]) -> set[str]:
+    return {item.name for item in items if isinstance(item, c_ast.Decl) and item.name}
+
+
+def _leave_scope(inside: frozenset[str], before: frozenset[str], declared: set[str]) -> frozenset[str]:
+    """The names certainly assigned after a scope that declares ``declared``: its own variables are gone,
+    the ones they hid are as they were before it."""
+    return frozenset(n for n in inside if n not in declared) | (before & declared)
 
 
 def _origins(function: c_ast.FuncDef, region_items: list[c_ast.Node]) -> dict[str, list[c_ast.Node]]:

@@ -10,6 +10,9 @@
   what it writes through its pointer parameters becomes accesses of the region.
 * ``continue`` at the top level of a loop body: ``if (c) { X; continue; } R`` becomes
   ``if (c) { X } else { R }``, and a ``continue`` that ends the body is dropped.
+* ``*(p + e)`` is ``p[e]`` and ``*p`` is ``p[0]``, as C defines them.
+* ``if (c) break;`` first in a loop body joins the loop's condition (``while (1) { if (i >= n) break; ...``
+  is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted.
 
 The region's items are copied first: the user's AST is not changed.
 """
@@ -32,7 +35,7 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
     _State.inline = inline
     _State.depth = 0
     try:
-        return _block([copy.deepcopy(item) for item in items], goto_targets)
+        return _block([_dereferences(copy.deepcopy(item)) for item in items], goto_targets)
     finally:
         _State.inline = None
 
@@ -65,6 +68,7 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
     if isinstance(node, c_ast.FuncCall) and _State.inline is not None and _State.depth < _INLINE_DEPTH:
         body = _State.inline(node)
         if isinstance(body, c_ast.Compound):
+            body = _dereferences(body)
             _State.depth += 1
             try:
                 return _statement(body, targets)
@@ -80,7 +84,78 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
         if not isinstance(node, c_ast.DoWhile):
             body = _continues(body)
         node.stmt = body
+        if not isinstance(node, c_ast.DoWhile):
+            _leading_breaks(node)
     return node
+
+
+def _dereferences(node: c_ast.Node) -> c_ast.Node:
+    """``*(p + e)`` as ``p[e]``, ``*(p - e)`` as ``p[-e]`` and ``*p`` as ``p[0]``: C defines the first as the
+    second, so they are subscripts the model reads (other dereferences are left, and refused)."""
+    for attribute in node.__slots__:
+        if attribute in ("coord", "__weakref__"):
+            continue
+        child = getattr(node, attribute, None)
+        if isinstance(child, c_ast.Node):
+            setattr(node, attribute, _dereferences(child))
+        elif isinstance(child, list):
+            setattr(node, attribute, [_dereferences(c) if isinstance(c, c_ast.Node) else c for c in child])
+    if isinstance(node, c_ast.UnaryOp) and node.op == "*":
+        split = _pointer_sum(node.expr)
+        if split is not None:
+            base, offset = split
+            return c_ast.ArrayRef(base, offset or c_ast.Constant("int", "0", coord=node.coord), coord=node.coord)
+    return node
+
+
+def _pointer_sum(node: c_ast.Node) -> tuple[c_ast.Node, c_ast.Node | None] | None:
+    """``p + a - b`` (``p`` a name or an element, leftmost) as ``(p, a + -b)``; ``p`` as ``(p, None)``."""
+    if isinstance(node, (c_ast.ID, c_ast.ArrayRef)):
+        return node, None
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-"):
+        left = _pointer_sum(node.left)
+        if left is None:
+            return None
+        right = node.right if node.op == "+" else c_ast.UnaryOp("-", node.right, coord=node.coord)
+        return left[0], right if left[1] is None else c_ast.BinaryOp("+", left[1], right, coord=node.coord)
+    return None
+
+
+def _leading_breaks(loop: c_ast.For | c_ast.While) -> None:
+    """Fold ``if (c) break;`` at the start of the body into the condition: ``for (i = 0; cond; i++) {
+    if (c) break; R }`` is ``for (i = 0; cond && !(c); i++) { R }`` when ``c`` has no side effects (it
+    is evaluated at the same points).  A loop without a condition, or with a constant one
+    (``while (1)``), gets ``!(c)``."""
+    body = loop.stmt
+    items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+    folded = []
+    while items and _is_break(items[0]) and not _has_side_effects(items[0].cond):
+        folded.append(items.pop(0).cond)
+    if not folded:
+        return
+    condition = loop.cond
+    if isinstance(condition, c_ast.Constant) and condition.type in ("int", "char") \
+            and condition.value.rstrip("uUlL") not in ("0", "0x0", "'\\0'"):
+        condition = None
+    for c in folded:
+        negated = c_ast.UnaryOp("!", c, coord=c.coord)
+        condition = negated if condition is None else c_ast.BinaryOp("&&", condition, negated, coord=c.coord)
+    loop.cond = condition
+    loop.stmt = c_ast.Compound(items, coord=body.coord)
+
+
+def _is_break(node: c_ast.Node) -> bool:
+    if not isinstance(node, c_ast.If) or node.iffalse is not None:
+        return False
+    then = node.iftrue
+    if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
+        then = then.block_items[0]
+    return isinstance(then, c_ast.Break)
+
+
+def _has_side_effects(node: c_ast.Node) -> bool:
+    return any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
+               (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in _walk(node))
 
 
 def _writes(node: c_ast.Node | None, name: str) -> bool:

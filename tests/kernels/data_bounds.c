@@ -4,7 +4,9 @@
 // covers: loops whose start or bound is read from data (a CSR sparse matrix-vector product,
 //         k = rowptr[i] to rowptr[i + 1]; row lengths j < len[i]): such a loop is one statement of its
 //         own, its iterator private, its accesses over whole dimensions, and runs as written inside the
-//         generated loops (per thread on the GPU targets)
+//         generated loops (per thread on the GPU targets); such a loop holding a loop of its own (a
+//         ragged row times a small fixed stencil), and loops under a condition on data (the
+//         condition and its loops one statement, run as written)
 // data_bounds: sparse matrix-vector product and ragged row scaling
 #include "kernels.h"
 
@@ -20,6 +22,14 @@ static void kernel_data_bounds(int n, int nnz, int rowptr[n + 1], int col[nnz], 
     for (int i = 0; i < n; i++)
         for (int j = 0; j < len[i]; j++)
             R[i][j] = R[i][j] * y[i] + 1.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < len[i]; j++)
+            for (int d = 0; d < 3; d++)
+                R[i][j] += 0.25 * d * x[(j + d) % n];
+    for (int i = 0; i < n; i++)
+        if (y[i] > 0.5)
+            for (int j = 0; j < n; j++)
+                R[i][j] -= 0.5 * x[j];
 #pragma endscop
 }
 
