@@ -37,7 +37,7 @@
 // CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d(clEnqueueReadBuffer({{.*}}, dev_B, CL_TRUE,
 // CHECK-OPENCL: clReleaseMemObject(dev_A)
 // CHECK-OPENCL: if (polypragma_jacobi_1d_region0(tsteps, n, (double *)A, (double *)B) != 0) {
-// CHECK-C: /* polypragma: region 0 (lines {{[0-9]+}}-{{[0-9]+}}) */
+// CHECK-C: polypragma: region 0 (lines {{[0-9]+}}-{{[0-9]+}}) */
 // CHECK-C-NEXT: {
 // CHECK-C-NEXT: for (int c0 = 0; c0 < tsteps; ++c0) {
 // CHECK-C-NEXT: for (int c1 = 1; c1 < n - 1; ++c1) {
