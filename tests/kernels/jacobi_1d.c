@@ -21,7 +21,7 @@
 // CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaMemcpy(B, dev_B, {{.*}}, cudaMemcpyDeviceToHost));
 // CHECK-CUDA: cudaFree(dev_A)
 // CHECK-CUDA: cudaFree(dev_B)
-// CHECK-CUDA: return polypragma_status;
+// CHECK-CUDA: return POLYPRAGMA_STATUS(polypragma_status);
 // CHECK-OPENCL: static int polypragma_jacobi_1d_region0(int tsteps, int n, double * A, double * B)
 // CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d((dev_A = clCreateBuffer(
 // CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d((dev_B = clCreateBuffer(
