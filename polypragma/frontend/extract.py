@@ -22,7 +22,7 @@ from polypragma.diagnostics import Location, Unsupported
 from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
 from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.functions import FileFunctions, inline_call
-from polypragma.frontend.normalise import normalise
+from polypragma.frontend.normalise import is_break, normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
 from polypragma.frontend.symbols import EXTENDED_TYPES, Scope, TypeTable
@@ -717,7 +717,7 @@ class RegionExtractor:
         if name in self.used_outside:
             return False
         for item in items:
-            if _is_break(item):
+            if is_break(item):
                 try:
                     self._builder(walk).condition(item.cond)
                 except NonAffine:
@@ -730,7 +730,7 @@ class RegionExtractor:
         first iteration where ``c`` holds: the statements before it run up to that iteration, the ones
         after it only before it (as pet models a break)."""
         items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
-        if not any(_is_break(item) for item in items):
+        if not any(is_break(item) for item in items):
             return self._item(body, walk, False)
         scope = walk.scope.child()
         # pairs of points of this loop, the second later in it, the enclosing iterations the same
@@ -746,7 +746,7 @@ class RegionExtractor:
         any_taken = isl.Set.empty(domain.get_space())
         current: list[c_ast.Node] = []
         for item in items:
-            if not _is_break(item):
+            if not is_break(item):
                 current.append(item)
                 continue
             segments.append((current, reach))
@@ -1011,16 +1011,6 @@ def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
     for item in items:
         visit(item)
     return names
-
-
-def _is_break(node: c_ast.Node) -> bool:
-    """``if (c) break;`` (or ``if (c) { break; }``) without else."""
-    if not isinstance(node, c_ast.If) or node.iffalse is not None:
-        return False
-    then = node.iftrue
-    if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
-        then = then.block_items[0]
-    return isinstance(then, c_ast.Break)
 
 
 def _identifier_types(node: c_ast.Node) -> list[str]:

@@ -129,7 +129,7 @@ def _leading_breaks(loop: c_ast.For | c_ast.While) -> None:
     body = loop.stmt
     items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
     folded = []
-    while items and _is_break(items[0]) and not _has_side_effects(items[0].cond):
+    while items and is_break(items[0]) and not _has_side_effects(items[0].cond):
         folded.append(items.pop(0).cond)
     if not folded:
         return
@@ -144,7 +144,8 @@ def _leading_breaks(loop: c_ast.For | c_ast.While) -> None:
     loop.stmt = c_ast.Compound(items, coord=body.coord)
 
 
-def _is_break(node: c_ast.Node) -> bool:
+def is_break(node: c_ast.Node) -> bool:
+    """``if (c) break;`` (or ``if (c) { break; }``) without else."""
     if not isinstance(node, c_ast.If) or node.iffalse is not None:
         return False
     then = node.iftrue
