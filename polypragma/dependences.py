@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.model import Scop
-from polypragma.operations import bounded_operations
+from polypragma.isl_helpers import bounded_operations, sets_of
 
 # isl operations one dataflow analysis may take (about 5 s); past it the lexicographic-maximum form
 # answers, the same relation computed another way (a random program's anti dependences took isl's
@@ -79,8 +79,7 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
 
     try:
         with bounded_operations(sink.get_ctx(), FLOW_OPERATIONS):
-            spaces: list[isl.Set] = []
-            time.range().foreach_set(spaces.append)
+            spaces = sets_of(time.range())
             sooner = isl.UnionMap.empty(sink.get_space())  # { t -> earlier t' } in the time space
             for space in spaces:
                 sooner = sooner.union(isl.UnionMap.from_map(isl.Map.lex_gt(space.get_space())))

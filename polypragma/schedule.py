@@ -21,7 +21,7 @@ import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.model import Scop
-from polypragma.operations import bounded_operations
+from polypragma.isl_helpers import bounded_operations, sets_of
 
 FUSION_CHOICES = ("auto", "max", "min")
 
@@ -171,9 +171,7 @@ def mark_coincidence(schedule: isl.Schedule, deps: Dependences) -> isl.Schedule:
 
 def _zero_like(deltas: isl.UnionSet) -> isl.UnionSet:
     result = isl.UnionSet.empty(deltas.get_space())
-    sets = deltas.get_set_list()
-    for k in range(sets.n_set()):
-        s = sets.get_at(k)
+    for s in sets_of(deltas):
         zero = isl.Set.universe(s.get_space())
         for d in range(s.dim(isl.dim_type.set)):
             zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))

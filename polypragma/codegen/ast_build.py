@@ -7,26 +7,12 @@ the loop's own dimension is zero (the test PPCG's CPU backend makes).
 
 from __future__ import annotations
 
-import re
-
 import islpy as isl
 
-from polypragma.operations import bounded_operations
+from polypragma.isl_helpers import bounded_operations, iterator_prefix, sets_of
 
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
-
-
-def iterator_prefix(reserved: frozenset[str] | set[str], preferred: str = "c") -> str:
-    """A prefix ``p`` such that no reserved name has the form ``p<digits>``."""
-    for prefix in (preferred, f"pp_{preferred}", f"polypragma_{preferred}"):
-        pattern = re.compile(re.escape(prefix) + r"\d+$")
-        if not any(pattern.match(name) for name in reserved):
-            return prefix
-    k = 0
-    while any(re.match(rf"polypragma{k}_c\d+$", name) for name in reserved):
-        k += 1
-    return f"polypragma{k}_c"
 
 
 def carries_no_dependence(schedule: isl.UnionMap, dependences: isl.UnionMap) -> bool:
@@ -161,7 +147,7 @@ def _kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, a
                 atomic: bool, separate: set[int] = frozenset()) -> isl.AstNode:
     ctx = context.get_ctx()
     build = ast_builder(context, prefix)
-    widths = sorted({s.dim(isl.dim_type.set) for s in _sets(schedule.range())})
+    widths = sorted({s.dim(isl.dim_type.set) for s in sets_of(schedule.range())})
     options = [f"[{', '.join(f'i{k}' for k in range(w))}] -> {'unroll' if d in unroll else 'atomic'}[{d}]"
                for w in widths for d in range(w) if d in unroll or (atomic and d not in separate)]
     if options:
@@ -174,8 +160,3 @@ def _kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, a
     failures.raise_first()
     return ast
 
-
-def _sets(union: isl.UnionSet) -> list[isl.Set]:
-    out: list[isl.Set] = []
-    union.foreach_set(out.append)
-    return out

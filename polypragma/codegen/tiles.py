@@ -21,7 +21,8 @@ import islpy as isl
 from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
-from polypragma.gpu.memory import Group, KernelMemory, _single_map
+from polypragma.gpu.memory import Group, KernelMemory
+from polypragma.isl_helpers import single_map as _single_map
 
 
 class ArgumentPrinter(CFamilyPrinter):

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
+from polypragma.isl_helpers import maps_of, sets_of
 
 KERNEL_MARK = "kernel_"
 
@@ -225,7 +226,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
     else:
         kernel_domain = domain
     subtree = node.get_subtree_schedule_union_map().intersect_domain(kernel_domain)
-    statements = sorted({m.get_tuple_name(isl.dim_type.in_) for m in _maps(subtree)})
+    statements = sorted({m.get_tuple_name(isl.dim_type.in_) for m in maps_of(subtree)})
     block_params = [f"{names['block']}{d}" for d in range(mapped)]
     thread_params = [f"{names['thread']}{d}" for d in range(mapped)]
     kernel_context = context
@@ -332,11 +333,6 @@ def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, 
                   congruence(n_points, thread_params, sizes.block, "p"), tile_sizes)
 
 
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    maps = umap.get_map_list()
-    return [maps.get_at(k) for k in range(maps.n_map())]
-
-
 class CrossThreadDependence(Exception):
     """A dependence between two threads of a kernel: it would need a barrier the mapping does not place."""
 
@@ -359,9 +355,7 @@ def check_within_threads(kernel: Kernel, node: isl.ScheduleNode, dependences: is
         member = isl.UnionMap.from_union_pw_aff(partial.get_at(d))
         mapped = member if mapped is None else mapped.flat_range_product(member)
     distances = inside.apply_domain(mapped).apply_range(mapped).deltas()
-    sets = distances.get_set_list()
-    for k in range(sets.n_set()):
-        s = sets.get_at(k)
+    for s in sets_of(distances):
         zero = s
         for d in range(s.dim(isl.dim_type.set)):
             zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))

@@ -32,7 +32,7 @@ import islpy as isl
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.model import Reference, Scop
-from polypragma.operations import bounded_operations
+from polypragma.isl_helpers import bounded_operations, maps_of, sets_of, single_map
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
@@ -120,21 +120,6 @@ class KernelMemory:
         return [g for g in self.groups if g.placement == kind]
 
 
-def _maps(umap: isl.UnionMap) -> list[isl.Map]:
-    maps = umap.get_map_list()
-    return [maps.get_at(k) for k in range(maps.n_map())]
-
-
-def _single_map(umap: isl.UnionMap) -> isl.Map | None:
-    maps = _maps(umap)
-    if not maps:
-        return None
-    result = maps[0]
-    for m in maps[1:]:
-        result = result.union(m)
-    return result
-
-
 def _fix_to_params(space_map: isl.Map, names: tuple[str, ...]) -> isl.Map:
     """``space_map`` ({ [g..] -> X }) with its input dimensions equal to new parameters ``names``."""
     n = space_map.dim(isl.dim_type.in_)
@@ -153,7 +138,7 @@ def _step(kernel: Kernel, dim: int) -> isl.UnionMap:
     tiling = kernel.tiling
     full = tiling.to_tiles.flat_range_product(tiling.to_points) if tiling.to_tiles.n_map() else tiling.to_tiles
     result = isl.UnionMap.empty(kernel.domain.get_space())
-    for placed in _maps(full.intersect_domain(kernel.domain)):
+    for placed in maps_of(full.intersect_domain(kernel.domain)):
         n = placed.dim(isl.dim_type.out)
         ins = ", ".join(f"v{k}" for k in range(n))
         outs = ", ".join(f"v{k} + 1" if k == tiling.tiles + dim else f"v{k}" for k in range(n))
@@ -165,7 +150,7 @@ def _step(kernel: Kernel, dim: int) -> isl.UnionMap:
 def _deltas(relation: isl.Map, step: isl.UnionMap) -> isl.Set | None:
     """How the element of ``relation`` changes between neighbouring instances; None if no pair."""
     moved = isl.UnionMap.from_map(relation).reverse().apply_range(step).apply_range(isl.UnionMap.from_map(relation))
-    m = _single_map(moved)
+    m = single_map(moved)
     if m is None or m.is_empty():
         return None
     return m.deltas()
@@ -222,7 +207,7 @@ class _Groups:
 def _box(tile_access: isl.UnionMap, names: tuple[str, ...]) -> tuple[list[isl.PwAff], list[int]] | None:
     """The smallest box holding the elements of one tile: offsets over the tile parameters, sizes;
     None when a size is not a constant."""
-    m = _single_map(tile_access)
+    m = single_map(tile_access)
     if m is None:
         return None
     elements = _fix_to_params(m, names).range()
@@ -304,15 +289,10 @@ def constant_arrays(scop: Scop, arrays: tuple[DeviceArray, ...], kernels, option
 
 
 def _statement_domain(kernel: Kernel, statement: str) -> isl.Set:
-    for s in _sets(kernel.domain):
+    for s in sets_of(kernel.domain):
         if s.get_tuple_name() == statement:
             return s
     raise KeyError(statement)
-
-
-def _sets(uset: isl.UnionSet) -> list[isl.Set]:
-    sets = uset.get_set_list()
-    return [sets.get_at(k) for k in range(sets.n_set())]
 
 
 def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
@@ -442,7 +422,7 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
 
 def _project_tiles(to_tiles: isl.UnionMap, keep: int) -> isl.UnionMap:
     result = None
-    for m in _maps(to_tiles):
+    for m in maps_of(to_tiles):
         n = m.dim(isl.dim_type.out)
         piece = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, keep, n - keep))
         result = piece if result is None else result.union(piece)
@@ -455,7 +435,7 @@ def _try_private(group: Group, kernel: Kernel) -> bool:
     mapped = tiling.mapped
     to_mapped = _project_tiles(tiling.to_tiles, mapped).flat_range_product(_project_points(tiling.to_points, mapped))
     access = to_mapped.reverse().apply_range(group.relation())
-    function = _single_map(access)
+    function = single_map(access)
     if function is None:
         return False
     # the tiles' existential variables make isl's tests slow (21 s for is_injective on program 1516 of the

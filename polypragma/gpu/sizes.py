@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polypragma.isl_helpers import sets_of
+
 DEFAULT_TILE = {1: (256,), 2: (32, 32), 3: (4, 8, 32)}
 DEFAULT_BLOCK = {1: (256,), 2: (8, 32), 3: (2, 4, 32)}
 DEFAULT_GRID = {1: (65535,), 2: (65535, 65535), 3: (256, 65535, 65535)}
@@ -94,9 +96,7 @@ def parse_sizes(text: str, kernels: int = 256) -> dict[int, dict[str, tuple[int,
         image = point.apply(relation)
         if image.is_empty():
             continue
-        sets = image.get_set_list()
-        for j in range(sets.n_set()):
-            s = sets.get_at(j)
+        for s in sets_of(image):
             name = s.get_tuple_name()
             if name not in ("tile", "block", "grid"):
                 raise SizeError(f"unknown size kind '{name}' (tile, block or grid)")

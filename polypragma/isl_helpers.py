@@ -1,0 +1,64 @@
+"""Small isl helpers every stage uses, in one place instead of a copy per module.
+
+* :func:`bounded_operations`: a bound on the work isl may do, for the analyses that give up past it
+  (the dataflow analysis, the scheduler, the memory analysis, the atomic form of a kernel's AST):
+  past the bound isl raises isl.Error ("maximal number of operations exceeded") and the caller falls
+  back.
+* :func:`maps_of`, :func:`sets_of`, :func:`single_map`: the pieces of a union, and its maps as one map.
+* :func:`iterator_prefix`: a prefix for generated iterators that no name of the program has.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import contextmanager
+
+import islpy as isl
+
+
+@contextmanager
+def bounded_operations(ctx: isl.Context, limit: int):
+    """isl operations within the block count from zero and stop at ``limit`` (0: no bound);
+    afterwards the context is unbounded again."""
+    ctx.reset_operations()
+    ctx.set_max_operations(limit)
+    try:
+        yield
+    finally:
+        ctx.set_max_operations(0)
+        ctx.reset_operations()
+
+
+def maps_of(umap: isl.UnionMap) -> list[isl.Map]:
+    """The maps of ``umap``, one per space, in isl's order."""
+    maps = umap.get_map_list()
+    return [maps.get_at(k) for k in range(maps.n_map())]
+
+
+def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
+    """The sets of ``uset``, one per space, in isl's order."""
+    sets = uset.get_set_list()
+    return [sets.get_at(k) for k in range(sets.n_set())]
+
+
+def single_map(umap: isl.UnionMap) -> isl.Map | None:
+    """The union of the maps of ``umap`` as one map (their spaces must agree); None when it has none."""
+    maps = maps_of(umap)
+    if not maps:
+        return None
+    result = maps[0]
+    for m in maps[1:]:
+        result = result.union(m)
+    return result
+
+
+def iterator_prefix(reserved: frozenset[str] | set[str], preferred: str = "c") -> str:
+    """A prefix ``p`` such that no reserved name has the form ``p<digits>``."""
+    for prefix in (preferred, f"pp_{preferred}", f"polypragma_{preferred}"):
+        pattern = re.compile(re.escape(prefix) + r"\d+$")
+        if not any(pattern.match(name) for name in reserved):
+            return prefix
+    k = 0
+    while any(re.match(rf"polypragma{k}_c\d+$", name) for name in reserved):
+        k += 1
+    return f"polypragma{k}_c"
