@@ -10,7 +10,7 @@ import islpy as isl
 
 from polypragma import dependences as dependence_analysis
 from polypragma.buildtools.depfile import format_rule
-from polypragma.codegen import c_target, gpu
+from polypragma.codegen import c_target
 from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
 from polypragma.frontend.extract import RegionExtractor
@@ -19,7 +19,9 @@ from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
+from polypragma.gpu.explain import explain
 from polypragma.gpu.memory import MemoryOptions
+from polypragma.gpu.region import prepare
 from polypragma.gpu.sizes import SizeError, SizeOptions, dump as dump_sizes
 from polypragma.splice import Insertion, Replacement, banner, splice, write_atomically
 
@@ -239,7 +241,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         if scop.device_unsupported:
             raise Unsupported(*scop.device_unsupported[0])
         try:
-            gpu_region = gpu.prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
+            gpu_region = prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
                                      options.memory, cuda=target.cuda_kernels)
         except SizeError as exc:
             raise FatalError(str(exc), region.location) from None
@@ -248,7 +250,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         for kernel in gpu_region.mapping.kernels:
             log("gpu", f"  {kernel.describe()}")
         if options.explain:
-            for line in gpu.explain(gpu_region):
+            for line in explain(gpu_region):
                 print(line, file=reporter.stream)
         for array in gpu_region.arrays:
             moves = [w for w, on in (("copied in", array.copy_in), ("copied out", array.copy_out)) if on]

@@ -7,12 +7,13 @@ the ``.cu`` file compiles with nvcc; linking needs only cudart.
 
 from __future__ import annotations
 
-from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
+from polypragma.codegen.gpu import GpuSyntax, kernel_lines
 from polypragma.codegen.host import HostSyntax, host_function, runtime
 from polypragma.codegen.printer import helper_macros
 from polypragma.codegen.body import device_functions
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.region import GpuRegion, symbol_stem
 
 
 class CudaSyntax(GpuSyntax, HostSyntax):

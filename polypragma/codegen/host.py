@@ -33,10 +33,11 @@ from string import Template
 import islpy as isl
 
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder
-from polypragma.codegen.gpu import GpuRegion, kernel_arrays, kernel_scalar_params
+from polypragma.codegen.gpu import kernel_arrays, kernel_scalar_params
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import KERNEL_MARK, Kernel
+from polypragma.gpu.region import GpuRegion
 
 # the points of the skeleton where a target may add lines (see HostSyntax.at)
 POINTS = ("start", "allocated", "copied in", "launched", "done", "release", "released")

@@ -11,11 +11,12 @@ from __future__ import annotations
 from string import Template
 
 from polypragma.codegen.body import device_functions
-from polypragma.codegen.gpu import GpuRegion, GpuSyntax, kernel_lines, symbol_stem
+from polypragma.codegen.gpu import GpuSyntax, kernel_lines
 from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
 from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.region import GpuRegion, symbol_stem
 
 
 class OpenCLSyntax(GpuSyntax, HostSyntax):

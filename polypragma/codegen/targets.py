@@ -9,7 +9,7 @@ any, it writes beside it.
 from __future__ import annotations
 
 from polypragma.codegen import cuda_target, opencl_target
-from polypragma.codegen.gpu import GpuRegion
+from polypragma.gpu.region import GpuRegion
 
 
 class Target:

@@ -1,0 +1,67 @@
+"""The ``--explain`` report of one region: its kernels, their mapping, where each array lives and
+which data moves, with the reasons the GPU stage recorded."""
+
+from __future__ import annotations
+
+from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.region import GpuRegion
+
+
+def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
+    """Where each array of ``kernel`` lives, group by group, and why."""
+    if not region.memory:
+        return []
+    out = []
+    where = {"global": "global memory", "shared": "shared memory", "private": "registers",
+             "constant": "constant memory", "texture": "texture"}
+    for group in region.memory[kernel.index].groups:
+        lines = sorted({region.scop.statement(r.statement).line for r in group.references})
+        kinds = "read and written" if group.writes and any(not r.is_write for r in group.references) else \
+            "written" if group.writes else "read"
+        out.append(f"    {group.array.name} ({len(group.references)} reference(s), {kinds}, line(s) "
+                   f"{', '.join(map(str, lines))}): {where[group.placement]}: {group.reason}")
+    return out
+
+
+def explain(region: GpuRegion) -> list[str]:
+    """A report for --explain: the kernels, their mapping and the data moves, with reasons."""
+    scop = region.scop
+    where = f"{scop.region.file}:{scop.region.begin_line}"
+    kernels = region.mapping.kernels
+    out = [f"{where}: note: region {scop.region.index}: {len(kernels)} kernel(s)"]
+    axes = "xyz"
+    for kernel in kernels:
+        lines = sorted({s.line for s in scop.statements if s.name in kernel.statements})
+        head = (f"  kernel {kernel.index} (statements at line(s) {', '.join(map(str, lines))}): "
+                f"inside {kernel.host_depth} host loop(s)")
+        if not kernel.mapped:
+            out.append(head + "; no parallel loop: runs on one thread, so the data stays on the device")
+            continue
+        mapped = ", ".join(f"loop {d + 1} -> blocks.{axes[kernel.mapped - 1 - d]} and threads."
+                           f"{axes[kernel.mapped - 1 - d]}" for d in range(kernel.mapped))
+        memory = region.memory[kernel.index] if region.memory else None
+        barriers = ("barriers only around the shared-memory copies" if memory is not None and memory.placed("shared")
+                    else "no barrier is needed")
+        out.append(f"{head}; the outer {kernel.mapped} parallel loop(s) of its band are tiled: {mapped}; "
+                   f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
+                   f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "
+                   f"stays within a thread (checked), so {barriers}")
+        if memory is not None and memory.kernel.tiling is not None and memory.kernel.tiling.tiles > kernel.mapped:
+            out.append(f"    further loop(s) of its permutable band tiled by "
+                       f"{list(memory.kernel.tiling.tile_sizes[kernel.mapped:])} for the tiles of shared memory")
+        out += _memory_lines(region, kernel)
+    for a in region.arrays:
+        if a.local:
+            out.append(f"  {a.name}: device only (a local of the region)")
+            continue
+        why = []
+        if a.copy_in:
+            why.append("copied in (" + ("its values on entry may be read" if a.live_in else
+                                        "not every element is certainly written, and the copy-out must not "
+                                        "overwrite host data") + ")")
+        if a.copy_out:
+            why.append("copied out (written in the region)")
+        if not why:
+            why.append("not transferred")
+        out.append(f"  {a.name}: {a.elements} element(s) of {a.device_type}; " + "; ".join(why))
+    return out

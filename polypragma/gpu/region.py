@@ -1,0 +1,100 @@
+"""The GPU stage's entry point and result.
+
+:func:`prepare` takes one region's model, schedule and dependences through the GPU stage (host/kernel
+split and mapping, device arrays, memory placement) and returns a :class:`GpuRegion`: everything the
+printers of :mod:`polypragma.codegen` need, and nothing they must decide again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import islpy as isl
+
+from polypragma.dependences import Dependences
+from polypragma.diagnostics import Unsupported
+from polypragma.gpu.data import DeviceArray, device_arrays
+from polypragma.gpu.mapping import CrossThreadDependence, GpuMapping, Kernel, map_to_gpu
+from polypragma.gpu.memory import KernelMemory, MemoryOptions, constant_arrays, kernel_memory
+from polypragma.gpu.sizes import SizeOptions
+from polypragma.isl_helpers import iterator_prefix
+from polypragma.model import Scop
+
+
+def symbol_stem(source: str) -> str:
+    """An identifier fragment from a source file name, for unique function names."""
+    stem = re.sub(r"\W", "_", source.rsplit("/", 1)[-1].rsplit(".", 1)[0])
+    return stem if stem and not stem[0].isdigit() else f"f_{stem}"
+
+
+@dataclass(frozen=True)
+class GpuRegion:
+    """Everything printed for one region."""
+
+    scop: Scop
+    mapping: GpuMapping
+    arrays: tuple[DeviceArray, ...]
+    function: str  # host function name
+    kernel_names: tuple[str, ...]
+    names: dict  # prefixes: host iterators, block and thread ids, kernel iterators
+    uses_double: bool
+    memory: tuple[KernelMemory, ...] = ()  # per kernel: reference groups and where they live
+    constant: tuple[str, ...] = ()  # arrays in constant memory
+
+    def placement(self, kernel: Kernel, array: DeviceArray) -> str:
+        """How ``kernel`` receives ``array``: 'constant', 'texture' or 'global' (a buffer)."""
+        if array.name in self.constant:
+            return "constant"
+        if self.memory:
+            kinds = {g.placement for g in self.memory[kernel.index].groups if g.array.name == array.name}
+            if kinds == {"texture"}:
+                return "texture"
+        return "global"
+
+    def signature_parameters(self) -> list[tuple[str, str]]:
+        """(C type, name) of the host function's parameters, in order."""
+        out = [(self.scop.scalar_types[p], p) for p in self.scop.parameters]
+        out += [(self.scop.scalar_types[s], s) for s in self.scop.read_only_scalars]
+        out += [(f"{a.device_type} *", a.host_name) for a in self.arrays if not a.local]
+        return out
+
+    def call_arguments(self) -> list[str]:
+        out = list(self.scop.parameters) + list(self.scop.read_only_scalars)
+        for a in self.arrays:
+            if a.local:
+                continue
+            out.append(f"({a.device_type} *)&{a.host_name}" if a.scalar else f"({a.device_type} *){a.host_name}")
+        return out
+
+
+def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOptions, source: str,
+            memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False) -> GpuRegion:
+    """The GPU stage for one region: iterator names free in the program, the host/kernel split and
+    mapping, the device arrays, and each kernel's memory placement (``cuda``: the target may use
+    textures and unrolls register tiles unless ``memory_options`` says otherwise)."""
+    reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
+    names = {}
+    for role, preferred in (("host", "c"), ("block", "b"), ("thread", "t"), ("kernel", "k"), ("host_h", "h"),
+                            ("tile", "g")):
+        prefix = iterator_prefix(reserved, preferred)
+        names[role] = prefix
+        reserved |= {f"{prefix}{k}" for k in range(64)}
+    try:
+        mapping = map_to_gpu(schedule, scop.context, sizes,
+                             {"host": names["host_h"], "block": names["block"], "thread": names["thread"]}, deps.all)
+    except CrossThreadDependence as exc:
+        raise Unsupported("GPU mapping", scop.region.location,
+                          f"would need a barrier between threads ({exc}); not supported") from None
+    arrays = tuple(device_arrays(scop, deps))
+    stem = symbol_stem(source)
+    function = f"polypragma_{stem}_region{scop.region.index}"
+    kernel_names = tuple(f"{function}_kernel{k.index}" for k in mapping.kernels)
+    uses_double = any("double" in a.device_type for a in arrays) or any(
+        "double" in scop.scalar_types.get(s, "") for s in scop.read_only_scalars)
+    constant = constant_arrays(scop, arrays, mapping.kernels, memory_options)
+    unroll = memory_options.unroll if memory_options.unroll is not None else cuda
+    memory = tuple(kernel_memory(scop, arrays, k, memory_options, constant, names["tile"], "polypragma_",
+                                 cuda and memory_options.texture, unroll) for k in mapping.kernels)
+    return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, memory,
+                     tuple(sorted(constant)))
