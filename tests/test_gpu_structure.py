@@ -92,6 +92,7 @@ def test_a_dependence_between_threads_is_caught():
     import pytest
 
     from polypragma.gpu.mapping import CrossThreadDependence, map_to_gpu
+    from polypragma.gpu.names import IteratorNames
     from polypragma.gpu.sizes import SizeOptions
 
     ctx = isl.Context()
@@ -100,7 +101,7 @@ def test_a_dependence_between_threads_is_caught():
         isl.MultiUnionPwAff("[n] -> [{ S[i] -> [(i)] }]", context=ctx))
     band = schedule.get_root().child(0).band_member_set_coincident(0, True)  # wrongly claimed parallel
     context = isl.Set("[n] -> { : n >= 0 }", context=ctx)
-    names = {"host": "h", "block": "b", "thread": "t"}
+    names = IteratorNames(host="c", host_dims="h", block="b", thread="t", kernel="k", tile="g")
     chain = isl.UnionMap("[n] -> { S[i] -> S[i + 1] : 0 <= i < n - 1 }", context=ctx)
     with pytest.raises(CrossThreadDependence):
         map_to_gpu(band.get_schedule(), context, SizeOptions(), names, chain)

@@ -13,6 +13,7 @@ from polypragma.codegen.printer import helper_macros
 from polypragma.codegen.body import device_functions
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion, symbol_stem
 
 
@@ -61,9 +62,9 @@ class CudaSyntax(GpuSyntax, HostSyntax):
 
     def kernel_argument(self, region: GpuRegion, kernel: Kernel, array: DeviceArray) -> tuple[str, str] | None:
         placement = region.placement(kernel, array)
-        if placement == "constant":
+        if placement is Placement.CONSTANT:
             return None
-        if placement == "texture":
+        if placement is Placement.TEXTURE:
             return "cudaTextureObject_t", f"texture_{array.name}"
         return f"{array.device_type} *", f"dev_{array.name}"
 
@@ -124,10 +125,10 @@ class CudaSyntax(GpuSyntax, HostSyntax):
     def kernel_header(self, name: str, params: list[str]) -> str:
         return f"__global__ void {name}({', '.join(params)})"
 
-    def array_param(self, array: DeviceArray, placement: str, region: GpuRegion) -> str | None:
-        if placement == "constant":
+    def array_param(self, array: DeviceArray, placement: Placement, region: GpuRegion) -> str | None:
+        if placement is Placement.CONSTANT:
             return None  # a __constant__ symbol of the file
-        if placement == "texture":
+        if placement is Placement.TEXTURE:
             return f"cudaTextureObject_t {array.name}_texture"
         qualifier = "" if array.written else "const "
         return f"{qualifier}{array.device_type} *__restrict__ {array.name}"
@@ -138,10 +139,10 @@ class CudaSyntax(GpuSyntax, HostSyntax):
     def barrier(self) -> str:
         return "__syncthreads();"
 
-    def array_access(self, array: DeviceArray, placement: str, region: GpuRegion, index: str) -> str | None:
-        if placement == "constant":
+    def array_access(self, array: DeviceArray, placement: Placement, region: GpuRegion, index: str) -> str | None:
+        if placement is Placement.CONSTANT:
             return f"{constant_symbol(region, array)}[{index}]"
-        if placement == "texture":
+        if placement is Placement.TEXTURE:
             return f"polypragma_fetch_{array.device_type.replace(' ', '_')}({array.name}_texture, {index})"
         return None
 
@@ -233,7 +234,8 @@ static int polypragma_cuda_setup(const char *where)
 
 def texture_arrays(region: GpuRegion) -> list[DeviceArray]:
     """Arrays some kernel of ``region`` reads through a texture object."""
-    return [a for a in region.arrays if any(region.placement(k, a) == "texture" for k in region.mapping.kernels)]
+    return [a for a in region.arrays
+            if any(region.placement(k, a) is Placement.TEXTURE for k in region.mapping.kernels)]
 
 
 def prototypes(regions: list[GpuRegion]) -> list[str]:

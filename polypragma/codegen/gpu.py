@@ -18,6 +18,7 @@ from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.codegen.tiles import TiledKernel
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion
 
 
@@ -33,7 +34,7 @@ class GpuSyntax:
     def kernel_header(self, name: str, params: list[str]) -> str:
         raise NotImplementedError
 
-    def array_param(self, array: DeviceArray, placement: str, region: "GpuRegion") -> str | None:
+    def array_param(self, array: DeviceArray, placement: Placement, region: "GpuRegion") -> str | None:
         """The kernel parameter passing ``array`` (None: the kernel reaches it otherwise)."""
         raise NotImplementedError
 
@@ -43,7 +44,7 @@ class GpuSyntax:
     def barrier(self) -> str:
         raise NotImplementedError
 
-    def array_access(self, array: DeviceArray, placement: str, region: "GpuRegion", index: str) -> str | None:
+    def array_access(self, array: DeviceArray, placement: Placement, region: "GpuRegion", index: str) -> str | None:
         """A read of element ``index`` of ``array`` received as ``placement``; None: the buffer's."""
         return None
 
@@ -121,11 +122,11 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     memory = region.memory[kernel.index] if region.memory else None
     declarations: list[str] = []
     if memory is not None and memory.tiled:
-        tiled = TiledKernel(memory, printer, syntax, region.names["kernel"])
+        tiled = TiledKernel(memory, printer, syntax, region.names.kernel)
         body = tiled.lines(1)
         declarations = tiled.declarations()
     else:
-        ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names["kernel"],
+        ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
                                mapping_steps=kernel.sizes.mapping_steps)
         body = printer.node(ast, 1)
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]

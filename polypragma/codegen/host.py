@@ -36,7 +36,7 @@ from polypragma.codegen.ast_build import CallbackFailures, ast_builder
 from polypragma.codegen.gpu import kernel_arrays, kernel_scalar_params
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
-from polypragma.gpu.mapping import KERNEL_MARK, Kernel
+from polypragma.gpu.mapping import Kernel, kernel_mark
 from polypragma.gpu.region import GpuRegion
 
 # the points of the skeleton where a target may add lines (see HostSyntax.at)
@@ -320,33 +320,34 @@ class HostPrinter(CFamilyPrinter):
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
-        name = call.get_op_arg(0).get_id().get_name()
-        if not name.startswith(KERNEL_MARK):
+        mark = kernel_mark(call.get_op_arg(0).get_id())
+        if mark is None:
             raise AssertionError("statement outside any kernel")
-        kernel = self.region.mapping.kernels[int(name[len(KERNEL_MARK):])]
+        kernel = self.region.mapping.kernels[mark.index]
         arguments = [self.expr(call.get_op_arg(k)) for k in range(1, call.get_op_n_arg())]
         hosts = len(kernel.host_params)
         return self.launch(kernel, arguments[:hosts], arguments[hosts:], depth)
 
 
 def host_ast(region: GpuRegion) -> isl.AstNode:
-    """The host loops, each kernel's subtree replaced by a call ``kernel_<k>(h0, h1, ..., counts)``:
-    the values of the kernel's host dimensions and its tile counts, as isl writes them where the kernel
-    stands.  They cannot be named after the host loops' iterators: a host loop of one iteration is no
-    loop in isl's AST, and its iterator is not declared."""
+    """The host loops, each kernel's subtree replaced by a call ``kernel(h0, h1, ..., counts)`` on its
+    mark's id (which says which kernel): the values of the kernel's host dimensions and its tile counts,
+    as isl writes them where the kernel stands.  They cannot be named after the host loops' iterators:
+    a host loop of one iteration is no loop in isl's AST, and its iterator is not declared."""
 
     def launch(node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
         mark = node.mark_get_id()
-        if not mark.get_name().startswith(KERNEL_MARK):
+        kernel_id = kernel_mark(mark)
+        if kernel_id is None:
             return node
-        kernel = region.mapping.kernels[int(mark.get_name()[len(KERNEL_MARK):])]
+        kernel = region.mapping.kernels[kernel_id.index]
         arguments = isl.AstExprList.alloc(build.get_ctx(), 0)
         for value in _launch_values(kernel, build):
             arguments = arguments.add(build.expr_from_pw_aff(value))
         return isl.AstNode.alloc_user(isl.AstExpr.from_id(mark).call(arguments))
 
     failures = CallbackFailures()
-    build = ast_builder(region.scop.context, region.names["host"])
+    build = ast_builder(region.scop.context, region.names.host)
     # islpy returns the callback's lifetime handle with the build; keep it alive while building
     build, _handle = build.set_after_each_mark(failures.kept(launch))
     ast = build.node_from_schedule(region.mapping.host_schedule)

@@ -16,6 +16,7 @@ from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
 from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion, symbol_stem
 
 
@@ -80,8 +81,8 @@ class OpenCLSyntax(GpuSyntax, HostSyntax):
     def kernel_header(self, name: str, params: list[str]) -> str:
         return f"__kernel void {name}({', '.join(params)})"
 
-    def array_param(self, array: DeviceArray, placement: str, region: GpuRegion) -> str:
-        if placement == "constant":
+    def array_param(self, array: DeviceArray, placement: Placement, region: GpuRegion) -> str:
+        if placement is Placement.CONSTANT:
             return f"__constant {array.device_type} *restrict {array.name}"
         qualifier = "" if array.written else "const "
         return f"__global {qualifier}{array.device_type} *restrict {array.name}"

@@ -21,7 +21,7 @@ import islpy as isl
 from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
-from polypragma.gpu.memory import Group, KernelMemory
+from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.isl_helpers import single_map as _single_map
 
 
@@ -89,8 +89,8 @@ class TiledKernel:
         self.prefix = iterator_prefix
         self.ctx = self.kernel.domain.get_ctx()
         self.context = _with_params(self.kernel.context, memory.tile_params)
-        self.shared = memory.placed("shared")
-        self.private = memory.placed("private")
+        self.shared = memory.placed(Placement.SHARED)
+        self.private = memory.placed(Placement.PRIVATE)
         # registers live across barriers only where the target allows it (see GpuSyntax)
         self.registers_outside = not self.shared or syntax.registers_across_barriers
         self._shifts: dict[int, isl.Map] = {}
@@ -235,7 +235,7 @@ class TiledKernel:
         for group in self.shared + self.private:
             for ref in group.references:
                 if ref.node is node and ref.statement == statement.name:
-                    if group.placement == "shared":
+                    if group.placement is Placement.SHARED:
                         return self._shared_reference(group, ref, statement, values)
                     return group.name + "".join(f"[{e}]" for e in extras)
         return None

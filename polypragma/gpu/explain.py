@@ -4,6 +4,7 @@ which data moves, with the reasons the GPU stage recorded."""
 from __future__ import annotations
 
 from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion
 
 
@@ -12,14 +13,12 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
     if not region.memory:
         return []
     out = []
-    where = {"global": "global memory", "shared": "shared memory", "private": "registers",
-             "constant": "constant memory", "texture": "texture"}
     for group in region.memory[kernel.index].groups:
         lines = sorted({region.scop.statement(r.statement).line for r in group.references})
         kinds = "read and written" if group.writes and any(not r.is_write for r in group.references) else \
             "written" if group.writes else "read"
         out.append(f"    {group.array.name} ({len(group.references)} reference(s), {kinds}, line(s) "
-                   f"{', '.join(map(str, lines))}): {where[group.placement]}: {group.reason}")
+                   f"{', '.join(map(str, lines))}): {group.placement.value}: {group.reason}")
     return out
 
 
@@ -40,8 +39,8 @@ def explain(region: GpuRegion) -> list[str]:
         mapped = ", ".join(f"loop {d + 1} -> blocks.{axes[kernel.mapped - 1 - d]} and threads."
                            f"{axes[kernel.mapped - 1 - d]}" for d in range(kernel.mapped))
         memory = region.memory[kernel.index] if region.memory else None
-        barriers = ("barriers only around the shared-memory copies" if memory is not None and memory.placed("shared")
-                    else "no barrier is needed")
+        shared = memory is not None and memory.placed(Placement.SHARED)
+        barriers = "barriers only around the shared-memory copies" if shared else "no barrier is needed"
         out.append(f"{head}; the outer {kernel.mapped} parallel loop(s) of its band are tiled: {mapped}; "
                    f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
                    f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "

@@ -5,8 +5,9 @@ from the root, the first band whose outermost member is coincident starts a
 kernel; non-coincident leading members of a band stay on the host (the band
 is split).  A subtree without any coincident member runs as a one-thread
 kernel, so that data stays on the device.  Each kernel is marked in the tree
-with a ``kernel_<k>`` mark; band members above it are made atomic so the
-host AST holds one launch per kernel.
+with a ``kernel`` mark whose id carries a :class:`KernelMark` (as PPCG's ids
+carry the kernel); band members above it are made atomic so the host AST
+holds one launch per kernel.
 
 Mapping: the kernel's leading coincident members (at most three) are tiled.
 Tile ``g = floor((x - min) / T)`` and point ``p = (x - min) mod T`` replace
@@ -28,10 +29,23 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
 from polypragma.isl_helpers import maps_of, sets_of
 
-KERNEL_MARK = "kernel_"
+
+@dataclass(frozen=True)
+class KernelMark:
+    """The object a kernel's mark id carries (``isl.Id("kernel", user=KernelMark(k))``): which kernel
+    the marked subtree is, read back with :func:`kernel_mark` rather than parsed from the id's name."""
+
+    index: int
+
+
+def kernel_mark(id_: isl.Id) -> KernelMark | None:
+    """The kernel a mark's id (or the host AST's call made from it) stands for; None for another id."""
+    user = id_.get_user()
+    return user if isinstance(user, KernelMark) else None
 
 
 # tile size of the band members tiled beyond the mapped ones (the k loop of a matrix product), so that
@@ -113,7 +127,7 @@ def _leading_coincident(node: isl.ScheduleNode) -> int:
 
 
 def place_kernels(schedule: isl.Schedule) -> tuple[isl.Schedule, list[tuple[int, int]]]:
-    """Insert ``kernel_<k>`` marks; return the schedule and, per kernel, (mark index, mapped members)."""
+    """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members)."""
     kernels: list[tuple[int, int]] = []
     root = schedule.get_root()
     if root.n_children() == 0:
@@ -123,7 +137,7 @@ def place_kernels(schedule: isl.Schedule) -> tuple[isl.Schedule, list[tuple[int,
         ctx = node.get_ctx()
         k = len(kernels)
         kernels.append((k, mapped))
-        node = node.insert_mark(isl.Id(f"{KERNEL_MARK}{k}", context=ctx))
+        node = node.insert_mark(isl.Id("kernel", user=KernelMark(k), context=ctx))
         return node
 
     def walk(node: isl.ScheduleNode) -> isl.ScheduleNode:
@@ -214,11 +228,11 @@ def _bound(hull: isl.Set, exact: isl.Set, d: int, optimum) -> isl.PwAff:
 
 
 def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelSizes,
-                 names: dict[str, str], context: isl.Set) -> Kernel:
+                 names: IteratorNames, context: isl.Set) -> Kernel:
     """The kernel rooted at ``node`` (the child of its mark)."""
     ctx = node.get_ctx()
     depth = node.get_schedule_depth()
-    host_params = [f"{names['host']}{j}" for j in range(depth)]
+    host_params = [f"{names.host_dims}{j}" for j in range(depth)]
     domain = node.get_domain()
     prefix = node.get_prefix_schedule_union_map().intersect_domain(domain)
     if depth:
@@ -227,8 +241,8 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
         kernel_domain = domain
     subtree = node.get_subtree_schedule_union_map().intersect_domain(kernel_domain)
     statements = sorted({m.get_tuple_name(isl.dim_type.in_) for m in maps_of(subtree)})
-    block_params = [f"{names['block']}{d}" for d in range(mapped)]
-    thread_params = [f"{names['thread']}{d}" for d in range(mapped)]
+    block_params = [f"{names.block}{d}" for d in range(mapped)]
+    thread_params = [f"{names.thread}{d}" for d in range(mapped)]
     kernel_context = context
     for name in host_params + block_params + thread_params:
         position = kernel_context.dim(isl.dim_type.param)
@@ -363,7 +377,7 @@ def check_within_threads(kernel: Kernel, node: isl.ScheduleNode, dependences: is
             raise CrossThreadDependence(f"kernel {kernel.index}: a dependence joins two threads")
 
 
-def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: dict[str, str],
+def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None) -> GpuMapping:
     marked, placed = place_kernels(schedule)
     kernels: list[Kernel] = []
@@ -371,9 +385,9 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
 
     def visit(node: isl.ScheduleNode) -> bool:
         if node.get_type() == isl.schedule_node_type.mark:
-            name = node.mark_get_id().get_name()
-            if name.startswith(KERNEL_MARK):
-                found[int(name[len(KERNEL_MARK):])] = node.child(0)
+            mark = kernel_mark(node.mark_get_id())
+            if mark is not None:
+                found[mark.index] = node.child(0)
                 return False
         return True
 

@@ -25,7 +25,8 @@ Everything is decided with isl on the kernel's :class:`polypragma.gpu.mapping.Ti
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from enum import Enum
 
 import islpy as isl
 
@@ -63,14 +64,26 @@ class MemoryOptions:
     unroll: bool | None = None
 
 
-@dataclass
+class Placement(Enum):
+    """Where a group of references lives (PPCG's ``ppcg_access_global/shared/private``, with the
+    constant memory of C-to-CUDA and the textures of Texturizing PPCG); the value is --explain's word."""
+
+    GLOBAL = "global memory"
+    SHARED = "shared memory"
+    PRIVATE = "registers"
+    CONSTANT = "constant memory"
+    TEXTURE = "texture"
+
+
+@dataclass(frozen=True)
 class Group:
-    """References to one array in one kernel that are placed together."""
+    """References to one array in one kernel that are placed together; each decision on it
+    (:func:`_try_private`, :func:`_try_shared`) returns a new group."""
 
     array: DeviceArray
     references: list[Reference]  # relations restricted to the kernel's instances
     relations: list[isl.Map]
-    placement: str = "global"  # global, shared, private, constant, texture
+    placement: Placement = Placement.GLOBAL
     reason: str = ""
     # shared memory: the box, over the tile parameters
     offsets: list[isl.PwAff] = field(default_factory=list)
@@ -105,19 +118,19 @@ class Group:
         return math.prod(widths) * size
 
 
-@dataclass
+@dataclass(frozen=True)
 class KernelMemory:
     kernel: Kernel
-    groups: list[Group]
+    groups: tuple[Group, ...]
     tile_params: tuple[str, ...]  # names of the tile coordinates inside the kernel
     unroll: bool = False  # unroll the thread's mapped point loops (register indices become constants)
 
     @property
     def tiled(self) -> bool:
-        return any(g.placement in ("shared", "private") for g in self.groups)
+        return any(g.placement in (Placement.SHARED, Placement.PRIVATE) for g in self.groups)
 
-    def placed(self, kind: str) -> list[Group]:
-        return [g for g in self.groups if g.placement == kind]
+    def placed(self, kind: Placement) -> list[Group]:
+        return [g for g in self.groups if g.placement is kind]
 
 
 def _fix_to_params(space_map: isl.Map, names: tuple[str, ...]) -> isl.Map:
@@ -307,11 +320,9 @@ def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, o
     except isl.Error:
         without = MemoryOptions(shared=False, private=False, constant=options.constant, texture=False)
         memory = _kernel_memory(scop, arrays, kernel, without, constant, tile_prefix, private_prefix, False, False)
-        for group in memory.groups:
-            if group.placement == "global":
-                group.reason = (f"the analysis for shared memory and registers exceeded its bound of "
-                                f"{MAX_OPERATIONS} isl operations")
-        return memory
+        why = f"the analysis for shared memory and registers exceeded its bound of {MAX_OPERATIONS} isl operations"
+        return replace(memory, groups=tuple(replace(g, reason=why) if g.placement is Placement.GLOBAL else g
+                                            for g in memory.groups))
 
 
 def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
@@ -332,41 +343,44 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
         refs = references[name]
         relations = [ref.relation.intersect_domain(_statement_domain(kernel, ref.statement)) for ref in refs]
         if name in constant:
-            groups.append(Group(array, refs, relations, "constant", constant[name]))
+            groups.append(Group(array, refs, relations, Placement.CONSTANT, constant[name]))
             continue
         if array.scalar or tiling is None or not all(r.exact for r in refs):
             why = ("a scalar" if array.scalar else "the kernel runs on one thread" if tiling is None
                    else "a subscript is not affine")
-            groups.append(Group(array, refs, relations, "global", why))
+            groups.append(Group(array, refs, relations, Placement.GLOBAL, why))
             continue
         if options.shared or options.private:
             groups += _group(array, refs, relations, kernel)
         else:
-            groups.append(Group(array, refs, relations, "global"))
+            groups.append(Group(array, refs, relations, Placement.GLOBAL))
     # placement, group by group, in a fixed order
     budget = options.max_shared
     for k, group in enumerate(groups):
-        if group.placement != "global" or tiling is None or group.reason:
+        if group.placement is not Placement.GLOBAL or tiling is None or group.reason:
             continue
-        group.name = f"{private_prefix}{group.array.name}_{k}"
-        if options.private and _try_private(group, kernel):
-            continue
-        if options.shared:
-            budget -= _try_shared(group, kernel, tile_params, steps, budget)
-        elif not group.reason:
-            group.reason = "shared memory is off (--no-shared-memory)"
-    for group in groups:
-        if group.placement == "global" and texture and group.array.name not in written_here \
+        group = replace(group, name=f"{private_prefix}{group.array.name}_{k}")
+        if options.private:
+            group = _try_private(group, kernel)
+        if group.placement is not Placement.PRIVATE:
+            if options.shared:
+                group = _try_shared(group, kernel, tile_params, steps, budget)
+                if group.placement is Placement.SHARED:
+                    budget -= group.shared_bytes()
+            elif not group.reason:
+                group = replace(group, reason="shared memory is off (--no-shared-memory)")
+        groups[k] = group
+    for k, group in enumerate(groups):
+        if group.placement is Placement.GLOBAL and texture and group.array.name not in written_here \
                 and group.array.device_type in TEXTURE_TYPES and not group.array.scalar:
-            group.placement = "texture"
-            group.reason = ("the kernel only reads it, so no read can see a write of the same kernel; fetched "
-                            "through a texture object (--texture)")
-        elif group.placement == "global" and not group.reason:
-            group.reason = "no reason to move it"
-    memory = KernelMemory(kernel, groups, tile_params)
-    private = memory.placed("private")
-    memory.unroll = unroll and bool(private) and all(math.prod(g.counts) <= MAX_REGISTERS for g in private)
-    return memory
+            groups[k] = replace(group, placement=Placement.TEXTURE, reason=(
+                "the kernel only reads it, so no read can see a write of the same kernel; fetched through a "
+                "texture object (--texture)"))
+        elif group.placement is Placement.GLOBAL and not group.reason:
+            groups[k] = replace(group, reason="no reason to move it")
+    private = [g for g in groups if g.placement is Placement.PRIVATE]
+    return KernelMemory(kernel, tuple(groups), tile_params,
+                        unroll and bool(private) and all(math.prod(g.counts) <= MAX_REGISTERS for g in private))
 
 
 def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], kernel: Kernel) -> list[Group]:
@@ -429,34 +443,29 @@ def _project_tiles(to_tiles: isl.UnionMap, keep: int) -> isl.UnionMap:
     return result if result is not None else to_tiles
 
 
-def _try_private(group: Group, kernel: Kernel) -> bool:
-    """Registers: the access is a bijection from the thread's points of a mapped tile, with reuse."""
+def _try_private(group: Group, kernel: Kernel) -> Group:
+    """Registers: the access is a bijection from the thread's points of a mapped tile, with reuse.
+    Returns the group in registers, or with the reason it is not."""
     tiling = kernel.tiling
     mapped = tiling.mapped
     to_mapped = _project_tiles(tiling.to_tiles, mapped).flat_range_product(_project_points(tiling.to_points, mapped))
     access = to_mapped.reverse().apply_range(group.relation())
     function = single_map(access)
     if function is None:
-        return False
+        return group
     # the tiles' existential variables make isl's tests slow (21 s for is_injective on program 1516 of the
     # differential test); with the equalities among them found first, a few milliseconds
     function = function.detect_equalities().coalesce()
     if not function.is_single_valued() or not function.is_injective():
-        group.reason = "registers: the elements are not a one-to-one function of the thread's points"
-        return False
+        return replace(group, reason="registers: the elements are not a one-to-one function of the thread's points")
     if not _reuse(group.relation(), None):
-        group.reason = "registers: no element is used twice"
-        return False
+        return replace(group, reason="registers: no element is used twice")
     counts = [-(-tiling.tile_sizes[d] // kernel.sizes.block[d]) for d in range(mapped)]
     if math.prod(counts) > MAX_REGISTERS:
-        group.reason = f"registers: {math.prod(counts)} elements a thread exceed {MAX_REGISTERS}"
-        return False
-    group.placement = "private"
-    group.counts = counts
-    group.function = function
-    group.reason = (f"each thread uses its {math.prod(counts)} element(s) more than once, and no other thread "
-                    "uses them: kept in registers")
-    return True
+        return replace(group, reason=f"registers: {math.prod(counts)} elements a thread exceed {MAX_REGISTERS}")
+    return replace(group, placement=Placement.PRIVATE, counts=counts, function=function,
+                   reason=(f"each thread uses its {math.prod(counts)} element(s) more than once, and no other "
+                           "thread uses them: kept in registers"))
 
 
 def _project_points(to_points: isl.UnionMap, keep: int) -> isl.UnionMap:
@@ -464,19 +473,18 @@ def _project_points(to_points: isl.UnionMap, keep: int) -> isl.UnionMap:
 
 
 def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], steps: list[isl.UnionMap],
-                budget: int) -> int:
-    """Shared memory; returns the bytes taken."""
+                budget: int) -> Group:
+    """Shared memory, within ``budget`` bytes; returns the group in shared memory (its
+    :meth:`Group.shared_bytes` taken from the budget), or with the reason it is not."""
     tiling = kernel.tiling
     size = _sizeof(group.array)
     access = tiling.to_tiles.reverse().apply_range(group.relation())
     box = _box(access, tile_params)
     if size is None:
-        group.reason = f"shared memory: element type '{group.array.device_type}' of unknown size"
-        return 0
+        return replace(group, reason=f"shared memory: element type '{group.array.device_type}' of unknown size")
     if box is None:
-        group.reason = "shared memory: the elements a tile touches have no box of constant size"
-        return 0
-    group.offsets, group.sizes = box
+        return replace(group, reason="shared memory: the elements a tile touches have no box of constant size")
+    group = replace(group, offsets=box[0], sizes=box[1])
     same_tile = tiling.to_tiles.apply_range(tiling.to_tiles.reverse())
     reuse = _reuse(group.relation(), same_tile)
     coalesced = True
@@ -486,18 +494,14 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
             if deltas is not None and not _is_zero(deltas, (0, 1)):
                 coalesced = False
     if not reuse and coalesced:
-        group.reason = "no reuse within a tile and the global access is coalesced"
-        return 0
-    group.padding = _padding(group, steps)
-    needed = group.shared_bytes()
+        return replace(group, reason="no reuse within a tile and the global access is coalesced")
+    padded = replace(group, padding=_padding(group, steps))
+    needed = padded.shared_bytes()
     if needed > budget:
-        group.reason = (f"shared memory: the tile {'x'.join(map(str, group.sizes))} needs {needed} bytes, "
-                        f"{max(budget, 0)} left of --max-shared-memory")
-        group.padding = 0
-        return 0
+        return replace(group, reason=(f"shared memory: the tile {'x'.join(map(str, group.sizes))} needs {needed} "
+                                      f"bytes, {max(budget, 0)} left of --max-shared-memory"))
     why = " and ".join(w for w, on in (("reuse within a tile", reuse),
                                         ("the global access is not coalesced", not coalesced)) if on)
-    pad = f", innermost dimension padded by {group.padding} against bank conflicts" if group.padding else ""
-    group.placement = "shared"
-    group.reason = f"{why}: tile {'x'.join(map(str, group.sizes))} in shared memory ({needed} bytes{pad})"
-    return needed
+    pad = f", innermost dimension padded by {padded.padding} against bank conflicts" if padded.padding else ""
+    return replace(padded, placement=Placement.SHARED,
+                   reason=f"{why}: tile {'x'.join(map(str, group.sizes))} in shared memory ({needed} bytes{pad})")

@@ -16,9 +16,9 @@ from polypragma.dependences import Dependences
 from polypragma.diagnostics import Unsupported
 from polypragma.gpu.data import DeviceArray, device_arrays
 from polypragma.gpu.mapping import CrossThreadDependence, GpuMapping, Kernel, map_to_gpu
-from polypragma.gpu.memory import KernelMemory, MemoryOptions, constant_arrays, kernel_memory
+from polypragma.gpu.memory import KernelMemory, MemoryOptions, Placement, constant_arrays, kernel_memory
+from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import SizeOptions
-from polypragma.isl_helpers import iterator_prefix
 from polypragma.model import Scop
 
 
@@ -37,20 +37,20 @@ class GpuRegion:
     arrays: tuple[DeviceArray, ...]
     function: str  # host function name
     kernel_names: tuple[str, ...]
-    names: dict  # prefixes: host iterators, block and thread ids, kernel iterators
+    names: IteratorNames  # prefixes of the iterators and ids of the host and kernel code
     uses_double: bool
     memory: tuple[KernelMemory, ...] = ()  # per kernel: reference groups and where they live
     constant: tuple[str, ...] = ()  # arrays in constant memory
 
-    def placement(self, kernel: Kernel, array: DeviceArray) -> str:
-        """How ``kernel`` receives ``array``: 'constant', 'texture' or 'global' (a buffer)."""
+    def placement(self, kernel: Kernel, array: DeviceArray) -> Placement:
+        """How ``kernel`` receives ``array``: CONSTANT, TEXTURE or GLOBAL (a buffer)."""
         if array.name in self.constant:
-            return "constant"
+            return Placement.CONSTANT
         if self.memory:
             kinds = {g.placement for g in self.memory[kernel.index].groups if g.array.name == array.name}
-            if kinds == {"texture"}:
-                return "texture"
-        return "global"
+            if kinds == {Placement.TEXTURE}:
+                return Placement.TEXTURE
+        return Placement.GLOBAL
 
     def signature_parameters(self) -> list[tuple[str, str]]:
         """(C type, name) of the host function's parameters, in order."""
@@ -74,15 +74,9 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     mapping, the device arrays, and each kernel's memory placement (``cuda``: the target may use
     textures and unrolls register tiles unless ``memory_options`` says otherwise)."""
     reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
-    names = {}
-    for role, preferred in (("host", "c"), ("block", "b"), ("thread", "t"), ("kernel", "k"), ("host_h", "h"),
-                            ("tile", "g")):
-        prefix = iterator_prefix(reserved, preferred)
-        names[role] = prefix
-        reserved |= {f"{prefix}{k}" for k in range(64)}
+    names = IteratorNames.free_in(reserved)
     try:
-        mapping = map_to_gpu(schedule, scop.context, sizes,
-                             {"host": names["host_h"], "block": names["block"], "thread": names["thread"]}, deps.all)
+        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all)
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
@@ -94,7 +88,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         "double" in scop.scalar_types.get(s, "") for s in scop.read_only_scalars)
     constant = constant_arrays(scop, arrays, mapping.kernels, memory_options)
     unroll = memory_options.unroll if memory_options.unroll is not None else cuda
-    memory = tuple(kernel_memory(scop, arrays, k, memory_options, constant, names["tile"], "polypragma_",
+    memory = tuple(kernel_memory(scop, arrays, k, memory_options, constant, names.tile, "polypragma_",
                                  cuda and memory_options.texture, unroll) for k in mapping.kernels)
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, memory,
                      tuple(sorted(constant)))
