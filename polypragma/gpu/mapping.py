@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polypragma import timing
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
 
 KERNEL_MARK = "kernel_"
@@ -369,6 +370,7 @@ def check_within_threads(kernel: Kernel, node: isl.ScheduleNode, dependences: is
             raise CrossThreadDependence(f"kernel {kernel.index}: a dependence joins two threads")
 
 
+@timing.part("kernels placed and mapped onto blocks and threads")
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: dict[str, str],
                dependences: isl.UnionMap | None = None) -> GpuMapping:
     marked, placed = place_kernels(schedule)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import islpy as isl
 
+from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.model import Reference, Scop
@@ -379,6 +380,14 @@ def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, o
                   unroll: bool) -> KernelMemory:
     """Groups of the references of ``kernel`` and where each goes; within a bound on isl's work,
     past which every array stays in global memory (said by --explain)."""
+    with timing.part(f"kernel {kernel.index}: memory (reference groups, shared memory, registers)"):
+        return _bounded_kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture,
+                                      unroll)
+
+
+def _bounded_kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
+                           constant: dict[str, str], tile_prefix: str, private_prefix: str, texture: bool,
+                           unroll: bool) -> KernelMemory:
     try:
         with bounded_operations(kernel.domain.get_ctx(), MAX_OPERATIONS):
             return _kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture,
