@@ -8,8 +8,9 @@ compiled by polypragma for each target, with the -D options of its first ``// RU
 of its own (``python -m polypragma ... -v``), one at a time and pinned to one core with ``taskset -c 0``
 where there is one: the wall time of the process is what a build waits for.  From ``-v`` it keeps the
 times of the stages (the ``[stage] ... (X ms)`` lines, summed per stage) and of the ``[total]`` line;
-what the process spends outside ``[total]`` is Python's start and polypragma's imports, and what
-``[total]`` spends outside the stages is work ``-v`` does not account for.
+Python's start and polypragma's imports are ``-v``'s ``[start]`` line (before it had one: the process's
+time outside ``[total]``), and what ``[total]`` spends outside the stages is work ``-v`` does not
+account for.
 
 ``--profile N`` runs the N slowest cuda programs again under cProfile and lists the functions that take
 the time (cumulative, polypragma's own functions, and the isl calls by their own time).
@@ -206,7 +207,8 @@ def stage_cells(run: dict | None) -> list[str]:
     stages = run["stages_ms"]
     cells = [f"{stages.get(s, 0.0) / 1000:.2f}" for s in STAGES]
     untimed = run["total_ms"] - sum(stages.values())
-    start = run["seconds"] * 1000 - run["total_ms"]
+    # the process's time outside the stages: before [total] (older versions) or in its [start] line
+    start = run["seconds"] * 1000 - run["total_ms"] + stages.get("start", 0.0)
     return cells + [f"{untimed / 1000:.2f}", f"{start / 1000:.2f}"]
 
 
@@ -240,7 +242,8 @@ def markdown(meta: dict, rows: list[dict], profiles: list[dict], notes: str) -> 
         "*cuda CPU s* is the cuda process's CPU time (user and system), which the load disturbs less.",
         "The stage columns are the cuda run's `-v` times in seconds (summed over the regions);",
         "*untimed* is the part of `[total]` no stage line accounts for, *start* the process's time outside",
-        "`[total]` (interpreter start, imports, argument parsing).",
+        "the stages (interpreter start, imports, argument parsing: `-v`'s `[start]` line, and the process's",
+        "exit after `[total]`).",
         "",
         "| program | regions | " + " | ".join(f"{t} s" for t in targets) + " | cuda CPU s | "
         + " | ".join(STAGES) + " | untimed | start |",

@@ -14,6 +14,7 @@ from polypragma.frontend.preprocess import PreprocessOptions
 from polypragma.gpu.memory import DEFAULT_MAX_SHARED_MEMORY, MemoryOptions
 from polypragma.gpu.sizes import SizeError, SizeOptions, parse_list, parse_sizes
 from polypragma.schedule import FUSION_CHOICES, ScheduleOptions
+from polypragma.timing import process_started
 
 DESCRIPTION = """\
 Compile the loop nests marked with '#pragma scop' ... '#pragma endscop' in a C
@@ -183,4 +184,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.write_dependencies or args.dependency_file:
         options = dataclasses.replace(options, dependency_file=args.dependency_file
                                       or dependency_path(args.source, options))
-    return compile_file(args.source, options, Reporter(sys.stderr))
+    # the command of this process (not main called with arguments, as the tests do): -v times its start
+    started = process_started() if argv is None else None
+    return compile_file(args.source, options, Reporter(sys.stderr), started)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import islpy as isl
 
 from polypragma import dependences as dependence_analysis
+from polypragma import timing
 from polypragma.buildtools.depfile import format_rule
 from polypragma.codegen import c_target
 from polypragma.codegen.targets import TARGETS, Target
@@ -55,21 +56,51 @@ def output_path(source: str, options: Options, suffix: str = ".c") -> str:
 
 
 class _Log:
-    def __init__(self, enabled: bool, stream):
+    """The lines of -v.  A timed line (:meth:`lap`) takes the time since the previous one, so the
+    timed lines cover the run without gaps and add up to the ``[total]`` line."""
+
+    def __init__(self, enabled: bool, stream, started: float | None = None):
         self.enabled = enabled
         self.stream = stream
+        self.begun = self.last = started if started is not None else time.perf_counter()
 
-    def __call__(self, stage: str, message: str, started: float | None = None) -> None:
-        if not self.enabled:
-            return
-        took = f" ({(time.perf_counter() - started) * 1000:.1f} ms)" if started is not None else ""
-        print(f"polypragma: [{stage}] {message}{took}", file=self.stream)
+    def __call__(self, stage: str, message: str) -> None:
+        """An untimed line."""
+        if self.enabled:
+            print(f"polypragma: [{stage}] {message}", file=self.stream)
+
+    def lap(self, stage: str, message: str) -> None:
+        """A timed line: what was done since the previous timed line."""
+        now = time.perf_counter()
+        self._timed(stage, message, now - self.last)
+        self.last = now
+
+    def parts(self, stage: str, prefix: str, parts: list[tuple[str, float]], rest: str) -> None:
+        """Timed lines for the parts a stage's modules timed (:mod:`polypragma.timing`), then one for
+        the rest of the time since the previous timed line."""
+        for label, seconds in parts:
+            self._timed(stage, f"{prefix}{label}", seconds)
+        now = time.perf_counter()
+        self._timed(stage, f"{prefix}{rest}", max(now - self.last - sum(s for _, s in parts), 0.0))
+        self.last = now
+
+    def total(self, message: str) -> None:
+        self._timed("total", message, time.perf_counter() - self.begun)
+
+    def _timed(self, stage: str, message: str, seconds: float) -> None:
+        if self.enabled:
+            print(f"polypragma: [{stage}] {message} ({seconds * 1000:.1f} ms)", file=self.stream)
 
 
-def compile_file(source: str, options: Options, reporter: Reporter | None = None) -> int:
-    """Compile ``source``; return the exit status (0, or 1 on error)."""
+def compile_file(source: str, options: Options, reporter: Reporter | None = None,
+                 process_started: float | None = None) -> int:
+    """Compile ``source``; return the exit status (0, or 1 on error).  ``process_started``: when the
+    process started (on ``time.perf_counter``'s clock), for the command: -v then times the start
+    (interpreter, imports, command line) as a stage of its own, and ``[total]`` from there."""
     reporter = reporter or Reporter()
-    log = _Log(options.verbose, reporter.stream)
+    log = _Log(options.verbose, reporter.stream, process_started)
+    if process_started is not None:
+        log.lap("start", "Python's start, polypragma's imports and the command line")
     try:
         return _compile(source, options, reporter, log)
     except FatalError as exc:
@@ -95,16 +126,14 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     if os.path.exists(destination) and os.path.samefile(destination, source):
         raise FatalError(f"output {destination} would overwrite the input")
 
-    begun = started = time.perf_counter()
     regions = scan(text, source)
-    log("scan", f"{len(regions)} region(s) in {source}", started)
+    log.lap("scan", f"{len(regions)} region(s) in {source}")
 
     replacements: list[Replacement] = []
     helpers: set[str] = set()
     gpu_regions: list = []
     inputs = [source]  # the source and the headers the output depends on
     if regions:
-        started = time.perf_counter()
         # a preprocessor failure (a header not found: a forgotten -I) is an error even without --strict:
         # polypragma would not see the code the compiler sees, and a build that goes on with every
         # region left as written silently loses its GPU code
@@ -123,7 +152,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
             located = locate(ast, regions, source)
             types = TypeTable(ast)
             reserved = identifiers(ast)
-            log("frontend", "preprocessed, parsed and regions located", started)
+            log.lap("frontend", "preprocessed, parsed and regions located")
             for region, where in zip(regions, located):
                 if where is None:
                     log("frontend", f"{region}: removed by the preprocessor, left as written")
@@ -142,39 +171,43 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 except Unsupported as exc:
                     # every region is reported, also under --strict, where nothing is written after the loop
                     reporter.report(exc.diagnostic("error" if options.strict else "warning"))
+                    log.lap("diagnostic", f"{region}: left as written, from its last timed stage to the diagnostic")
                     continue
                 replacements.append(Replacement(region, lines))
                 helpers |= used
                 if gpu_region is not None:
                     gpu_regions.append(gpu_region)
-    started = time.perf_counter()
     if options.strict and reporter.error_count:
         return 1
     insertions: list[Insertion] = []
-    if gpu_regions:
-        block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract)
-        first = min(r.scop.region.begin_line for r in gpu_regions)
-        insertions.append(Insertion(_insertion_line(text, first), block))
-        if options.dump_sizes:
-            for r in gpu_regions:
-                print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
+    unit = None
+    # the kernels and host functions, timed per region and kernel (cuda_target, opencl_target)
+    with timing.recording() as parts:
+        if gpu_regions:
+            block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract)
+            first = min(r.scop.region.begin_line for r in gpu_regions)
+            insertions.append(Insertion(_insertion_line(text, first), block))
+            if options.dump_sizes:
+                for r in gpu_regions:
+                    print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
+        if target.unit_suffix is not None:
+            unit = target.unit(gpu_regions, source, fp_contract=options.fp_contract,
+                               device_entries=options.device_entries)
+    if gpu_regions or target.unit_suffix is not None:
+        log.parts("codegen", "", parts, f"the rest of the {target.name} code of {len(gpu_regions)} region(s) "
+                  "(runtime, prototypes, helpers)")
     outputs = {destination: splice(text, source, target.name, replacements, helpers, insertions,
                                    os.path.basename(destination))}
-    if target.unit_suffix is not None:
-        unit = target.unit(gpu_regions, source, fp_contract=options.fp_contract,
-                           device_entries=options.device_entries)
+    if unit is not None:
         outputs[output_path(source, options, target.unit_suffix)] = "\n".join([banner(source, target.name), *unit, ""])
-    if gpu_regions or target.unit_suffix is not None:
-        log("codegen", f"the kernels and host code of {len(gpu_regions)} region(s)", started)
-        started = time.perf_counter()
     if options.check:
         return _check(outputs, source, reporter)
     for path, content in outputs.items():
         write_atomically(path, content)
     if options.dependency_file:
         write_atomically(options.dependency_file, format_rule(list(outputs), inputs))
-    log("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)", started)
-    log("total", f"{source}", begun)
+    log.lap("splice", f"wrote {destination} ({len(replacements)} of {len(regions)} region(s) generated)")
+    log.total(f"{source}")
     return 1 if reporter.error_count else 0
 
 
@@ -212,41 +245,39 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
                     target: Target, log: _Log, reporter: Reporter, source_lines: list[str]):
     ctx = isl.Context()
     configure_context(ctx, options.schedule)
-    started = time.perf_counter()
     scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)
     scop = RegionExtractor(ctx, region, where.items, scope, types, reserved, source_lines=source_lines,
                            used_outside=where.used_outside, origins=where.origins,
                            goto_targets=where.goto_targets).extract()
-    log("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "
-        f"[{', '.join(scop.parameters)}], arrays [{', '.join(a.describe() for a in scop.arrays)}]", started)
+    log.lap("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "
+            f"[{', '.join(scop.parameters)}], arrays [{', '.join(a.describe() for a in scop.arrays)}]")
     if options.verbose:
         for s in scop.statements:
             log("frontend", f"  {s.name} (line {s.line}): {s.domain}")
 
-    started = time.perf_counter()
     deps = dependence_analysis.compute(scop)
-    log("dependences", f"{region}: {deps.summary()}", started)
+    log.lap("dependences", f"{region}: {deps.summary()}")
 
-    started = time.perf_counter()
     result = compute_schedule(scop, deps, options.schedule)
     if result.fallback_reason:
         reporter.warning(f"kept the original schedule of {region}: {result.fallback_reason}", region.location)
-    log("schedule", f"{region}: {'rescheduled' if result.rescheduled else 'original order'}", started)
+    log.lap("schedule", f"{region}: {'rescheduled' if result.rescheduled else 'original order'}")
     if options.verbose:
         for line in describe_bands(result.schedule):
             log("schedule", "  " + line)
 
-    started = time.perf_counter()
     if target.gpu:
         if scop.device_unsupported:
             raise Unsupported(*scop.device_unsupported[0])
-        try:
-            gpu_region = prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
+        # timed by parts: the mapping (gpu/mapping.py) and each kernel's memory (gpu/memory.py)
+        with timing.recording() as parts:
+            try:
+                gpu_region = prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
                                      options.memory, cuda=target.cuda_kernels)
-        except SizeError as exc:
-            raise FatalError(str(exc), region.location) from None
-        log("gpu", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s) mapped, their ASTs built", started)
-        started = time.perf_counter()
+            except SizeError as exc:
+                raise FatalError(str(exc), region.location) from None
+        log.parts("gpu", f"{region}: ", parts, f"{len(gpu_region.arrays)} device array(s), names, constant memory")
+        log("gpu", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s)")
         for kernel in gpu_region.mapping.kernels:
             log("gpu", f"  {kernel.describe()}")
         if options.explain:
@@ -259,10 +290,10 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         original = source_lines[region.begin_line : region.end_line - 1]
         call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
         lines = [f"if ({call} != 0) {{", c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
-        log("codegen", f"{region}: the call and its fallback", started)
+        log.lap("codegen", f"{region}: the call and its fallback")
         return lines, set(), gpu_region
     lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file)
-    log("codegen", f"{region}: {len(lines)} line(s) of C", started)
+    log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
     return lines, used, None
 
 

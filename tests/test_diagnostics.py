@@ -723,6 +723,26 @@ def test_verbose_prints_every_stage(tmp_path: Path):
     assert_untouched(source, text)
 
 
+def test_verbose_times_the_whole_process(tmp_path: Path):
+    """As a command, -v times the process's start too (interpreter, imports) and the GPU stage and the
+    code generation by part, so that its timed lines add up to [total], the whole run."""
+    text = two_region_program([GOOD_REGION])
+    source = write_source(tmp_path, "good.c", text)
+    command = [sys.executable, "-m", "polypragma", str(source), "-o", str(tmp_path / "out"), "--target", "cuda", "-v"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    times = [(m.group(1), m.group(2), float(m.group(3))) for m in
+             re.finditer(r"^polypragma: \[(\w+)\] (.*) \(([\d.]+) ms\)$", result.stderr, re.MULTILINE)]
+    assert times[0][0] == "start" and times[-1][0] == "total", result.stderr
+    (total,) = [t for stage, _, t in times if stage == "total"]
+    parts = sum(t for stage, _, t in times if stage != "total")
+    assert parts <= total + 1 and parts >= 0.95 * total - 2, (parts, total, result.stderr)
+    gpu = [message for stage, message, _ in times if stage == "gpu"]
+    assert any("mapped onto blocks and threads" in m for m in gpu) and any("kernel 0: memory" in m for m in gpu), gpu
+    codegen = [message for stage, message, _ in times if stage == "codegen"]
+    assert any("kernel 0 (AST" in m for m in codegen) and any("host function" in m for m in codegen), codegen
+
+
 def test_quiet_without_verbose(tmp_path: Path):
     text = two_region_program([GOOD_REGION])
     source = write_source(tmp_path, "good.c", text)

@@ -7,6 +7,7 @@ the ``.cu`` file compiles with nvcc; linking needs only cudart.
 
 from __future__ import annotations
 
+from polypragma import timing
 from polypragma.codegen.gpu import GpuSyntax, kernel_lines
 from polypragma.codegen.host import HostSyntax, host_function, runtime
 from polypragma.codegen.printer import helper_macros
@@ -268,14 +269,16 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
     macros: set[str] = set()
     for region in regions:
         for kernel in region.mapping.kernels:
-            helpers, lines = kernel_lines(region, kernel, syntax)
+            with timing.part(f"{region.scop.region}: kernel {kernel.index} (AST, shared-memory copies, printing)"):
+                helpers, lines = kernel_lines(region, kernel, syntax)
             macros |= set(helpers)
             kernels += lines + [""]
-        function, used = host_function(region, syntax, source)
-        macros |= used
-        host += function + [""]
-        if device_entries:
-            host += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
+        with timing.part(f"{region.scop.region}: host function"):
+            function, used = host_function(region, syntax, source)
+            macros |= used
+            host += function + [""]
+            if device_entries:
+                host += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
     includes = INCLUDES if fp_contract else INCLUDES + [
         "/* compile with nvcc -fmad=false for results that match the CPU bit for bit */"]
     prelude = includes + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from string import Template
 
+from polypragma import timing
 from polypragma.codegen.body import device_functions
 from polypragma.codegen.gpu import GpuSyntax, kernel_lines
 from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
@@ -214,13 +215,15 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
     for region in regions:
         syntax.kernel_offsets[region.function] = offset
         for kernel in region.mapping.kernels:
-            macros, lines = kernel_lines(region, kernel, syntax)
+            with timing.part(f"{region.scop.region}: kernel {kernel.index} (AST, shared-memory copies, printing)"):
+                macros, lines = kernel_lines(region, kernel, syntax)
             kernel_macros |= set(macros)
             kernel_text += lines + [""]
             names.append(f'"{region.kernel_names[kernel.index]}"')
-        function, used = host_function(region, syntax, source)
-        host_helpers |= used
-        host += function + [""]
+        with timing.part(f"{region.scop.region}: host function"):
+            function, used = host_function(region, syntax, source)
+            host_helpers |= used
+            host += function + [""]
         offset += len(region.mapping.kernels)
     prologue = []
     if uses_double:

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polypragma import timing
 from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
 from polypragma.isl_helpers import maps_of, sets_of
@@ -377,6 +378,7 @@ def check_within_threads(kernel: Kernel, node: isl.ScheduleNode, dependences: is
             raise CrossThreadDependence(f"kernel {kernel.index}: a dependence joins two threads")
 
 
+@timing.part("kernels placed and mapped onto blocks and threads")
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None) -> GpuMapping:
     marked, placed = place_kernels(schedule)

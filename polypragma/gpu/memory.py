@@ -30,6 +30,7 @@ from enum import Enum
 
 import islpy as isl
 
+from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.model import Reference, Scop
@@ -39,6 +40,8 @@ DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (C
 CONSTANT_BANK = 64 * 1024
 MAX_REGISTERS = 64  # elements of one group a thread keeps in registers
 MAX_OPERATIONS = 3_000_000  # isl operations the analysis of one kernel may take; past it, data stays global
+# isl operations the exact box of one group's tile may take (about 0.1-0.3 s), before the simple hull's
+BOX_OPERATIONS = 100_000
 MAX_MERGE_GROUPS = 6  # groups of one array past which no merge is tried (each try computes boxes)
 BANKS = 32
 
@@ -219,20 +222,77 @@ class _Groups:
 
 def _box(tile_access: isl.UnionMap, names: tuple[str, ...]) -> tuple[list[isl.PwAff], list[int]] | None:
     """The smallest box holding the elements of one tile: offsets over the tile parameters, sizes;
-    None when a size is not a constant."""
+    None when a size is not a constant, or isl finds none within its bounds.
+
+    The exact bounds (dim_min/dim_max) come first: for most kernels they take milliseconds, but for
+    a union of many pieces with existential variables (Gauss-Seidel's skewed, tiled accesses under a
+    time loop) they took 11 s of seidel_2d's compilation, until the kernel's whole bound
+    (MAX_OPERATIONS) was spent and every array of the kernel left in global memory.  So they are
+    first tried on a copy in a context of their own, within BOX_OPERATIONS (a bound of their own:
+    the kernel's count cannot be read, and a reset would lose it), and computed here only when they
+    fit in it (computed again: a copy parsed from text is equal but not the same expression, and
+    the generated code would change).  Past the bound, each dimension takes the bounds of the
+    elements' simple hull (one convex piece made of the pieces' own constraints, fast) where its
+    width is a constant: the hull holds every element, so its lower bound is a lower bound of each
+    and its width covers them all, but it may lose what the exact bounds see (a parity: a tile one
+    element wider), hence second."""
     m = single_map(tile_access)
     if m is None:
         return None
     elements = _fix_to_params(m, names).range()
+    dims = elements.dim(isl.dim_type.set)
+    exact = _exact_fits(elements)
+    if exact is False:
+        return None
+    source = elements if exact else isl.Set.from_basic_set(elements.simple_hull())
     offsets, sizes = [], []
-    for d in range(elements.dim(isl.dim_type.set)):
-        low = elements.dim_min(d)
-        width = elements.dim_max(d).sub(low).max_val()
-        if not width.is_int():
+    for d in range(dims):
+        try:
+            found = _bounds(source, d)
+        except isl.Error:
+            # unbounded; unless the bound on isl's operations of kernel_memory is spent (then isl
+            # refuses even a universe set), which kernel_memory handles
+            isl.Set.universe(source.get_space())
             return None
-        offsets.append(low.coalesce())
-        sizes.append(int(width.to_python()) + 1)
+        if found is None:
+            return None
+        offsets.append(found[0])
+        sizes.append(found[1])
     return offsets, sizes
+
+
+def _exact_fits(elements: isl.Set) -> bool | None:
+    """True when the exact bounds of ``elements`` have constant sizes, False when a size is not a
+    constant; None when isl does not tell within BOX_OPERATIONS (or the set is unbounded: the
+    hull, unbounded too, then says so)."""
+    own = _box_context()
+    with bounded_operations(own, BOX_OPERATIONS):
+        try:
+            copy = isl.Set(str(elements), context=own)
+            return all(_bounds(copy, d) is not None for d in range(copy.dim(isl.dim_type.set)))
+        except isl.Error:
+            return None
+
+
+def _bounds(elements: isl.Set, d: int) -> tuple[isl.PwAff, int] | None:
+    """The lower bound of dimension ``d`` of ``elements`` and its extent; None when the extent is
+    not a constant.  Raises isl.Error where the set is unbounded."""
+    low = elements.dim_min(d)
+    width = elements.dim_max(d).sub(low).max_val()
+    if not width.is_int():
+        return None
+    return low.coalesce(), int(width.to_python()) + 1
+
+
+_BOX_CONTEXT: list[isl.Context] = []
+
+
+def _box_context() -> isl.Context:
+    """The context _box computes exact bounds in: its own, so that their bound on isl's operations
+    (BOX_OPERATIONS) is apart from the kernel's (MAX_OPERATIONS), whose count it would reset."""
+    if not _BOX_CONTEXT:
+        _BOX_CONTEXT.append(isl.Context())
+    return _BOX_CONTEXT[0]
 
 
 def _padding(group: Group, steps: list[isl.UnionMap]) -> int:
@@ -313,6 +373,14 @@ def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, o
                   unroll: bool) -> KernelMemory:
     """Groups of the references of ``kernel`` and where each goes; within a bound on isl's work,
     past which every array stays in global memory (said by --explain)."""
+    with timing.part(f"kernel {kernel.index}: memory (reference groups, shared memory, registers)"):
+        return _bounded_kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture,
+                                      unroll)
+
+
+def _bounded_kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
+                           constant: dict[str, str], tile_prefix: str, private_prefix: str, texture: bool,
+                           unroll: bool) -> KernelMemory:
     try:
         with bounded_operations(kernel.domain.get_ctx(), MAX_OPERATIONS):
             return _kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture,
