@@ -126,9 +126,9 @@ def test_matrix_product_inputs_in_shared_memory_output_in_registers(tmp_path):
     assert where["A"][0].startswith("shared memory: reuse within a tile: tile 32x32"), where
     assert where["B"][0].startswith("shared memory: reuse within a tile: tile 32x32"), where
     assert where["C"][0].startswith("registers:"), where
-    assert "__shared__ double polypragma_A_0[32][32];" in code
-    assert "__shared__ double polypragma_B_1[32][32];" in code
-    assert re.search(r"\n\s+double polypragma_C_2\[4\]\[1\];", code)  # tile 32 over 8 threads in y
+    assert "__shared__ double shared_A[32][32];" in code
+    assert "__shared__ double shared_B[32][32];" in code
+    assert re.search(r"\n\s+double private_C\[4\]\[1\];", code)  # tile 32 over 8 threads in y
     assert code.count("__syncthreads();") >= 2
 
 
@@ -136,7 +136,7 @@ def test_transpose_gets_shared_memory_for_coalescing_and_padding(tmp_path):
     where, code = explain(tmp_path, "transpose")
     assert where["A"][0].startswith("shared memory: the global access is not coalesced: tile 32x32"), where
     assert "padded by 1 against bank conflicts" in where["A"][0]
-    assert "__shared__ double polypragma_A_0[32][33];" in code
+    assert "__shared__ double shared_A[32][33];" in code
     assert where["B"][0].startswith("global memory: no reuse within a tile and the global access is coalesced")
 
 
@@ -220,3 +220,26 @@ def test_runs_on_opencl(tmp_path, name, variant):
         got = run(tmp_path / "gen", sizes, env=env, timeout=300)
         assert got.returncode == 0, got.stderr
         assert outputs_match(expected.stdout, got.stdout, 1e-9) is None, (sizes, expected.stdout, got.stdout)
+
+
+def test_promoted_names_say_where_data_lives_and_avoid_the_regions_names(tmp_path):
+    # a region that uses the name 'shared_A' itself: the tile of A takes another
+    source = tmp_path / "clash.c"
+    source.write_text(
+        "#define N 64\n"
+        "void clash(double A[N][N], double B[N][N], double shared_A[N]) {\n"
+        "  int i, j, k;\n"
+        "#pragma scop\n"
+        "  for (i = 0; i < N; i++)\n"
+        "    for (j = 0; j < N; j++) {\n"
+        "      B[i][j] = shared_A[i];\n"
+        "      for (k = 0; k < N; k++)\n"
+        "        B[i][j] += A[i][k] * A[k][j];\n"
+        "    }\n"
+        "#pragma endscop\n"
+        "}\n")
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "cuda"])
+    assert status == 0, messages
+    code = (tmp_path / "out" / "clash.polypragma.cu").read_text()
+    assert "__shared__ double polypragma_shared_A[" in code
+    assert "private_B[" in code

@@ -109,7 +109,7 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     try:
         with bounded_operations(context.get_ctx(), ATOMIC_OPERATIONS):
             ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True)
-            strided = _strided_dimensions(ast, prefix, mapping_steps)
+            strided = strided_dimensions(ast, prefix, mapping_steps)
             if not strided:
                 return ast
             # isl's atomic form has started a strided loop off its stride's residue (a statement
@@ -118,14 +118,14 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
             # in the default form, which is right
             ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True,
                               separate=strided)
-            if not _strided_dimensions(ast, prefix, mapping_steps) - strided:
+            if not strided_dimensions(ast, prefix, mapping_steps) - strided:
                 return ast
     except isl.Error:
         pass
     return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
 
 
-def _strided_dimensions(ast: isl.AstNode, prefix: str, ignored=frozenset()) -> set[int]:
+def strided_dimensions(ast: isl.AstNode, prefix: str, ignored=frozenset()) -> set[int]:
     """The schedule dimensions of the loops of ``ast`` (iterators ``prefix<d>``) whose step is neither
     one nor in ``ignored``."""
     found: set[int] = set()

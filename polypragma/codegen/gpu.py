@@ -11,11 +11,13 @@ skeleton is in :mod:`polypragma.codegen.host`.
 from __future__ import annotations
 
 import islpy as isl
+from pycparser import c_ast
 
 from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.body import DeviceBodyPrinter
+from polypragma.codegen.kernel_ast import (Barrier, Copy, CopyIndices, PromotedReferences, Registers, StatementIndices,
+                                           payload, tiled_kernel_ast)
 from polypragma.codegen.printer import CFamilyPrinter
-from polypragma.codegen.tiles import TiledKernel
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import Placement
@@ -59,6 +61,11 @@ class GpuSyntax:
 
 
 class KernelPrinter(CFamilyPrinter):
+    """Prints a kernel's AST: computations, and where data is promoted, the copies and barriers
+    (statements whose isl ids carry a :class:`Copy` or :class:`Barrier`) and the register arrays'
+    declarations (a :class:`Registers` mark); indices of promoted data come with each statement
+    (its annotation, built by isl where it stands)."""
+
     def __init__(self, region: GpuRegion, syntax: GpuSyntax, kernel: Kernel):
         super().__init__(region.scop.iterator_type)
         self.region = region
@@ -67,34 +74,275 @@ class KernelPrinter(CFamilyPrinter):
         self.arrays = {a.name: a for a in region.arrays}
         # arrays read through something else than their buffer: name -> (array, placement)
         self.access = {a.name: (a, region.placement(kernel, a)) for a in region.arrays}
-        # when set: (statement, iterator values, extra values, node) -> text of a promoted reference; the
-        # extra values are arguments the AST build appended to the statement's call (register slots)
-        self.references = None
+        # whether statements carry their indices (StatementIndices)
+        self.annotated = False
+        self.hoisted: set[int] = set()  # register marks whose arrays are declared above a condition
+        # register arrays that live between two barriers (see GpuSyntax.registers_across_barriers): each
+        # run of statements between barriers that uses them declares them
+        self.between_barriers: tuple = ()
+        self.declaring = False
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
-        statement = self.statements[call.get_op_arg(0).get_id().get_name()]
+        identifier = call.get_op_arg(0).get_id()
+        kind = payload(identifier)
+        if isinstance(kind, Barrier):
+            return [self.pad(depth) + self.syntax.barrier()]
+        indices = payload(_annotation(n)) if isinstance(kind, Copy) or self.annotated else None
+        if isinstance(kind, Copy):
+            return [self.pad(depth) + self._copy(kind, indices)]
+        statement = self.statements[identifier.get_name()]
         substitutions = dict(statement.renames)
-        values = []
         for k, (name, ctype) in enumerate(zip(statement.iterators, statement.iterator_types)):
             value = self.expr(call.get_op_arg(k + 1))
-            values.append(value)
             if ctype != self.iterator_type:
                 value = f"(({ctype})({value}))"
             elif not value.isidentifier() and not value.lstrip("-").isdigit():
                 value = f"({value})"
             substitutions[name] = value
-        extras = [self.expr(call.get_op_arg(k)) for k in range(len(statement.iterators) + 1, call.get_op_n_arg())]
-        promoted = self.references
+        promoted = indices.indices if isinstance(indices, PromotedReferences) else {}
 
         def replace(node) -> str | None:
-            return promoted(statement, values, extras, node) if promoted is not None else None
+            found = promoted.get(id(node))
+            if found is None:
+                return None
+            group, index = found
+            if group is not None:
+                return group.name + "".join(f"[{self.expr(e)}]" for e in index)
+            base = node
+            while isinstance(base, c_ast.ArrayRef):
+                base = base.name
+            array = self.arrays.get(base.name) if isinstance(base, c_ast.ID) else None
+            if array is None or len(index) != array.rank or not (array.linearise or array.rank == 1):
+                return None
+            flat = self.flat_index(array, index)
+            return access(array, flat) or f"{array.name}[{flat}]"
 
         def access(array: DeviceArray, index: str) -> str:
             return self.syntax.array_access(array, self.access[array.name][1], self.region, index)
 
         printer = DeviceBodyPrinter(substitutions, self.arrays, self.syntax.opencl, replace, access)
-        return printer.statement(statement.body, len(self.pad(depth)))
+        lines = printer.statement(statement.body, len(self.pad(depth)))
+        lines[-1] += f"  /* {self.region.scop.region.file}:{statement.line} */"
+        return lines
+
+    def _copy(self, copy: Copy, indices: CopyIndices) -> str:
+        group = copy.group
+        local = group.name + "".join(f"[{self.expr(e)}]" for e in indices.local)
+        element = f"{group.array.name}[{self.flat_index(group.array, indices.element)}]"
+        return f"{local} = {element};" if copy.into else f"{element} = {local};"
+
+    def flat_index(self, array: DeviceArray, coordinates) -> str:
+        """The offset of an element in the device buffer (row-major), from its coordinates."""
+        index, precedence = self._expr(coordinates[0])
+        for extent, c in zip(array.inner_extents, coordinates[1:]):
+            if precedence < 13:  # a sum: parenthesised before the product
+                index = f"({index})"
+            extent = extent if extent.isidentifier() or extent.isdigit() else f"({extent})"
+            inner, inner_precedence = self._expr(c)
+            index = f"{index} * {extent} + {inner if inner_precedence > 12 else '(' + inner + ')'}"
+            precedence = 12
+        return index
+
+    def node(self, n: isl.AstNode, depth: int) -> list[str]:
+        if self.between_barriers and not self.declaring and self._uses_registers(n) and not _barrier_below(n):
+            return self._declared([((), n)], depth)
+        if n.get_type() == isl.ast_node_type.block:
+            return self._runs([n], depth)
+        return super().node(n, depth)
+
+    def _runs(self, nodes: list[isl.AstNode], depth: int) -> list[str]:
+        """``nodes`` in order, with the barriers among them, in blocks or under conditions, printed
+        unguarded: a barrier's instances are tiles, so a condition above one is the same for every
+        thread of the block and the barrier may run in any case, while a barrier under a condition
+        is what OpenCL implementations handle worst (PoCL crashed on one).  Each run between two
+        barriers that uses registers living between barriers is a block that declares them."""
+        out: list[str] = []
+        run: list[tuple[tuple, isl.AstNode]] = []
+
+        def flush() -> None:
+            if self.between_barriers and not self.declaring and not any(_barrier_below(x) for _, x in run) and any(
+                    self._uses_registers(x) for _, x in run):
+                out.extend(self._declared(run, depth))
+            else:
+                out.extend(self._guarded(run, depth))
+            run.clear()
+
+        for item in _unguarded_barriers(nodes, (), self.hoisted):
+            if item is None:
+                flush()
+                out.append(self.pad(depth) + self.syntax.barrier())
+            else:
+                run.append(item)
+        flush()
+        return out
+
+    def _guarded(self, run: list[tuple[tuple, isl.AstNode]], depth: int) -> list[str]:
+        """The nodes of ``run``, each under its conditions, consecutive ones with the same under one if."""
+        out: list[str] = []
+        k = 0
+        while k < len(run):
+            conditions = run[k][0]
+            end = k
+            while end < len(run) and run[end][0] is conditions:
+                end += 1
+            same = [x for _, x in run[k:end]]
+            k = end
+            if not conditions:
+                for x in same:
+                    out.extend(self.node(x, depth))
+                continue
+            pad = self.pad(depth)
+            test = " && ".join(f"({self.expr(c)})" if len(conditions) > 1 else self.expr(c) for c in conditions)
+            out.append(f"{pad}if ({test}) {{")
+            for x in same:
+                out.extend(self.node(x, depth + 1))
+            out.append(f"{pad}}}")
+        return out
+
+    def _declared(self, run: list[tuple[tuple, isl.AstNode]], depth: int) -> list[str]:
+        pad = self.pad(depth)
+        self.declaring = True
+        try:
+            body = self._guarded(run, depth + 1)
+        finally:
+            self.declaring = False
+        return [f"{pad}{{", *self._declare(Registers(self.between_barriers), depth + 1), *body, f"{pad}}}"]
+
+    def _uses_registers(self, n: isl.AstNode) -> bool:
+        private = {id(g) for g in self.between_barriers}
+        found = False
+
+        def visit(x: isl.AstNode) -> bool:
+            nonlocal found
+            if x.get_type() == isl.ast_node_type.user:
+                kind = payload(x.user_get_expr().get_op_arg(0).get_id())
+                if isinstance(kind, Copy):
+                    found |= id(kind.group) in private
+                else:
+                    indices = payload(_annotation(x))
+                    if isinstance(indices, PromotedReferences):
+                        found |= any(id(group) in private for group, _ in indices.indices.values())
+            return not found
+
+        n.foreach_descendant_top_down(visit)
+        return found
+
+    def if_node(self, n: isl.AstNode, depth: int) -> list[str]:
+        # register arrays are declared outside a condition on the thread, in a block of their own: PoCL's
+        # optimiser gave wrong values for correlation's kernel 3 with the declaration inside one, and
+        # for adi's kernel 0 with the declaration's scope reaching past the next barrier (both right
+        # with -cl-opt-disable)
+        registers = _registers_below(n)
+        if registers is not None and id(registers) not in self.hoisted:
+            self.hoisted.add(id(registers))
+            pad = self.pad(depth)
+            return [f"{pad}{{", *self._declare(registers, depth + 1), *self.if_node(n, depth + 1), f"{pad}}}"]
+        if not n.if_has_else_node() and _barrier_inside(n.if_get_then_node()):
+            return self._runs([n], depth)
+        return super().if_node(n, depth)
+
+    def mark(self, n: isl.AstNode, depth: int) -> list[str]:
+        registers = payload(n.mark_get_id())
+        if not isinstance(registers, Registers):
+            return super().mark(n, depth)
+        if id(registers) in self.hoisted:
+            return self.node(n.mark_get_node(), depth)
+        pad = self.pad(depth)
+        return [f"{pad}{{", *self._declare(registers, depth + 1), *self.node(n.mark_get_node(), depth + 1), f"{pad}}}"]
+
+    def _declare(self, registers: Registers, depth: int) -> list[str]:
+        return [f"{self.pad(depth)}{g.array.device_type} {g.name}{''.join(f'[{c}]' for c in g.counts)};"
+                for g in registers.groups]
+
+
+def _is_barrier(n: isl.AstNode) -> bool:
+    return n.get_type() == isl.ast_node_type.user and isinstance(
+        payload(n.user_get_expr().get_op_arg(0).get_id()), Barrier)
+
+
+def _children(n: isl.AstNode) -> list[isl.AstNode]:
+    """The statements of a block, or ``n`` alone."""
+    if n.get_type() != isl.ast_node_type.block:
+        return [n]
+    children = n.block_get_children()
+    return [children.get_at(k) for k in range(children.n_ast_node())]
+
+
+def _unguarded_barriers(nodes: list[isl.AstNode], conditions: tuple, hoisted: set[int]) -> list:
+    """``nodes`` as a list of (conditions, node), with None for each barrier, seen through blocks,
+    register marks declared above (``hoisted``) and the conditions (without else) that hold a
+    barrier outside any loop."""
+    items: list = []
+    for n in nodes:
+        kind = n.get_type()
+        if _is_barrier(n):
+            items.append(None)
+        elif kind == isl.ast_node_type.block:
+            items += _unguarded_barriers(_children(n), conditions, hoisted)
+        elif kind == isl.ast_node_type.mark and id(payload(n.mark_get_id())) in hoisted:
+            items += _unguarded_barriers([n.mark_get_node()], conditions, hoisted)
+        elif kind == isl.ast_node_type.if_ and not n.if_has_else_node() and _barrier_inside(n.if_get_then_node()):
+            items += _unguarded_barriers([n.if_get_then_node()], (*conditions, n.if_get_cond()), hoisted)
+        else:
+            items.append((conditions, n))
+    return items
+
+
+def _barrier_below(n: isl.AstNode) -> bool:
+    """Whether a barrier is among ``n`` and its descendants."""
+    found = False
+
+    def visit(x: isl.AstNode) -> bool:
+        nonlocal found
+        found |= _is_barrier(x)
+        return not found
+
+    n.foreach_descendant_top_down(visit)
+    return found
+
+
+def _barrier_inside(n: isl.AstNode) -> bool:
+    """Whether a barrier is among ``n``'s statements outside any loop (in blocks, marks and conditions)."""
+    for child in _children(n):
+        if child.get_type() == isl.ast_node_type.mark:
+            child = child.mark_get_node()
+            if _barrier_inside(child):
+                return True
+        if _is_barrier(child):
+            return True
+        if child.get_type() == isl.ast_node_type.if_ and (
+                _barrier_inside(child.if_get_then_node()) or
+                (child.if_has_else_node() and _barrier_inside(child.if_get_else_node()))):
+            return True
+    return False
+
+
+def _annotation(n: isl.AstNode) -> isl.Id | None:
+    try:
+        return n.get_annotation()
+    except isl.Error:  # none
+        return None
+
+
+def _registers_below(n: isl.AstNode) -> Registers | None:
+    """The register mark among the statements of the if ``n`` outside any loop, if any."""
+    kind = n.get_type()
+    if kind == isl.ast_node_type.mark:
+        registers = payload(n.mark_get_id())
+        return registers if isinstance(registers, Registers) else _registers_below(n.mark_get_node())
+    if kind == isl.ast_node_type.if_:
+        found = _registers_below(n.if_get_then_node())
+        if found is None and n.if_has_else_node():
+            found = _registers_below(n.if_get_else_node())
+        return found
+    if kind == isl.ast_node_type.block:
+        children = n.block_get_children()
+        for k in range(children.n_ast_node()):
+            found = _registers_below(children.get_at(k))
+            if found is not None:
+                return found
+    return None
 
 
 def kernel_arrays(region: GpuRegion, kernel: Kernel) -> list[DeviceArray]:
@@ -122,13 +370,19 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     memory = region.memory[kernel.index] if region.memory else None
     declarations: list[str] = []
     if memory is not None and memory.tiled:
-        tiled = TiledKernel(memory, printer, syntax, region.names.kernel)
-        body = tiled.lines(1)
-        declarations = tiled.declarations()
+        ast = tiled_kernel_ast(region.scop, memory, region.names.kernel, syntax.registers_across_barriers)
+        if memory.placed(Placement.SHARED) and not syntax.registers_across_barriers:
+            printer.between_barriers = tuple(memory.placed(Placement.PRIVATE))
+        for group in memory.placed(Placement.SHARED):
+            widths = list(group.sizes)
+            widths[-1] += group.padding
+            declarations.append("  " + syntax.shared_declaration(group.array.device_type, group.name,
+                                                                 "".join(f"[{w}]" for w in widths)))
     else:
         ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
-                               mapping_steps=kernel.sizes.mapping_steps)
-        body = printer.node(ast, 1)
+                               at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps)
+    printer.annotated = True
+    body = printer.node(ast, 1)
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]
     params = [p for p in params if p is not None]
     params += [f"const {t} {n}" for t, n in kernel_scalar_params(region, kernel)]

@@ -427,7 +427,6 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
     for k, group in enumerate(groups):
         if group.placement is not Placement.GLOBAL or tiling is None or group.reason:
             continue
-        group = replace(group, name=f"{private_prefix}{group.array.name}_{k}")
         if options.private:
             group = _try_private(group, kernel)
         if group.placement is not Placement.PRIVATE:
@@ -446,9 +445,32 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
                 "texture object (--texture)"))
         elif group.placement is Placement.GLOBAL and not group.reason:
             groups[k] = replace(group, reason="no reason to move it")
+    groups = _named(groups, set(scop.reserved_names) | set(scop.parameters) | set(by_name), private_prefix)
     private = [g for g in groups if g.placement is Placement.PRIVATE]
     return KernelMemory(kernel, tuple(groups), tile_params,
                         unroll and bool(private) and all(math.prod(g.counts) <= MAX_REGISTERS for g in private))
+
+
+def _named(groups: list[Group], reserved: set[str], prefix: str) -> list[Group]:
+    """The groups in shared memory and registers named after where they live, as PPCG names them
+    (``shared_A``, ``private_C``; ``shared_A_1`` for a second group of the same array), with
+    ``prefix`` before a name the region's own code uses."""
+    words = {Placement.SHARED: "shared", Placement.PRIVATE: "private"}
+    counts: dict[tuple, int] = {}
+    out = []
+    for group in groups:
+        word = words.get(group.placement)
+        if word is None:
+            out.append(group)
+            continue
+        key = (word, group.array.name)
+        n = counts[key] = counts.get(key, -1) + 1
+        name = f"{word}_{group.array.name}" + (f"_{n}" if n else "")
+        while name in reserved:
+            name = prefix + name
+        reserved.add(name)
+        out.append(replace(group, name=name))
+    return out
 
 
 def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], kernel: Kernel) -> list[Group]:

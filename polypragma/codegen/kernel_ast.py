@@ -1,0 +1,534 @@
+"""One schedule tree and one isl AST per kernel whose data is promoted (PPCG, TACO 2013, section 7).
+
+The copies of the promoted groups and the barriers are statements of the kernel's schedule tree,
+next to the computations; isl builds one AST of the whole kernel and, where each statement stands,
+every index it needs (of shared tiles, register slots and global buffers), so that isl simplifies
+them::
+
+    domain: computations, copies, barriers
+      band: the mapped tiles (atomic; blocks wrap around them)
+        mark: the thread's register arrays are declared here
+          sequence
+            filter: register copy-in -> filter: this thread's slots -> band: slots (unrolled)
+            filter: the rest
+              band: the further tiles of the permutable band (atomic)
+                sequence
+                  shared copy-in -> filter: this thread's elements -> band: tile coordinates
+                  barrier
+                  computations -> filter: this thread's points -> band: points
+                  barrier
+                  shared copy-out -> ...
+                  barrier
+            filter: register copy-out -> ...
+            filter: barrier (when shared memory follows a write of registers)
+
+Only the leaf bands' instances depend on the thread (through the filters right above them): the
+loops over tiles, and so every barrier, are the same for all threads of a block.  A target that
+cannot keep registers live across barriers (OpenCL on PoCL, see GpuSyntax) has its register copies
+around the computations of each tile, between two barriers, with the mark above them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import islpy as isl
+
+from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
+from polypragma.gpu.memory import Group, KernelMemory, Placement
+from polypragma.isl_helpers import bounded_operations, maps_of
+from polypragma.model import Reference, Scop
+
+# isl operations the atomic form of a kernel's AST may take before the default form is built instead
+ATOMIC_OPERATIONS = 6_000_000
+
+
+@dataclass(frozen=True, eq=False)
+class Copy:
+    """A copy between a promoted group and global memory: ``into`` the group (copy-in) or out of it."""
+
+    group: Group
+    into: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Barrier:
+    """A barrier of the block; its instances are tiles, the same for every thread."""
+
+
+@dataclass(frozen=True, eq=False)
+class Registers:
+    """The mark above which a thread's register arrays are declared."""
+
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class CopyIndices:
+    """Where a copy statement stands: the indices of the promoted array and of the global element."""
+
+    local: tuple[isl.AstExpr, ...]
+    element: tuple[isl.AstExpr, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class PromotedReferences:
+    """Where a computation stands: the index of each reference whose element isl knows, by its C node:
+    in a promoted group, or (group None) in the global buffer (its coordinates)."""
+
+    indices: dict = field(default_factory=dict)  # id(c_ast node) -> (Group | None, tuple[isl.AstExpr, ...])
+
+
+def payload(identifier: isl.Id | None):
+    """The object an isl id carries, or None (islpy raises on an id that carries none)."""
+    if identifier is None:
+        return None
+    try:
+        return identifier.get_user()
+    except TypeError:
+        return None
+
+
+def _union(pieces) -> isl.UnionMap | isl.UnionSet | None:
+    result = None
+    for piece in pieces:
+        result = piece if result is None else result.union(piece)
+    return result
+
+
+def _dims(domain: isl.Set, first: int, count: int) -> isl.Map:
+    """``{ X[d_0 ..] -> [d_first .. d_{first+count-1}] }`` on ``domain``."""
+    n = domain.dim(isl.dim_type.set)
+    identity = isl.Map.identity(domain.get_space().map_from_set())
+    projected = identity.project_out(isl.dim_type.out, first + count, n - first - count)
+    projected = projected.project_out(isl.dim_type.out, 0, first)
+    return projected.reset_tuple_id(isl.dim_type.out).intersect_domain(domain)
+
+
+def _leading(umap: isl.UnionMap, first: int, count: int) -> isl.UnionMap:
+    """``umap`` with only its range dimensions ``first .. first + count - 1``."""
+    pieces = []
+    for m in maps_of(umap):
+        n = m.dim(isl.dim_type.out)
+        pieces.append(isl.UnionMap.from_map(
+            m.project_out(isl.dim_type.out, first + count, n - first - count).project_out(isl.dim_type.out, 0, first)))
+    return _union(pieces) if pieces else umap
+
+
+def _var(space: isl.Space, kind, position: int) -> isl.PwAff:
+    return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), kind, position))
+
+
+def _with_param(space: isl.Space, name: str) -> isl.Space:
+    if space.find_dim_by_name(isl.dim_type.param, name) >= 0:
+        return space
+    n = space.dim(isl.dim_type.param)
+    return space.add_dims(isl.dim_type.param, 1).set_dim_name(isl.dim_type.param, n, name)
+
+
+def _param(space: isl.Space, name: str) -> isl.PwAff:
+    space = _with_param(space, name)
+    return _var(space, isl.dim_type.param, space.find_dim_by_name(isl.dim_type.param, name))
+
+
+def _on_tiles(offset: isl.PwAff, names: tuple[str, ...], space: isl.Space) -> isl.PwAff:
+    """``offset`` (over the parameters ``names``, the tile coordinates) as a function on the set space
+    ``space``, whose first dimensions are those coordinates."""
+    pa = offset.add_dims(isl.dim_type.in_, space.dim(isl.dim_type.set))
+    for d, name in enumerate(names):
+        position = pa.find_dim_by_name(isl.dim_type.param, name)
+        if position >= 0:
+            domain = pa.get_domain_space()
+            pa = _eliminate_param(pa.intersect_domain(
+                _var(domain, isl.dim_type.set, d).eq_set(_var(domain, isl.dim_type.param, position))), position)
+    if space.has_tuple_id(isl.dim_type.set):
+        return pa.set_tuple_id(isl.dim_type.in_, space.get_tuple_id(isl.dim_type.set))
+    return pa
+
+
+def _eliminate_param(pa: isl.PwAff, position: int) -> isl.PwAff:
+    """``pa`` without the parameter at ``position``, which its domain fixes to one of its dimensions."""
+    as_map = isl.Map.from_pw_aff(pa)
+    as_map = as_map.project_out(isl.dim_type.param, position, 1)
+    return isl.PwMultiAff.from_map(as_map).get_pw_aff(0)
+
+
+class _Builder:
+    """Builds the tree of one tiled kernel (see the module's docstring)."""
+
+    def __init__(self, scop: Scop, memory: KernelMemory, registers_across_barriers: bool, separate: frozenset):
+        self.scop = scop
+        self.memory = memory
+        self.kernel = kernel = memory.kernel
+        self.tiling = tiling = kernel.tiling
+        self.ctx = kernel.domain.get_ctx()
+        self.separate = separate  # schedule depths built in isl's default form, not atomic
+        self.shared = memory.placed(Placement.SHARED)
+        self.private = memory.placed(Placement.PRIVATE)
+        self.registers_outside = not self.shared or registers_across_barriers
+        mapped, tiles = tiling.mapped, tiling.tiles
+        to_tiles = tiling.to_tiles.intersect_range(isl.UnionSet.from_set(tiling.block_congruence))
+        self.domain = kernel.domain.intersect(to_tiles.domain())  # the computations of this block's tiles
+        self.to_tiles = to_tiles.intersect_domain(self.domain).coalesce()
+        self.tiles = isl.Set.from_union_set(self.to_tiles.range()).coalesce()
+        self.mapped_tiles = self.tiles.project_out(isl.dim_type.set, mapped, tiles - mapped)
+        # partial schedules, statement by statement: the mapped tiles, the further tiles, the leaves
+        self.outer: list[isl.UnionMap] = [_leading(self.to_tiles, 0, mapped)]
+        self.further: list[isl.UnionMap] = [_leading(self.to_tiles, mapped, tiles - mapped)] if tiles > mapped else []
+        self.domains: list[isl.UnionSet] = [self.domain]
+        self.slot_maps: dict[tuple[str, bool], isl.Map] = {}
+        # copy statement -> (index of the promoted array, global element), on the statement's space
+        self.copies: dict[str, tuple[isl.PwMultiAff, isl.PwMultiAff]] = {}
+        self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
+
+    # -- statements ---------------------------------------------------------------------------
+    def _statement(self, name: str, payload, domain: isl.Set) -> isl.Set:
+        """``domain`` (on the tile coordinates, then the statement's own) as statement ``name``."""
+        domain = domain.set_tuple_id(isl.Id(name, user=payload, context=self.ctx)).coalesce()
+        tiles = self.tiling.tiles
+        width = min(tiles, domain.dim(isl.dim_type.set))
+        self.domains.append(isl.UnionSet.from_set(domain))
+        self.outer.append(isl.UnionMap.from_map(_dims(domain, 0, self.tiling.mapped)))
+        if self.further and width == tiles:
+            self.further.append(isl.UnionMap.from_map(_dims(domain, self.tiling.mapped, tiles - self.tiling.mapped)))
+        return domain
+
+    def barrier(self, name: str, inside: bool) -> isl.UnionSet:
+        """A barrier for each tile (of the further tiles too when ``inside``)."""
+        tiles = self.tiles if inside else self.mapped_tiles
+        return isl.UnionSet.from_set(self._statement(name, Barrier(), tiles))
+
+    def shared_copy(self, group: Group, into: bool, name: str):
+        """(filter, subtree) of the copy of a shared group's tile, the ``x`` threads on consecutive
+        elements of the tile; None when the tile has no such element."""
+        relation = group.relation("read" if into else "write")
+        per_tile = _union(isl.UnionMap.from_map(m) for m in maps_of(self.to_tiles.reverse().apply_range(relation)))
+        if per_tile is None or per_tile.is_empty():
+            return None
+        elements = isl.Map.from_union_map(per_tile).intersect_domain(self.tiles)
+        domain = self._statement(name, Copy(group, into), elements.wrap().flatten())
+        space = domain.get_space()
+        tiles, mapped = self.tiling.tiles, self.tiling.mapped
+        rank = domain.dim(isl.dim_type.set) - tiles
+        local = [_var(space, isl.dim_type.set, tiles + d).sub(_on_tiles(group.offsets[d], self.memory.tile_params,
+                                                                         space))
+                 for d in range(rank)]
+        schedule = None
+        for pa in local:
+            piece = isl.Map.from_pw_aff(pa.intersect_domain(domain))
+            schedule = piece if schedule is None else schedule.flat_range_product(piece)
+        mine = domain
+        for j in range(mapped):
+            thread = _param(space, self.kernel.thread_params[mapped - 1 - j])
+            block = isl.Val(self.kernel.sizes.block[mapped - 1 - j], context=self.ctx)
+            if j < rank:
+                condition = local[rank - 1 - j].sub(thread.align_params(local[rank - 1 - j].get_space())) \
+                    .mod_val(block).zero_set()
+            else:
+                condition = thread.zero_set()
+            mine = mine.intersect(condition)
+        self.copies[name] = (isl.PwMultiAff.from_map(schedule),
+                             isl.PwMultiAff.from_map(_dims(domain, tiles, rank)))
+        leaf = self._band(isl.UnionMap.from_map(schedule), unroll=False)
+        return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
+
+    def _slots(self, statement: str, this_thread: bool) -> isl.Map:
+        """``{ S[i] -> [k] }``: the register slot of instance ``i``, k = (p - t) / B along each mapped
+        member, for the instances of this thread (``this_thread``) or for any."""
+        key = (statement, this_thread)
+        if key not in self.slot_maps:
+            tiling, kernel = self.tiling, self.kernel
+            points = isl.Map.from_union_map(tiling.to_points.intersect_domain(
+                isl.UnionSet.from_set(_statement_domain(self.domain, statement))))
+            space = points.get_space().range()
+            slots = None
+            for d in range(tiling.mapped):
+                p = _var(space, isl.dim_type.set, d)
+                t = _param(space, kernel.thread_params[d])
+                offset = p.sub(t.align_params(p.get_space()))
+                block = isl.Val(kernel.sizes.block[d], context=self.ctx)
+                slot = offset.scale_down_val(block).floor()
+                if this_thread:
+                    slot = slot.intersect_domain(offset.mod_val(block).zero_set())
+                piece = isl.Map.from_pw_aff(slot)
+                slots = piece if slots is None else slots.flat_range_product(piece)
+            self.slot_maps[key] = points.apply_range(slots.align_params(points.get_space()))
+        return self.slot_maps[key]
+
+    def private_copy(self, group: Group, into: bool, name: str, tiles: int):
+        """(filter, subtree) of the copy of a register group: one instance per tile (the first
+        ``tiles`` tile coordinates) and slot, this thread's slots filtered right above the loops.
+        The elements are those of the mapped tile, in every further tile alike (when the copies are
+        inside their loop, a copy limited to the further tiles that use the elements made PoCL's
+        optimiser give wrong values for adi's kernel 0)."""
+        mapped = self.tiling.mapped
+        pieces = []
+        for ref, rel in zip(group.references, group.relations):
+            if (into and ref.is_write and ref.must) or (not into and not ref.is_write):
+                continue
+            key = _leading(self.to_tiles, 0, mapped).intersect_domain(
+                isl.UnionSet.from_set(_statement_domain(self.domain, ref.statement)))
+            key = key.flat_range_product(isl.UnionMap.from_map(self._slots(ref.statement, this_thread=True)))
+            pieces.append(key.reverse().apply_range(isl.UnionMap.from_map(rel)))
+        relation = _union(pieces)
+        if relation is None or relation.is_empty():
+            return None
+        relation = isl.Map.from_union_map(relation).coalesce().insert_dims(isl.dim_type.in_, mapped, tiles - mapped)
+        counts = group.counts
+        tile_set = self.tiles if tiles == self.tiling.tiles else self.mapped_tiles
+        box = isl.Set.universe(tile_set.get_space().add_dims(isl.dim_type.set, len(counts)))
+        for d, count in enumerate(counts):
+            k = _var(box.get_space(), isl.dim_type.set, tiles + d)
+            box = box.intersect(k.ge_set(k.sub(k))).intersect(k.lt_set(k.sub(k).add_constant_val(
+                isl.Val(count, context=self.ctx))))
+        box = box.intersect(tile_set.add_dims(isl.dim_type.set, len(counts)))
+        domain = self._statement(name, Copy(group, into), box)
+        mine = relation.domain().set_tuple_id(domain.get_tuple_id()).intersect(domain)
+        slots = _dims(domain, tiles, len(counts))
+        self.copies[name] = (isl.PwMultiAff.from_map(slots), isl.PwMultiAff.from_map(
+            relation.set_tuple_id(isl.dim_type.in_, domain.get_tuple_id())))
+        leaf = self._band(isl.UnionMap.from_map(slots), unroll=self.memory.unroll)
+        return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
+
+    def _band(self, schedule: isl.UnionMap, unroll: bool, first: int | None = None):
+        first = self.tiling.tiles if first is None else first
+        return ("band", schedule, first, unroll, None)
+
+    # -- the tree -----------------------------------------------------------------------------
+    def tree(self) -> isl.Schedule:
+        tiling = self.tiling
+        mapped, tiles = tiling.mapped, tiling.tiles
+        counter = iter(range(1_000_000))
+
+        def name(kind: str) -> str:
+            return f"{kind}_{next(counter)}"
+
+        compute_filter = isl.UnionSet.from_set(isl.Set.from_union_set(self.domain)) \
+            if self.domain.n_set() == 1 else self.domain
+        threads = tiling.to_points.intersect_domain(self.domain).intersect_range(
+            isl.UnionSet.from_set(tiling.thread_congruence)).domain()
+        unroll = list(range(mapped)) if self.memory.unroll else []
+        compute = ("filter", threads, ("band", tiling.to_points.intersect_domain(self.domain), tiles, unroll, None))
+        inner: list = []  # (filter, subtree) for each tile of the further tiles
+        registers_inner = not self.registers_outside and self.private
+
+        def private_copies(into: bool, width: int) -> list:
+            out = []
+            for group in self.private:
+                made = self.private_copy(group, into, name("private_in" if into else "private_out"), width)
+                if made is not None:
+                    out.append(made)
+            return out
+
+        copied = []
+        for group in self.shared:
+            made = self.shared_copy(group, True, name("shared_in"))
+            if made is not None:
+                copied.append(made)
+        inner += copied
+        if copied:
+            inner.append((self.barrier(name("barrier"), True), None))
+        if registers_inner:
+            inner += private_copies(True, tiles) + [(self.domain, compute)] + private_copies(False, tiles)
+        else:
+            inner.append((self.domain, compute))
+        if self.shared:
+            inner.append((self.barrier(name("barrier"), True), None))
+            written = [made for made in (self.shared_copy(g, False, name("shared_out")) for g in self.shared
+                                         if g.writes) if made is not None]
+            if written:
+                inner += written + [(self.barrier(name("barrier"), True), None)]
+        if tiles > mapped:
+            together = _union(f for f, _ in inner)
+            further = _union(self.further).intersect_domain(together)
+            outer_items = [(together, ("band", further, mapped, [], ("sequence", inner)))]
+        else:
+            outer_items = inner
+        if self.registers_outside and self.private:
+            outer_items = private_copies(True, mapped) + outer_items + private_copies(False, mapped)
+            if self.shared and any(g.writes for g in self.private):
+                outer_items.append((self.barrier(name("barrier"), False), None))
+        body = ("sequence", outer_items)
+        if self.private and not registers_inner:
+            body = ("mark", Registers(tuple(self.private)), body)  # (between barriers, the printer declares them)
+        domain = _union(self.domains)
+        schedule = isl.Schedule.from_domain(domain)
+        root = ("band", _union(self.outer), 0, [], body)
+        node = _grow(schedule.get_root().child(0), root, self)
+        return node.get_schedule()
+
+    def references(self, statement: str) -> list[tuple[Reference, Group, isl.PwMultiAff]]:
+        """The promoted references of a computation, each with its index in the promoted array as a
+        function of the instance: the element less the tile's offset (shared memory), or the
+        register slot of the instance (registers)."""
+        if statement not in self._references:
+            out = []
+            domain = _statement_domain(self.domain, statement)
+            tile = isl.PwMultiAff.from_map(isl.Map.from_union_map(
+                self.to_tiles.intersect_domain(isl.UnionSet.from_set(domain))))
+            space = self.tiles.get_space()
+            for group in self.shared + self.private:
+                for ref, rel in zip(group.references, group.relations):
+                    if ref.statement != statement:
+                        continue
+                    if any(group is g for g in self.private):
+                        out.append((ref, group, isl.PwMultiAff.from_map(self._slots(statement, this_thread=False))))
+                        continue
+                    element = isl.PwMultiAff.from_map(rel)
+                    index = None
+                    for d in range(element.dim(isl.dim_type.out)):
+                        offset = _on_tiles(group.offsets[d], self.memory.tile_params, space)
+                        pa = element.get_pw_aff(d).sub(offset.pullback_pw_multi_aff(tile).align_params(
+                            element.get_space()))
+                        piece = isl.PwMultiAff.from_pw_aff(pa)
+                        index = piece if index is None else index.flat_range_product(piece)
+                    out.append((ref, group, index))
+            self._references[statement] = out + global_references(self.scop, statement,
+                                                                   {id(ref) for ref, _, _ in out})
+        return self._references[statement]
+
+    def loop_type(self, depth: int, unrolled: bool):
+        if unrolled:
+            return isl.ast_loop_type.unroll
+        return isl.ast_loop_type.default if depth in self.separate else isl.ast_loop_type.atomic
+
+
+def _statement_domain(domain: isl.UnionSet, statement: str) -> isl.Set:
+    sets = domain.get_set_list()
+    for k in range(sets.n_set()):
+        if sets.get_at(k).get_tuple_name() == statement:
+            return sets.get_at(k)
+    raise KeyError(statement)
+
+
+def _grow(node: isl.ScheduleNode, spec, builder: _Builder) -> isl.ScheduleNode:
+    """Insert ``spec`` above the leaf ``node``; return the node where it starts."""
+    kind = spec[0]
+    ctx = node.get_ctx()
+    if kind == "band":
+        _, schedule, first, unroll, child = spec
+        node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(schedule.coalesce()))
+        for k in range(node.band_n_member()):
+            unrolled = unroll is True or (unroll and k in unroll)
+            node = node.band_member_set_ast_loop_type(k, builder.loop_type(first + k, unrolled))
+        if child is not None:
+            node = _grow(node.child(0), child, builder).parent()
+        return node
+    if kind == "filter":
+        _, uset, child = spec
+        node = node.insert_filter(uset.coalesce())
+        if child is not None:
+            node = _grow(node.child(0), child, builder).parent()
+        return node
+    if kind == "mark":
+        _, payload, child = spec
+        node = node.insert_mark(isl.Id("registers", user=payload, context=ctx))
+        return _grow(node.child(0), child, builder).parent()
+    if kind == "sequence":
+        _, items = spec
+        filters = isl.UnionSetList.alloc(ctx, len(items))
+        for uset, _ in items:
+            filters = filters.add(uset)
+        node = node.insert_sequence(filters)
+        for k, (_, child) in enumerate(items):
+            if child is not None:
+                node = _grow(node.child(k).child(0), child, builder).parent().parent()
+        return node
+    raise ValueError(kind)
+
+
+def global_references(scop: Scop, statement: str, promoted=frozenset()) -> list:
+    """(reference, None, element) for the references of ``statement`` to global memory whose element
+    is a function of the instance (affine subscripts), but those in ``promoted`` (ids)."""
+    out = []
+    for ref in scop.references:
+        if ref.statement == statement and ref.exact and id(ref) not in promoted and ref.relation.is_single_valued():
+            out.append((ref, None, isl.PwMultiAff.from_map(ref.relation)))
+    return out
+
+
+class StatementIndices:
+    """The at-each-domain callback of a kernel's AST build: the indices each statement needs (of its
+    references, and for a copy of both sides), built by isl where the statement stands, as the user
+    node's annotation (a :class:`CopyIndices` or :class:`PromotedReferences`).  ``builder`` is the
+    tree's builder of a kernel with promoted data, None for a kernel without."""
+
+    def __init__(self, scop: Scop, builder: _Builder | None = None):
+        self.scop = scop
+        self.builder = builder
+        self._global: dict[str, list] = {}
+
+    def references(self, statement: str) -> list:
+        if self.builder is not None:
+            return self.builder.references(statement)
+        if statement not in self._global:
+            self._global[statement] = global_references(self.scop, statement)
+        return self._global[statement]
+
+    def __call__(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
+        call = node.user_get_expr()
+        statement = call.get_op_arg(0).get_id()
+        kind = payload(statement)
+        if isinstance(kind, Barrier):
+            return node
+        at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
+        if isinstance(kind, Copy):
+            local, element = self.builder.copies[statement.get_name()]
+            annotation = CopyIndices(_exprs(local, at, build), _exprs(element, at, build))
+        else:
+            references = self.references(statement.get_name())
+            if not references:
+                return node
+            annotation = PromotedReferences({id(ref.node): (group, _exprs(index, at, build))
+                                             for ref, group, index in references})
+        return node.set_annotation(isl.Id("indices", user=annotation, context=node.get_ctx()))
+
+
+def _exprs(pma: isl.PwMultiAff, at: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
+    pulled = pma.pullback_pw_multi_aff(at)
+    return tuple(build.expr_from_pw_aff(pulled.get_pw_aff(d).coalesce()) for d in range(pulled.dim(isl.dim_type.out)))
+
+
+def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_across_barriers: bool) -> isl.AstNode:
+    """The AST of a kernel with promoted data (see the module's docstring); loops over the tiles
+    and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
+    be wrong or too costly (as for :func:`polypragma.codegen.ast_build.build_kernel_ast`)."""
+    kernel = memory.kernel
+    separate: frozenset = frozenset()
+    steps = kernel.sizes.mapping_steps
+    try:
+        with bounded_operations(kernel.domain.get_ctx(), ATOMIC_OPERATIONS):
+            ast = _build(scop, memory, prefix, registers_across_barriers, separate)
+            strided = frozenset(strided_dimensions(ast, prefix, steps))
+            if not strided:
+                return ast
+            ast = _build(scop, memory, prefix, registers_across_barriers, strided)
+            if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
+                return ast
+    except isl.Error:
+        pass
+    return _build(scop, memory, prefix, registers_across_barriers, frozenset(range(64)))
+
+
+def _build(scop: Scop, memory: KernelMemory, prefix: str, registers_across_barriers: bool,
+           separate: frozenset) -> isl.AstNode:
+    builder = _Builder(scop, memory, registers_across_barriers, separate)
+    tree = builder.tree()
+    kernel = memory.kernel
+    context = kernel.context.align_params(tree.get_domain().get_space())
+    build = ast_builder(context, prefix)
+    failures = CallbackFailures()
+    # islpy returns the callback's lifetime handle with the build; keep it alive while building
+    build, _handle = build.set_at_each_domain(failures.kept(StatementIndices(scop, builder)))
+    # statements at the same point of the tile loops stay in one part of the AST: otherwise isl may
+    # generate them apart (where a tile loop has one iteration), each under its own copy of the mark
+    # that declares the register arrays
+    ctx = kernel.domain.get_ctx()
+    grouped = ctx.get_ast_build_group_coscheduled()
+    ctx.set_ast_build_group_coscheduled(1)
+    try:
+        ast = build.node_from_schedule(tree)
+    finally:
+        ctx.set_ast_build_group_coscheduled(grouped)
+    failures.raise_first()
+    return ast
