@@ -15,7 +15,7 @@ from pycparser import c_ast
 
 from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.body import DeviceBodyPrinter
-from polypragma.codegen.kernel_ast import (Barrier, Copy, CopyIndices, PromotedReferences, Registers, StatementIndices,
+from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
                                            payload, tiled_kernel_ast)
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
@@ -62,7 +62,7 @@ class GpuSyntax:
 
 class KernelPrinter(CFamilyPrinter):
     """Prints a kernel's AST: computations, and where data is promoted, the copies and barriers
-    (statements whose isl ids carry a :class:`Copy` or :class:`Barrier`) and the register arrays'
+    (statements whose annotations carry a :class:`CopyIndices` or :class:`Barrier`) and the register arrays'
     declarations (a :class:`Registers` mark); indices of promoted data come with each statement
     (its annotation, built by isl where it stands)."""
 
@@ -84,14 +84,12 @@ class KernelPrinter(CFamilyPrinter):
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
-        identifier = call.get_op_arg(0).get_id()
-        kind = payload(identifier)
-        if isinstance(kind, Barrier):
+        indices = payload(_annotation(n)) if self.annotated else None
+        if isinstance(indices, Barrier):
             return [self.pad(depth) + self.syntax.barrier()]
-        indices = payload(_annotation(n)) if isinstance(kind, Copy) or self.annotated else None
-        if isinstance(kind, Copy):
-            return [self.pad(depth) + self._copy(kind, indices)]
-        statement = self.statements[identifier.get_name()]
+        if isinstance(indices, CopyIndices):
+            return [self.pad(depth) + self._copy(indices)]
+        statement = self.statements[call.get_op_arg(0).get_id().get_name()]
         substitutions = dict(statement.renames)
         for k, (name, ctype) in enumerate(zip(statement.iterators, statement.iterator_types)):
             value = self.expr(call.get_op_arg(k + 1))
@@ -126,7 +124,8 @@ class KernelPrinter(CFamilyPrinter):
         lines[-1] += f"  /* {self.region.scop.region.file}:{statement.line} */"
         return lines
 
-    def _copy(self, copy: Copy, indices: CopyIndices) -> str:
+    def _copy(self, indices: CopyIndices) -> str:
+        copy = indices.copy
         group = copy.group
         local = group.name + "".join(f"[{self.expr(e)}]" for e in indices.local)
         element = f"{group.array.name}[{self.flat_index(group.array, indices.element)}]"
@@ -216,13 +215,11 @@ class KernelPrinter(CFamilyPrinter):
         def visit(x: isl.AstNode) -> bool:
             nonlocal found
             if x.get_type() == isl.ast_node_type.user:
-                kind = payload(x.user_get_expr().get_op_arg(0).get_id())
-                if isinstance(kind, Copy):
-                    found |= id(kind.group) in private
-                else:
-                    indices = payload(_annotation(x))
-                    if isinstance(indices, PromotedReferences):
-                        found |= any(id(group) in private for group, _ in indices.indices.values())
+                indices = payload(_annotation(x))
+                if isinstance(indices, CopyIndices):
+                    found |= id(indices.copy.group) in private
+                elif isinstance(indices, PromotedReferences):
+                    found |= any(id(group) in private for group, _ in indices.indices.values())
             return not found
 
         n.foreach_descendant_top_down(visit)
@@ -258,7 +255,7 @@ class KernelPrinter(CFamilyPrinter):
 
 def _is_barrier(n: isl.AstNode) -> bool:
     return n.get_type() == isl.ast_node_type.user and isinstance(
-        payload(n.user_get_expr().get_op_arg(0).get_id()), Barrier)
+        payload(_annotation(n)), Barrier)
 
 
 def _children(n: isl.AstNode) -> list[isl.AstNode]:

@@ -67,6 +67,7 @@ class Registers:
 class CopyIndices:
     """Where a copy statement stands: the indices of the promoted array and of the global element."""
 
+    copy: Copy
     local: tuple[isl.AstExpr, ...]
     element: tuple[isl.AstExpr, ...]
 
@@ -153,8 +154,9 @@ def _eliminate_param(pa: isl.PwAff, position: int) -> isl.PwAff:
     return isl.PwMultiAff.from_map(as_map).get_pw_aff(0)
 
 
-class _Builder:
-    """Builds the tree of one tiled kernel (see the module's docstring)."""
+class KernelTree:
+    """The schedule tree of one kernel with promoted data (see the module's docstring), the copy
+    statements' indices and the promoted references' ones."""
 
     def __init__(self, scop: Scop, memory: KernelMemory, registers_across_barriers: bool, separate: frozenset):
         self.scop = scop
@@ -179,12 +181,17 @@ class _Builder:
         self.slot_maps: dict[tuple[str, bool], isl.Map] = {}
         # copy statement -> (index of the promoted array, global element), on the statement's space
         self.copies: dict[str, tuple[isl.PwMultiAff, isl.PwMultiAff]] = {}
+        self.kinds: dict[str, Copy | Barrier] = {}  # the statements of copies and barriers, by name
         self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
 
     # -- statements ---------------------------------------------------------------------------
     def _statement(self, name: str, payload, domain: isl.Set) -> isl.Set:
         """``domain`` (on the tile coordinates, then the statement's own) as statement ``name``."""
-        domain = domain.set_tuple_id(isl.Id(name, user=payload, context=self.ctx)).coalesce()
+        # a name alone (set_tuple_name; islpy's isl.Id always carries an object): an id carrying one
+        # hashes by its address, and isl orders some unions by hash, so the output could change from
+        # run to run
+        domain = domain.set_tuple_name(name).coalesce()
+        self.kinds[name] = payload
         tiles = self.tiling.tiles
         width = min(tiles, domain.dim(isl.dim_type.set))
         self.domains.append(isl.UnionSet.from_set(domain))
@@ -401,7 +408,7 @@ def _statement_domain(domain: isl.UnionSet, statement: str) -> isl.Set:
     raise KeyError(statement)
 
 
-def _grow(node: isl.ScheduleNode, spec, builder: _Builder) -> isl.ScheduleNode:
+def _grow(node: isl.ScheduleNode, spec, builder: KernelTree) -> isl.ScheduleNode:
     """Insert ``spec`` above the leaf ``node``; return the node where it starts."""
     kind = spec[0]
     ctx = node.get_ctx()
@@ -450,10 +457,11 @@ def global_references(scop: Scop, statement: str, promoted=frozenset()) -> list:
 class StatementIndices:
     """The at-each-domain callback of a kernel's AST build: the indices each statement needs (of its
     references, and for a copy of both sides), built by isl where the statement stands, as the user
-    node's annotation (a :class:`CopyIndices` or :class:`PromotedReferences`).  ``builder`` is the
+    node's annotation (a :class:`CopyIndices` or :class:`PromotedReferences`; a :class:`Barrier` for a
+    barrier).  ``builder`` is the
     tree's builder of a kernel with promoted data, None for a kernel without."""
 
-    def __init__(self, scop: Scop, builder: _Builder | None = None):
+    def __init__(self, scop: Scop, builder: KernelTree | None = None):
         self.scop = scop
         self.builder = builder
         self._global: dict[str, list] = {}
@@ -466,17 +474,17 @@ class StatementIndices:
         return self._global[statement]
 
     def __call__(self, node: isl.AstNode, build: isl.AstBuild) -> isl.AstNode:
-        call = node.user_get_expr()
-        statement = call.get_op_arg(0).get_id()
-        kind = payload(statement)
+        name = node.user_get_expr().get_op_arg(0).get_id().get_name()
+        kind = self.builder.kinds.get(name) if self.builder is not None else None
         if isinstance(kind, Barrier):
-            return node
-        at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
-        if isinstance(kind, Copy):
-            local, element = self.builder.copies[statement.get_name()]
-            annotation = CopyIndices(_exprs(local, at, build), _exprs(element, at, build))
+            annotation = kind
+        elif isinstance(kind, Copy):
+            at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
+            local, element = self.builder.copies[name]
+            annotation = CopyIndices(kind, _exprs(local, at, build), _exprs(element, at, build))
         else:
-            references = self.references(statement.get_name())
+            at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
+            references = self.references(name)
             if not references:
                 return node
             annotation = PromotedReferences({id(ref.node): (group, _exprs(index, at, build))
@@ -512,7 +520,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_ac
 
 def _build(scop: Scop, memory: KernelMemory, prefix: str, registers_across_barriers: bool,
            separate: frozenset) -> isl.AstNode:
-    builder = _Builder(scop, memory, registers_across_barriers, separate)
+    builder = KernelTree(scop, memory, registers_across_barriers, separate)
     tree = builder.tree()
     kernel = memory.kernel
     context = kernel.context.align_params(tree.get_domain().get_space())

@@ -1,0 +1,112 @@
+"""The GPU stage's decisions on a matrix product, compared on isl's printed form: the tiling and the
+block and thread congruences of the mapping, where each group of references lives, and the kernel's
+schedule tree with its copy and barrier statements and the indices isl builds for them."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polypragma import dependences
+from polypragma.codegen.kernel_ast import Barrier, Copy, KernelTree
+from polypragma.gpu.memory import Placement
+from polypragma.gpu.region import prepare
+from polypragma.gpu.sizes import SizeOptions
+from polypragma.schedule import ScheduleOptions, compute_schedule
+from test_model import model
+
+MATMUL = ("for (i = 0; i < 64; i++)\n  for (j = 0; j < 64; j++)\n    for (int k = 0; k < 64; k++)\n"
+          "      C[i][j] += A[i][k] * B[k][j];")
+ARRAYS = "double A[64][64], double B[64][64], double C[64][64]"
+
+
+def matmul(tmp_path):
+    scop = model(tmp_path, MATMUL, ARRAYS)
+    deps = dependences.compute(scop)
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SizeOptions(), "k.c",
+                     cuda=True)
+    return scop, region
+
+
+# the kernel's block ids
+BLOCKS = "[b0, b1] -> { : 0 <= b0 < 65535 and 0 <= b1 < 65535 }"
+
+
+def same(a, b: str) -> bool:
+    """Whether ``a`` is ``b``, for the block ids a kernel has."""
+    if isinstance(a, isl.PwMultiAff):
+        a = isl.Map.from_pw_multi_aff(a)
+    b = type(a)(b, context=a.get_ctx())
+    blocks = isl.Set(BLOCKS, context=a.get_ctx())
+    return a.intersect_params(blocks.align_params(a.get_space())).is_equal(
+        b.intersect_params(blocks.align_params(b.get_space())))
+
+
+def statement(domain: isl.UnionSet, name: str) -> isl.Set:
+    sets = domain.get_set_list()
+    (found,) = [sets.get_at(k) for k in range(sets.n_set()) if sets.get_at(k).get_tuple_name() == name]
+    return found
+
+
+def test_matrix_product_mapping(tmp_path):
+    _, region = matmul(tmp_path)
+    (kernel,) = region.mapping.kernels
+    tiling = kernel.tiling
+    assert (kernel.mapped, tiling.tiles, tiling.tile_sizes) == (2, 3, (32, 32, 32))  # k tiled for shared memory
+    assert same(tiling.to_tiles, "{ S_0[i, j, k] -> [floor(i/32), floor(j/32), floor(k/32)] : "
+                                 "0 <= i <= 63 and 0 <= j <= 63 and 0 <= k <= 63 }")
+    assert same(tiling.block_congruence, "[b0, b1] -> { [g0, g1, g2] : (g0 - b0) mod 65535 = 0 and "
+                                         "(g1 - b1) mod 65535 = 0 }")
+    assert same(tiling.thread_congruence, "[t0, t1] -> { [p0, p1, p2] : (p0 - t0) mod 8 = 0 and (p1 - t1) mod 32 = 0 }")
+
+
+def test_matrix_product_placement(tmp_path):
+    _, region = matmul(tmp_path)
+    groups = {g.name: g for g in region.memory[0].groups}
+    assert sorted(groups) == ["private_C", "shared_A", "shared_B"]
+    a, b, c = groups["shared_A"], groups["shared_B"], groups["private_C"]
+    assert (a.placement, a.sizes, b.placement, b.sizes) == (Placement.SHARED, [32, 32], Placement.SHARED, [32, 32])
+    tiles = "0 <= g0 <= 1 and 0 <= g1 <= 1 and 0 <= g2 <= 1"
+    assert same(a.offsets[0], f"[g0, g1, g2] -> {{ [(32g0)] : {tiles} }}")
+    assert same(a.offsets[1], f"[g0, g1, g2] -> {{ [(32g2)] : {tiles} }}")
+    assert same(b.offsets[0], f"[g0, g1, g2] -> {{ [(32g2)] : {tiles} }}")
+    # C[i][j] by the thread of (i mod 8, j mod 32): 32 rows over 8 threads, 4 registers each
+    assert (c.placement, c.counts) == (Placement.PRIVATE, [4, 1])
+
+
+def test_matrix_product_kernel_tree(tmp_path):
+    scop, region = matmul(tmp_path)
+    tree = KernelTree(scop, region.memory[0], True, frozenset())
+    domain = tree.tree().get_domain()
+    block = "(g0 - b0) mod 65535 = 0 and (g1 - b1) mod 65535 = 0 and 0 <= g0 <= 1 and 0 <= g1 <= 1"
+    # the copy of A's tile: one instance per tile (g0, g1, g2) and element (e0, e1) of the tile
+    copy_a = statement(domain, "shared_in_0")
+    assert isinstance(tree.kinds["shared_in_0"], Copy)
+    assert same(copy_a, f"[b0, b1] -> {{ shared_in_0[g0, g1, g2, e0, e1] : {block} and 0 <= g2 <= 1 and "
+                        "32g0 <= e0 <= 32g0 + 31 and 32g2 <= e1 <= 32g2 + 31 }")
+    # barriers: one per tile, the same for every thread of the block (no thread parameter)
+    barriers = [statement(domain, n) for n in ("barrier_2", "barrier_3")]
+    assert all(isinstance(tree.kinds[n], Barrier) for n in ("barrier_2", "barrier_3"))
+    assert all(same(b, f"[b0, b1] -> {{ {n}[g0, g1, g2] : {block} and 0 <= g2 <= 1 }}")
+               for b, n in zip(barriers, ("barrier_2", "barrier_3")))
+    # registers: one instance per mapped tile and slot; the thread's own slots are a filter below
+    assert same(statement(domain, "private_in_4"),
+                f"[b0, b1] -> {{ private_in_4[g0, g1, k0, k1] : {block} and 0 <= k0 <= 3 and k1 = 0 }}")
+    # indices isl builds where the statements stand: the tile's own coordinates in shared memory
+    local, element = tree.copies["shared_in_0"]
+    assert same(local, "[b0, b1] -> { shared_in_0[g0, g1, g2, e0, e1] -> [e0 - 32g0, e1 - 32g2] : "
+                       f"{block} and 0 <= g2 <= 1 and 32g0 <= e0 <= 32g0 + 31 and 32g2 <= e1 <= 32g2 + 31 }}")
+    references = {group.name if group else None: index for _, group, index in tree.references("S_0")}
+    # (on the instances of the block's tiles)
+    assert restricts(references["shared_A"], "{ S_0[i, j, k] -> [i mod 32, k mod 32] }")
+    assert restricts(references["shared_B"], "{ S_0[i, j, k] -> [k mod 32, j mod 32] }")
+    # a register slot: (p - t) / B along each mapped loop, p the point in the tile
+    assert restricts(references["private_C"],
+                     "[t0, t1] -> { S_0[i, j, k] -> [floor(((i mod 32) - t0)/8), floor(((j mod 32) - t1)/32)] }")
+
+
+def restricts(pma: isl.PwMultiAff, function: str) -> bool:
+    """Whether ``pma`` is ``function`` on a domain that is not empty."""
+    relation = isl.Map.from_pw_multi_aff(pma)
+    relation = relation.intersect_params(isl.Set(BLOCKS, context=pma.get_ctx()).align_params(relation.get_space()))
+    expected = isl.Map(function, context=pma.get_ctx())
+    return not relation.is_empty() and relation.is_subset(expected.align_params(relation.get_space()))
