@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import sys
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -122,3 +123,30 @@ def test_wrong_results_only_when_the_driver_optimises_are_put_down_to_it(tmp_pat
     assert check(source, [opencl], tmp_path / "c", recheck=False).failures
     monkeypatch.setattr(runner, "run", wrong_when(optimised_only=False))
     assert check(source, [opencl], tmp_path / "d").failures
+
+
+def test_a_build_the_driver_never_finishes_only_when_it_optimises_is_put_down_to_it(tmp_path, monkeypatch):
+    """An opencl program that times out with the OpenCL compiler's optimisations on and is right with
+    them off is the driver's too; timing out both ways, it is a failure."""
+    import runner
+
+    if opencl_device() is not None:
+        pytest.skip(str(opencl_device()))
+    real_run = runner.run
+    source = REGRESSIONS / "math_of_int_in_kernel.c"
+    opencl = next(v for v in _recorded_variants(source) if not v.exact)
+
+    def hangs_when(optimised_only: bool):
+        def fake(exe, args=(), env=None, timeout=60):
+            if exe.parent.name == opencl.name and not (optimised_only and "POLYPRAGMA_OPENCL_OPTIONS" in env):
+                raise subprocess.TimeoutExpired(str(exe), timeout)
+            return real_run(exe, args, env=env, timeout=timeout)
+        return fake
+
+    for name in "ab":
+        (tmp_path / name).mkdir()
+    monkeypatch.setattr(runner, "run", hangs_when(optimised_only=True))
+    outcome = check(source, [opencl], tmp_path / "a").outcomes[0]
+    assert outcome.driver and "timed out" in outcome.problem and "-cl-opt-disable" in outcome.problem
+    monkeypatch.setattr(runner, "run", hangs_when(optimised_only=False))
+    assert check(source, [opencl], tmp_path / "b").failures

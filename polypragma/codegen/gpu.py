@@ -76,7 +76,9 @@ class KernelPrinter(CFamilyPrinter):
         self.access = {a.name: (a, region.placement(kernel, a)) for a in region.arrays}
         # whether statements carry their indices (StatementIndices)
         self.annotated = False
-        self.hoisted: set[int] = set()  # register marks whose arrays are declared above a condition
+        # while printing a condition above which the register arrays were declared (isl may repeat the
+        # mark that declares them, in each branch of a condition it splits a loop into)
+        self.registers_declared = False
         # register arrays that live between two barriers (see GpuSyntax.registers_across_barriers): each
         # run of statements between barriers that uses them declares them
         self.between_barriers: tuple = ()
@@ -167,7 +169,7 @@ class KernelPrinter(CFamilyPrinter):
                 out.extend(self._guarded(run, depth))
             run.clear()
 
-        for item in _unguarded_barriers(nodes, (), self.hoisted):
+        for item in _unguarded_barriers(nodes, (), self.registers_declared):
             if item is None:
                 flush()
                 out.append(self.pad(depth) + self.syntax.barrier())
@@ -231,10 +233,14 @@ class KernelPrinter(CFamilyPrinter):
         # for adi's kernel 0 with the declaration's scope reaching past the next barrier (both right
         # with -cl-opt-disable)
         registers = _registers_below(n)
-        if registers is not None and id(registers) not in self.hoisted:
-            self.hoisted.add(id(registers))
+        if registers is not None and not self.registers_declared:
             pad = self.pad(depth)
-            return [f"{pad}{{", *self._declare(registers, depth + 1), *self.if_node(n, depth + 1), f"{pad}}}"]
+            self.registers_declared = True
+            try:
+                body = self.if_node(n, depth + 1)
+            finally:
+                self.registers_declared = False
+            return [f"{pad}{{", *self._declare(registers, depth + 1), *body, f"{pad}}}"]
         if not n.if_has_else_node() and _barrier_inside(n.if_get_then_node()):
             return self._runs([n], depth)
         return super().if_node(n, depth)
@@ -243,7 +249,7 @@ class KernelPrinter(CFamilyPrinter):
         registers = payload(n.mark_get_id())
         if not isinstance(registers, Registers):
             return super().mark(n, depth)
-        if id(registers) in self.hoisted:
+        if self.registers_declared:
             return self.node(n.mark_get_node(), depth)
         pad = self.pad(depth)
         return [f"{pad}{{", *self._declare(registers, depth + 1), *self.node(n.mark_get_node(), depth + 1), f"{pad}}}"]
@@ -266,9 +272,9 @@ def _children(n: isl.AstNode) -> list[isl.AstNode]:
     return [children.get_at(k) for k in range(children.n_ast_node())]
 
 
-def _unguarded_barriers(nodes: list[isl.AstNode], conditions: tuple, hoisted: set[int]) -> list:
+def _unguarded_barriers(nodes: list[isl.AstNode], conditions: tuple, declared: bool) -> list:
     """``nodes`` as a list of (conditions, node), with None for each barrier, seen through blocks,
-    register marks declared above (``hoisted``) and the conditions (without else) that hold a
+    register marks when their arrays are ``declared`` above, and the conditions (without else) that hold a
     barrier outside any loop."""
     items: list = []
     for n in nodes:
@@ -276,11 +282,11 @@ def _unguarded_barriers(nodes: list[isl.AstNode], conditions: tuple, hoisted: se
         if _is_barrier(n):
             items.append(None)
         elif kind == isl.ast_node_type.block:
-            items += _unguarded_barriers(_children(n), conditions, hoisted)
-        elif kind == isl.ast_node_type.mark and id(payload(n.mark_get_id())) in hoisted:
-            items += _unguarded_barriers([n.mark_get_node()], conditions, hoisted)
+            items += _unguarded_barriers(_children(n), conditions, declared)
+        elif kind == isl.ast_node_type.mark and declared and isinstance(payload(n.mark_get_id()), Registers):
+            items += _unguarded_barriers([n.mark_get_node()], conditions, declared)
         elif kind == isl.ast_node_type.if_ and not n.if_has_else_node() and _barrier_inside(n.if_get_then_node()):
-            items += _unguarded_barriers([n.if_get_then_node()], (*conditions, n.if_get_cond()), hoisted)
+            items += _unguarded_barriers([n.if_get_then_node()], (*conditions, n.if_get_cond()), declared)
         else:
             items.append((conditions, n))
     return items

@@ -173,7 +173,10 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path, reche
     except AssertionError as exc:
         return Outcome(variant, str(exc))
     problem = _run_all(exe, variant, expected, variant.env)
-    if problem and recheck and "-lOpenCL" in variant.libs and not problem.endswith(TIMED_OUT):
+    # a time-out too: PoCL's optimiser has run for minutes building a kernel whose build without it
+    # takes seconds, with the right results (a derandomised program of test_differential.py; the
+    # same program before the kernel tree of issue 16 did the same)
+    if problem and recheck and "-lOpenCL" in variant.libs:
         if _run_all(exe, variant, expected, variant.env + UNOPTIMISED) is None:
             return Outcome(variant, f"{DRIVER}{problem} (right with POLYPRAGMA_OPENCL_OPTIONS=-cl-opt-disable)")
     return Outcome(variant, problem)
