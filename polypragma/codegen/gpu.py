@@ -16,7 +16,7 @@ from pycparser import c_ast
 from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
-                                           payload, tiled_kernel_ast)
+                                           TooCostly, payload, tiled_kernel_ast)
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
@@ -372,8 +372,14 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     printer = KernelPrinter(region, syntax, kernel)
     memory = region.memory[kernel.index] if region.memory else None
     declarations: list[str] = []
+    ast = None
     if memory is not None and memory.tiled:
-        ast = tiled_kernel_ast(region.scop, memory, region.names.kernel, syntax.registers_across_barriers)
+        try:
+            ast = tiled_kernel_ast(region.scop, memory, region.names.kernel, syntax.registers_across_barriers)
+        except TooCostly:
+            # the kernel with its data in global memory, as when the memory analysis exceeds its bound
+            memory = None
+    if ast is not None:
         if memory.placed(Placement.SHARED) and not syntax.registers_across_barriers:
             printer.between_barriers = tuple(memory.placed(Placement.PRIVATE))
         for group in memory.placed(Placement.SHARED):

@@ -39,8 +39,11 @@ from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.isl_helpers import bounded_operations, maps_of
 from polypragma.model import Reference, Scop
 
-# isl operations the atomic form of a kernel's AST may take before the default form is built instead
-ATOMIC_OPERATIONS = 6_000_000
+# isl operations each form of a kernel's AST may take (the atomic form, then the default one); past
+# both, the kernel is built with its data in global memory.  The tree of a kernel with promoted data
+# holds every statement's whole domain, where the stitched ASTs it replaced saw one tile at a time
+# (with the tile's coordinates as parameters): control_flow's kernel took 24 s in three builds
+TREE_OPERATIONS = 1_500_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -481,32 +484,45 @@ class StatementIndices:
         elif isinstance(kind, Copy):
             at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
             local, element = self.builder.copies[name]
-            annotation = CopyIndices(kind, _exprs(local, at, build), _exprs(element, at, build))
+            annotation = CopyIndices(kind, _exprs(local.pullback_pw_multi_aff(at), build),
+                                     _exprs(element.pullback_pw_multi_aff(at), build))
         else:
             at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
             references = self.references(name)
             if not references:
                 return node
-            annotation = PromotedReferences({id(ref.node): (group, _exprs(index, at, build))
-                                             for ref, group, index in references})
+            indices = {}
+            for ref, group, index in references:
+                pulled = index.pullback_pw_multi_aff(at)
+                # a reference to global memory whose element is a piecewise function of the loops
+                # (a skewed schedule's) keeps its subscripts as written: isl's expressions of such
+                # pieces took 2 s of seidel_2d's compilation, for a select no reader wants
+                if group is not None or pulled.n_piece() == 1:
+                    indices[id(ref.node)] = (group, _exprs(pulled, build))
+            annotation = PromotedReferences(indices)
         return node.set_annotation(isl.Id("indices", user=annotation, context=node.get_ctx()))
 
 
-def _exprs(pma: isl.PwMultiAff, at: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
-    pulled = pma.pullback_pw_multi_aff(at)
+def _exprs(pulled: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
     return tuple(build.expr_from_pw_aff(pulled.get_pw_aff(d).coalesce()) for d in range(pulled.dim(isl.dim_type.out)))
+
+
+class TooCostly(Exception):
+    """The AST of a kernel with promoted data took more than its bound of isl operations."""
 
 
 def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_across_barriers: bool) -> isl.AstNode:
     """The AST of a kernel with promoted data (see the module's docstring); loops over the tiles
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
-    be wrong or too costly (as for :func:`polypragma.codegen.ast_build.build_kernel_ast`)."""
+    be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
+    costly: then isl's default form.  Both within TREE_OPERATIONS isl operations, past which
+    :class:`TooCostly` is raised (the caller builds the kernel with its data in global memory)."""
     kernel = memory.kernel
-    separate: frozenset = frozenset()
     steps = kernel.sizes.mapping_steps
+    ctx = kernel.domain.get_ctx()
     try:
-        with bounded_operations(kernel.domain.get_ctx(), ATOMIC_OPERATIONS):
-            ast = _build(scop, memory, prefix, registers_across_barriers, separate)
+        with bounded_operations(ctx, TREE_OPERATIONS):
+            ast = _build(scop, memory, prefix, registers_across_barriers, frozenset())
             strided = frozenset(strided_dimensions(ast, prefix, steps))
             if not strided:
                 return ast
@@ -515,7 +531,11 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_ac
                 return ast
     except isl.Error:
         pass
-    return _build(scop, memory, prefix, registers_across_barriers, frozenset(range(64)))
+    try:
+        with bounded_operations(ctx, TREE_OPERATIONS):
+            return _build(scop, memory, prefix, registers_across_barriers, frozenset(range(64)))
+    except isl.Error:
+        raise TooCostly(f"the kernel's AST with its promoted data exceeded {TREE_OPERATIONS} isl operations") from None
 
 
 def _build(scop: Scop, memory: KernelMemory, prefix: str, registers_across_barriers: bool,
