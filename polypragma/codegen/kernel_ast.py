@@ -300,9 +300,9 @@ class KernelTree:
         leaf = self._band(isl.UnionMap.from_map(slots), unroll=self.memory.unroll)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
 
-    def _band(self, schedule: isl.UnionMap, unroll: bool, first: int | None = None):
-        first = self.tiling.tiles if first is None else first
-        return ("band", schedule, first, unroll, None)
+    def _band(self, schedule: isl.UnionMap, unroll: bool):
+        """A leaf band (its first member at the depth after the tiles)."""
+        return ("band", schedule, self.tiling.tiles, unroll, None)
 
     # -- the tree -----------------------------------------------------------------------------
     def tree(self) -> isl.Schedule:
@@ -313,8 +313,6 @@ class KernelTree:
         def name(kind: str) -> str:
             return f"{kind}_{next(counter)}"
 
-        compute_filter = isl.UnionSet.from_set(isl.Set.from_union_set(self.domain)) \
-            if self.domain.n_set() == 1 else self.domain
         threads = tiling.to_points.intersect_domain(self.domain).intersect_range(
             isl.UnionSet.from_set(tiling.thread_congruence)).domain()
         unroll = list(range(mapped)) if self.memory.unroll else []
