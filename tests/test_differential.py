@@ -95,9 +95,10 @@ def test_a_compilation_past_the_bound_is_stopped_and_reported_slow(tmp_path, mon
     assert checked.outcomes[0].slow and not checked.failures, checked.outcomes[0].problem
 
 
-def test_wrong_results_only_when_the_driver_optimises_are_put_down_to_it(tmp_path, monkeypatch):
-    """An opencl program whose results are wrong with the OpenCL compiler's optimisations on and right
-    with them off is a driver's miscompilation, reported apart; wrong both ways, it is a failure."""
+def _faulty_opencl(monkeypatch):
+    """The regression program math_of_int_in_kernel.c, its opencl variant, and ``fault(change,
+    optimised_only)``, which makes runner.run apply ``change(real_run, exe, args, env, timeout)`` to that
+    variant's runs: all of them, or (``optimised_only``) those with the driver's optimisations on."""
     import runner
 
     if opencl_device() is not None:
@@ -106,47 +107,49 @@ def test_wrong_results_only_when_the_driver_optimises_are_put_down_to_it(tmp_pat
     source = REGRESSIONS / "math_of_int_in_kernel.c"
     opencl = next(v for v in _recorded_variants(source) if not v.exact)
 
-    def wrong_when(optimised_only: bool):
+    def fault(change, optimised_only: bool) -> None:
         def fake(exe, args=(), env=None, timeout=60):
-            got = real_run(exe, args, env=env, timeout=timeout)
             if exe.parent.name == opencl.name and not (optimised_only and "POLYPRAGMA_OPENCL_OPTIONS" in env):
-                got.stdout = "wrong\n"
-            return got
-        return fake
+                return change(real_run, exe, args, env, timeout)
+            return real_run(exe, args, env=env, timeout=timeout)
+        monkeypatch.setattr(runner, "run", fake)
 
+    return source, opencl, fault
+
+
+def _wrong(real_run, exe, args, env, timeout):
+    got = real_run(exe, args, env=env, timeout=timeout)
+    got.stdout = "wrong\n"
+    return got
+
+
+def _hangs(real_run, exe, args, env, timeout):
+    raise subprocess.TimeoutExpired(str(exe), timeout)
+
+
+def test_wrong_results_only_when_the_driver_optimises_are_put_down_to_it(tmp_path, monkeypatch):
+    """An opencl program whose results are wrong with the OpenCL compiler's optimisations on and right
+    with them off is a driver's miscompilation, reported apart; wrong both ways, it is a failure."""
+    source, opencl, fault = _faulty_opencl(monkeypatch)
     for name in "abcd":
         (tmp_path / name).mkdir()
-    monkeypatch.setattr(runner, "run", wrong_when(optimised_only=True))
+    fault(_wrong, optimised_only=True)
     outcome = check(source, [opencl], tmp_path / "a").outcomes[0]
     assert outcome.driver and not check(source, [opencl], tmp_path / "b").failures, outcome.problem
     assert "-cl-opt-disable" in outcome.problem
     assert check(source, [opencl], tmp_path / "c", recheck=False).failures
-    monkeypatch.setattr(runner, "run", wrong_when(optimised_only=False))
+    fault(_wrong, optimised_only=False)
     assert check(source, [opencl], tmp_path / "d").failures
 
 
 def test_a_build_the_driver_never_finishes_only_when_it_optimises_is_put_down_to_it(tmp_path, monkeypatch):
     """An opencl program that times out with the OpenCL compiler's optimisations on and is right with
     them off is the driver's too; timing out both ways, it is a failure."""
-    import runner
-
-    if opencl_device() is not None:
-        pytest.skip(str(opencl_device()))
-    real_run = runner.run
-    source = REGRESSIONS / "math_of_int_in_kernel.c"
-    opencl = next(v for v in _recorded_variants(source) if not v.exact)
-
-    def hangs_when(optimised_only: bool):
-        def fake(exe, args=(), env=None, timeout=60):
-            if exe.parent.name == opencl.name and not (optimised_only and "POLYPRAGMA_OPENCL_OPTIONS" in env):
-                raise subprocess.TimeoutExpired(str(exe), timeout)
-            return real_run(exe, args, env=env, timeout=timeout)
-        return fake
-
+    source, opencl, fault = _faulty_opencl(monkeypatch)
     for name in "ab":
         (tmp_path / name).mkdir()
-    monkeypatch.setattr(runner, "run", hangs_when(optimised_only=True))
+    fault(_hangs, optimised_only=True)
     outcome = check(source, [opencl], tmp_path / "a").outcomes[0]
     assert outcome.driver and "timed out" in outcome.problem and "-cl-opt-disable" in outcome.problem
-    monkeypatch.setattr(runner, "run", hangs_when(optimised_only=False))
+    fault(_hangs, optimised_only=False)
     assert check(source, [opencl], tmp_path / "b").failures
