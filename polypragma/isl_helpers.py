@@ -4,7 +4,8 @@
   (the dataflow analysis, the scheduler, the memory analysis, the atomic form of a kernel's AST):
   past the bound isl raises isl.Error ("maximal number of operations exceeded") and the caller falls
   back.
-* :func:`maps_of`, :func:`sets_of`, :func:`single_map`: the pieces of a union, and its maps as one map.
+* :func:`maps_of`, :func:`sets_of`, :func:`single_map`: the pieces of a union, and its maps as one map;
+  :func:`set_named`: the set of one statement in a union; :func:`union_of`: pieces as one union.
 * :func:`iterator_prefix`: a prefix for generated iterators that no name of the program has.
 """
 
@@ -39,6 +40,22 @@ def sets_of(uset: isl.UnionSet) -> list[isl.Set]:
     """The sets of ``uset``, one per space, in isl's order."""
     sets = uset.get_set_list()
     return [sets.get_at(k) for k in range(sets.n_set())]
+
+
+def set_named(uset: isl.UnionSet, name: str) -> isl.Set:
+    """The set of ``uset`` whose tuple is ``name`` (a statement's instances)."""
+    for s in sets_of(uset):
+        if s.get_tuple_name() == name:
+            return s
+    raise KeyError(name)
+
+
+def union_of(pieces):
+    """The union of ``pieces`` (isl unions of one kind, or sets or maps of one space); None for none."""
+    result = None
+    for piece in pieces:
+        result = piece if result is None else result.union(piece)
+    return result
 
 
 def single_map(umap: isl.UnionMap) -> isl.Map | None:

@@ -76,13 +76,12 @@ class KernelPrinter(CFamilyPrinter):
         self.access = {a.name: (a, region.placement(kernel, a)) for a in region.arrays}
         # whether statements carry their indices (StatementIndices)
         self.annotated = False
-        # while printing a condition above which the register arrays were declared (isl may repeat the
-        # mark that declares them, in each branch of a condition it splits a loop into)
+        # while printing a block that declares the register arrays (see _declaring): isl may repeat the
+        # mark that declares them, in each branch of a condition it splits a loop into
         self.registers_declared = False
         # register arrays that live between two barriers (see GpuSyntax.registers_across_barriers): each
         # run of statements between barriers that uses them declares them
         self.between_barriers: tuple = ()
-        self.declaring = False
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -146,7 +145,7 @@ class KernelPrinter(CFamilyPrinter):
         return index
 
     def node(self, n: isl.AstNode, depth: int) -> list[str]:
-        if self.between_barriers and not self.declaring and self._uses_registers(n) and not _barrier_below(n):
+        if self.between_barriers and not self.registers_declared and self._uses_registers(n) and not _barrier_below(n):
             return self._declared([((), n)], depth)
         if n.get_type() == isl.ast_node_type.block:
             return self._runs([n], depth)
@@ -162,7 +161,7 @@ class KernelPrinter(CFamilyPrinter):
         run: list[tuple[tuple, isl.AstNode]] = []
 
         def flush() -> None:
-            if self.between_barriers and not self.declaring and not any(_barrier_below(x) for _, x in run) and any(
+            if self.between_barriers and not self.registers_declared and not any(_barrier_below(x) for _, x in run) and any(
                     self._uses_registers(x) for _, x in run):
                 out.extend(self._declared(run, depth))
             else:
@@ -202,13 +201,18 @@ class KernelPrinter(CFamilyPrinter):
         return out
 
     def _declared(self, run: list[tuple[tuple, isl.AstNode]], depth: int) -> list[str]:
+        return self._declaring(Registers(self.between_barriers), depth, lambda: self._guarded(run, depth + 1))
+
+    def _declaring(self, registers: Registers, depth: int, body) -> list[str]:
+        """A block that declares ``registers`` around the lines ``body()`` prints (one level deeper),
+        inside which no register array is declared again."""
         pad = self.pad(depth)
-        self.declaring = True
+        self.registers_declared = True
         try:
-            body = self._guarded(run, depth + 1)
+            lines = body()
         finally:
-            self.declaring = False
-        return [f"{pad}{{", *self._declare(Registers(self.between_barriers), depth + 1), *body, f"{pad}}}"]
+            self.registers_declared = False
+        return [f"{pad}{{", *self._declare(registers, depth + 1), *lines, f"{pad}}}"]
 
     def _uses_registers(self, n: isl.AstNode) -> bool:
         private = {id(g) for g in self.between_barriers}
@@ -234,13 +238,7 @@ class KernelPrinter(CFamilyPrinter):
         # with -cl-opt-disable)
         registers = _registers_below(n)
         if registers is not None and not self.registers_declared:
-            pad = self.pad(depth)
-            self.registers_declared = True
-            try:
-                body = self.if_node(n, depth + 1)
-            finally:
-                self.registers_declared = False
-            return [f"{pad}{{", *self._declare(registers, depth + 1), *body, f"{pad}}}"]
+            return self._declaring(registers, depth, lambda: self.if_node(n, depth + 1))
         if not n.if_has_else_node() and _barrier_inside(n.if_get_then_node()):
             return self._runs([n], depth)
         return super().if_node(n, depth)
@@ -251,8 +249,7 @@ class KernelPrinter(CFamilyPrinter):
             return super().mark(n, depth)
         if self.registers_declared:
             return self.node(n.mark_get_node(), depth)
-        pad = self.pad(depth)
-        return [f"{pad}{{", *self._declare(registers, depth + 1), *self.node(n.mark_get_node(), depth + 1), f"{pad}}}"]
+        return self._declaring(registers, depth, lambda: self.node(n.mark_get_node(), depth + 1))
 
     def _declare(self, registers: Registers, depth: int) -> list[str]:
         return [f"{self.pad(depth)}{g.array.device_type} {g.name}{''.join(f'[{c}]' for c in g.counts)};"

@@ -36,7 +36,7 @@ import islpy as isl
 
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.gpu.memory import Group, KernelMemory, Placement
-from polypragma.isl_helpers import bounded_operations, maps_of
+from polypragma.isl_helpers import bounded_operations, maps_of, set_named, union_of
 from polypragma.model import Reference, Scop
 
 # isl operations each form of a kernel's AST may take (the atomic form, then the default one); past
@@ -93,13 +93,6 @@ def payload(identifier: isl.Id | None):
         return None
 
 
-def _union(pieces) -> isl.UnionMap | isl.UnionSet | None:
-    result = None
-    for piece in pieces:
-        result = piece if result is None else result.union(piece)
-    return result
-
-
 def _dims(domain: isl.Set, first: int, count: int) -> isl.Map:
     """``{ X[d_0 ..] -> [d_first .. d_{first+count-1}] }`` on ``domain``."""
     n = domain.dim(isl.dim_type.set)
@@ -116,7 +109,7 @@ def _leading(umap: isl.UnionMap, first: int, count: int) -> isl.UnionMap:
         n = m.dim(isl.dim_type.out)
         pieces.append(isl.UnionMap.from_map(
             m.project_out(isl.dim_type.out, first + count, n - first - count).project_out(isl.dim_type.out, 0, first)))
-    return _union(pieces) if pieces else umap
+    return union_of(pieces) if pieces else umap
 
 
 def _var(space: isl.Space, kind, position: int) -> isl.PwAff:
@@ -212,7 +205,7 @@ class KernelTree:
         """(filter, subtree) of the copy of a shared group's tile, the ``x`` threads on consecutive
         elements of the tile; None when the tile has no such element."""
         relation = group.relation("read" if into else "write")
-        per_tile = _union(isl.UnionMap.from_map(m) for m in maps_of(self.to_tiles.reverse().apply_range(relation)))
+        per_tile = union_of(isl.UnionMap.from_map(m) for m in maps_of(self.to_tiles.reverse().apply_range(relation)))
         if per_tile is None or per_tile.is_empty():
             return None
         elements = isl.Map.from_union_map(per_tile).intersect_domain(self.tiles)
@@ -249,7 +242,7 @@ class KernelTree:
         if key not in self.slot_maps:
             tiling, kernel = self.tiling, self.kernel
             points = isl.Map.from_union_map(tiling.to_points.intersect_domain(
-                isl.UnionSet.from_set(_statement_domain(self.domain, statement))))
+                isl.UnionSet.from_set(set_named(self.domain, statement))))
             space = points.get_space().range()
             slots = None
             for d in range(tiling.mapped):
@@ -277,10 +270,10 @@ class KernelTree:
             if (into and ref.is_write and ref.must) or (not into and not ref.is_write):
                 continue
             key = _leading(self.to_tiles, 0, mapped).intersect_domain(
-                isl.UnionSet.from_set(_statement_domain(self.domain, ref.statement)))
+                isl.UnionSet.from_set(set_named(self.domain, ref.statement)))
             key = key.flat_range_product(isl.UnionMap.from_map(self._slots(ref.statement, this_thread=True)))
             pieces.append(key.reverse().apply_range(isl.UnionMap.from_map(rel)))
-        relation = _union(pieces)
+        relation = union_of(pieces)
         if relation is None or relation.is_empty():
             return None
         relation = isl.Map.from_union_map(relation).coalesce().insert_dims(isl.dim_type.in_, mapped, tiles - mapped)
@@ -347,8 +340,8 @@ class KernelTree:
             if written:
                 inner += written + [(self.barrier(name("barrier"), True), None)]
         if tiles > mapped:
-            together = _union(f for f, _ in inner)
-            further = _union(self.further).intersect_domain(together)
+            together = union_of(f for f, _ in inner)
+            further = union_of(self.further).intersect_domain(together)
             outer_items = [(together, ("band", further, mapped, [], ("sequence", inner)))]
         else:
             outer_items = inner
@@ -359,9 +352,9 @@ class KernelTree:
         body = ("sequence", outer_items)
         if self.private and not registers_inner:
             body = ("mark", Registers(tuple(self.private)), body)  # (between barriers, the printer declares them)
-        domain = _union(self.domains)
+        domain = union_of(self.domains)
         schedule = isl.Schedule.from_domain(domain)
-        root = ("band", _union(self.outer), 0, [], body)
+        root = ("band", union_of(self.outer), 0, [], body)
         node = _grow(schedule.get_root().child(0), root, self)
         return node.get_schedule()
 
@@ -371,7 +364,7 @@ class KernelTree:
         register slot of the instance (registers)."""
         if statement not in self._references:
             out = []
-            domain = _statement_domain(self.domain, statement)
+            domain = set_named(self.domain, statement)
             tile = isl.PwMultiAff.from_map(isl.Map.from_union_map(
                 self.to_tiles.intersect_domain(isl.UnionSet.from_set(domain))))
             space = self.tiles.get_space()
@@ -399,14 +392,6 @@ class KernelTree:
         if unrolled:
             return isl.ast_loop_type.unroll
         return isl.ast_loop_type.default if depth in self.separate else isl.ast_loop_type.atomic
-
-
-def _statement_domain(domain: isl.UnionSet, statement: str) -> isl.Set:
-    sets = domain.get_set_list()
-    for k in range(sets.n_set()):
-        if sets.get_at(k).get_tuple_name() == statement:
-            return sets.get_at(k)
-    raise KeyError(statement)
 
 
 def _grow(node: isl.ScheduleNode, spec, builder: KernelTree) -> isl.ScheduleNode:

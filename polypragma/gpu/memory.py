@@ -34,7 +34,7 @@ from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.model import Reference, Scop
-from polypragma.isl_helpers import bounded_operations, maps_of, sets_of, single_map
+from polypragma.isl_helpers import bounded_operations, maps_of, set_named, single_map
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
@@ -349,7 +349,7 @@ def constant_arrays(scop: Scop, arrays: tuple[DeviceArray, ...], kernels, option
             for ref in scop.references:
                 if ref.array != array.name or ref.statement not in kernel.statements:
                     continue
-                rel = ref.relation.intersect_domain(_statement_domain(kernel, ref.statement))
+                rel = ref.relation.intersect_domain(set_named(kernel.domain, ref.statement))
                 for step in steps:
                     deltas = _deltas(rel, step)
                     if deltas is not None and not _is_zero(deltas):
@@ -359,13 +359,6 @@ def constant_arrays(scop: Scop, arrays: tuple[DeviceArray, ...], kernels, option
             chosen[array.name] = (f"read-only, {bytes_} bytes, and every thread of a warp reads the same element: "
                                   "the constant cache broadcasts it")
     return chosen
-
-
-def _statement_domain(kernel: Kernel, statement: str) -> isl.Set:
-    for s in sets_of(kernel.domain):
-        if s.get_tuple_name() == statement:
-            return s
-    raise KeyError(statement)
 
 
 def kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, options: MemoryOptions,
@@ -409,7 +402,7 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
     for name in sorted(references):
         array = by_name[name]
         refs = references[name]
-        relations = [ref.relation.intersect_domain(_statement_domain(kernel, ref.statement)) for ref in refs]
+        relations = [ref.relation.intersect_domain(set_named(kernel.domain, ref.statement)) for ref in refs]
         if name in constant:
             groups.append(Group(array, refs, relations, Placement.CONSTANT, constant[name]))
             continue
