@@ -135,6 +135,13 @@ class KernelMemory:
     def placed(self, kind: Placement) -> list[Group]:
         return [g for g in self.groups if g.placement is kind]
 
+    def in_global_memory(self, reason: str) -> KernelMemory:
+        """This placement with the groups of shared memory and registers left in global memory,
+        each saying ``reason``."""
+        groups = tuple(replace(g, placement=Placement.GLOBAL, reason=reason, name="")
+                       if g.placement in (Placement.SHARED, Placement.PRIVATE) else g for g in self.groups)
+        return replace(self, groups=groups)
+
 
 def _fix_to_params(space_map: isl.Map, names: tuple[str, ...]) -> isl.Map:
     """``space_map`` ({ [g..] -> X }) with its input dimensions equal to new parameters ``names``."""

@@ -41,6 +41,10 @@ class GpuRegion:
     uses_double: bool
     memory: tuple[KernelMemory, ...] = ()  # per kernel: reference groups and where they live
     constant: tuple[str, ...] = ()  # arrays in constant memory
+    # per kernel: the AST of a kernel with promoted data, or None (built by codegen/kernel_ast.py's
+    # with_kernel_asts once the target is known; a kernel whose AST would cost too much has its data
+    # left in global memory there, so that --explain reports where the data really lives)
+    kernel_asts: tuple = ()
 
     def placement(self, kernel: Kernel, array: DeviceArray) -> Placement:
         """How ``kernel`` receives ``array``: CONSTANT, TEXTURE or GLOBAL (a buffer)."""
