@@ -38,7 +38,7 @@ from polypragma import timing
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion
-from polypragma.isl_helpers import bounded_operations, maps_of, set_named, union_of
+from polypragma.isl_helpers import bounded_operations, maps_of, parameter, set_named, union_of, variable
 from polypragma.model import Reference, Scop
 
 # isl operations each form of a kernel's AST may take (the atomic form, then the default one); past
@@ -114,22 +114,6 @@ def _leading(umap: isl.UnionMap, first: int, count: int) -> isl.UnionMap:
     return union_of(pieces) if pieces else umap
 
 
-def _var(space: isl.Space, kind, position: int) -> isl.PwAff:
-    return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), kind, position))
-
-
-def _with_param(space: isl.Space, name: str) -> isl.Space:
-    if space.find_dim_by_name(isl.dim_type.param, name) >= 0:
-        return space
-    n = space.dim(isl.dim_type.param)
-    return space.add_dims(isl.dim_type.param, 1).set_dim_name(isl.dim_type.param, n, name)
-
-
-def _param(space: isl.Space, name: str) -> isl.PwAff:
-    space = _with_param(space, name)
-    return _var(space, isl.dim_type.param, space.find_dim_by_name(isl.dim_type.param, name))
-
-
 def _on_tiles(offset: isl.PwAff, names: tuple[str, ...], space: isl.Space) -> isl.PwAff:
     """``offset`` (over the parameters ``names``, the tile coordinates) as a function on the set space
     ``space``, whose first dimensions are those coordinates."""
@@ -139,7 +123,7 @@ def _on_tiles(offset: isl.PwAff, names: tuple[str, ...], space: isl.Space) -> is
         if position >= 0:
             domain = pa.get_domain_space()
             pa = _eliminate_param(pa.intersect_domain(
-                _var(domain, isl.dim_type.set, d).eq_set(_var(domain, isl.dim_type.param, position))), position)
+                variable(domain, isl.dim_type.set, d).eq_set(variable(domain, isl.dim_type.param, position))), position)
     if space.has_tuple_id(isl.dim_type.set):
         return pa.set_tuple_id(isl.dim_type.in_, space.get_tuple_id(isl.dim_type.set))
     return pa
@@ -215,7 +199,7 @@ class KernelTree:
         space = domain.get_space()
         tiles, mapped = self.tiling.tiles, self.tiling.mapped
         rank = domain.dim(isl.dim_type.set) - tiles
-        local = [_var(space, isl.dim_type.set, tiles + d).sub(_on_tiles(group.offsets[d], self.memory.tile_params,
+        local = [variable(space, isl.dim_type.set, tiles + d).sub(_on_tiles(group.offsets[d], self.memory.tile_params,
                                                                          space))
                  for d in range(rank)]
         schedule = None
@@ -224,7 +208,7 @@ class KernelTree:
             schedule = piece if schedule is None else schedule.flat_range_product(piece)
         mine = domain
         for j in range(mapped):
-            thread = _param(space, self.kernel.thread_params[mapped - 1 - j])
+            thread = parameter(space, self.kernel.thread_params[mapped - 1 - j])
             block = isl.Val(self.kernel.sizes.block[mapped - 1 - j], context=self.ctx)
             if j < rank:
                 condition = local[rank - 1 - j].sub(thread.align_params(local[rank - 1 - j].get_space())) \
@@ -248,8 +232,8 @@ class KernelTree:
             space = points.get_space().range()
             slots = None
             for d in range(tiling.mapped):
-                p = _var(space, isl.dim_type.set, d)
-                t = _param(space, kernel.thread_params[d])
+                p = variable(space, isl.dim_type.set, d)
+                t = parameter(space, kernel.thread_params[d])
                 offset = p.sub(t.align_params(p.get_space()))
                 block = isl.Val(kernel.sizes.block[d], context=self.ctx)
                 slot = offset.scale_down_val(block).floor()
@@ -283,7 +267,7 @@ class KernelTree:
         tile_set = self.tiles if tiles == self.tiling.tiles else self.mapped_tiles
         box = isl.Set.universe(tile_set.get_space().add_dims(isl.dim_type.set, len(counts)))
         for d, count in enumerate(counts):
-            k = _var(box.get_space(), isl.dim_type.set, tiles + d)
+            k = variable(box.get_space(), isl.dim_type.set, tiles + d)
             box = box.intersect(k.ge_set(k.sub(k))).intersect(k.lt_set(k.sub(k).add_constant_val(
                 isl.Val(count, context=self.ctx))))
         box = box.intersect(tile_set.add_dims(isl.dim_type.set, len(counts)))
