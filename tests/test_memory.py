@@ -243,3 +243,23 @@ def test_promoted_names_say_where_data_lives_and_avoid_the_regions_names(tmp_pat
     code = (tmp_path / "out" / "clash.polypragma.cu").read_text()
     assert "__shared__ double polypragma_shared_A[" in code
     assert "private_B[" in code
+
+
+def test_a_smaller_tile_stages_rows_read_along_x_through_shared_memory(tmp_path):
+    # mvt's first kernel reads A[i][j] with i on threads.x: neighbouring threads are a row apart.  The
+    # default tile (256 x the 32 of j) needs 67584 bytes of shared memory; a tile of 128 fits, and every
+    # thread of the block copies A's tile, a warp along a row
+    source = KERNELS / "mvt.c"
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    where = placements(messages)
+    assert where["A"][0].startswith("shared memory: the global access is not coalesced: tile 128x32"), where
+    assert "tile [128] and block [128] instead of [256] and [256], so that the tile of A fits" in messages
+    # the kernel reading A down a column is coalesced as it is: its sizes stay
+    assert where["A"][1].startswith("global memory: no reuse within a tile and the global access is coalesced")
+    assert "tile [256], block [256]" in messages.split("kernel 1 (")[1]
+    # sizes the user sets are kept, and the tile that does not fit says so
+    status, messages = polypragma(source, tmp_path / "user", ["--target", "cuda", "--explain", "--tile-size", "256"])
+    assert status == 0, messages
+    assert "instead of" not in messages
+    assert "needs 67584 bytes" in placements(messages)["A"][0]

@@ -202,21 +202,33 @@ class KernelTree:
         local = [variable(space, isl.dim_type.set, tiles + d).sub(_on_tiles(group.offsets[d], self.memory.tile_params,
                                                                          space))
                  for d in range(rank)]
-        schedule = None
-        for pa in local:
-            piece = isl.Map.from_pw_aff(pa.intersect_domain(domain))
-            schedule = piece if schedule is None else schedule.flat_range_product(piece)
+        order = local
+        if mapped == 1 and rank >= 2 and self.kernel.sizes.block[0] > group.sizes[-1]:
+            # a block of one dimension wider than the tile's rows (a 128x32 tile of a matrix-vector
+            # kernel): the two innermost coordinates as one index, so that every thread of the block
+            # copies, consecutive threads on consecutive elements of a row
+            width = isl.Val(group.sizes[-1], context=self.ctx)
+            order = local[:-2] + [local[-2].scale_val(width).add(local[-1])]
+
+        def product(pieces: list[isl.PwAff]) -> isl.Map:
+            result = None
+            for pa in pieces:
+                piece = isl.Map.from_pw_aff(pa.intersect_domain(domain))
+                result = piece if result is None else result.flat_range_product(piece)
+            return result
+
+        schedule = product(order)
         mine = domain
         for j in range(mapped):
             thread = parameter(space, self.kernel.thread_params[mapped - 1 - j])
             block = isl.Val(self.kernel.sizes.block[mapped - 1 - j], context=self.ctx)
-            if j < rank:
-                condition = local[rank - 1 - j].sub(thread.align_params(local[rank - 1 - j].get_space())) \
-                    .mod_val(block).zero_set()
+            if j < len(order):
+                along = order[len(order) - 1 - j]
+                condition = along.sub(thread.align_params(along.get_space())).mod_val(block).zero_set()
             else:
                 condition = thread.zero_set()
             mine = mine.intersect(condition)
-        self.copies[name] = (isl.PwMultiAff.from_map(schedule),
+        self.copies[name] = (isl.PwMultiAff.from_map(product(local)),
                              isl.PwMultiAff.from_map(_dims(domain, tiles, rank)))
         leaf = self._band(isl.UnionMap.from_map(schedule), unroll=False)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)

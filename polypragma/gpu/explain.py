@@ -45,6 +45,8 @@ def explain(region: GpuRegion) -> list[str]:
                    f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
                    f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "
                    f"stays within a thread (checked), so {barriers}")
+        if memory is not None and memory.sizes_note:
+            out.append(f"    {memory.sizes_note}")
         if memory is not None and memory.kernel.tiling is not None and memory.kernel.tiling.tiles > kernel.mapped:
             out.append(f"    further loop(s) of its permutable band tiled by "
                        f"{list(memory.kernel.tiling.tile_sizes[kernel.mapped:])} for the tiles of shared memory")

@@ -368,11 +368,8 @@ def check_within_threads(kernel: Kernel, node: isl.ScheduleNode, dependences: is
             raise CrossThreadDependence(f"kernel {kernel.index}: a dependence joins two threads")
 
 
-@timing.part("kernels placed and mapped onto blocks and threads")
-def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
-               dependences: isl.UnionMap | None = None) -> GpuMapping:
-    marked, placed = place_kernels(schedule)
-    kernels: list[Kernel] = []
+def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
+    """The root of each kernel of ``marked`` (the child of its mark), by index."""
     found: dict[int, isl.ScheduleNode] = {}
 
     def visit(node: isl.ScheduleNode) -> bool:
@@ -384,6 +381,15 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
         return True
 
     marked.get_root().foreach_descendant_top_down(visit)
+    return found
+
+
+@timing.part("kernels placed and mapped onto blocks and threads")
+def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
+               dependences: isl.UnionMap | None = None) -> GpuMapping:
+    marked, placed = place_kernels(schedule)
+    kernels: list[Kernel] = []
+    found = _kernel_nodes(marked)
     for index, mapped in placed:
         node = found[index]
         sizes = options.for_kernel(index, mapped)
@@ -392,3 +398,10 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
             check_within_threads(kernel, node, dependences)
         kernels.append(kernel)
     return GpuMapping(marked, tuple(kernels))
+
+
+def resized(mapping: GpuMapping, kernel: Kernel, sizes: KernelSizes, names: IteratorNames,
+            context: isl.Set) -> Kernel:
+    """``kernel`` of ``mapping`` mapped again with other tile and block sizes (the same loops mapped)."""
+    node = _kernel_nodes(mapping.host_schedule)[kernel.index]
+    return build_kernel(node, kernel.index, kernel.mapped, sizes, names, context)

@@ -97,6 +97,7 @@ class Group:
     counts: list[int] = field(default_factory=list)
     function: isl.Map | None = None
     name: str = ""  # the variable in the kernel
+    needed_bytes: int = 0  # shared memory it was worth staging through but did not fit in (its padded tile)
 
     @property
     def writes(self) -> bool:
@@ -128,6 +129,7 @@ class KernelMemory:
     groups: tuple[Group, ...]
     tile_params: tuple[str, ...]  # names of the tile coordinates inside the kernel
     unroll: bool = False  # unroll the thread's mapped point loops (register indices become constants)
+    sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
 
     @property
     def tiled(self) -> bool:
@@ -135,6 +137,11 @@ class KernelMemory:
 
     def placed(self, kind: Placement) -> list[Group]:
         return [g for g in self.groups if g.placement is kind]
+
+    @property
+    def unfitted(self) -> list[Group]:
+        """The groups worth staging through shared memory whose tile did not fit."""
+        return [g for g in self.groups if g.needed_bytes]
 
     def in_global_memory(self, reason: str) -> KernelMemory:
         """This placement with the groups of shared memory and registers left in global memory,
@@ -591,8 +598,9 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
     padded = replace(group, padding=_padding(group, steps))
     needed = padded.shared_bytes()
     if needed > budget:
-        return replace(group, reason=(f"shared memory: the tile {'x'.join(map(str, group.sizes))} needs {needed} "
-                                      f"bytes, {max(budget, 0)} left of --max-shared-memory"))
+        return replace(group, needed_bytes=needed, reason=(
+            f"shared memory: the tile {'x'.join(map(str, group.sizes))} needs {needed} bytes, {max(budget, 0)} left "
+            "of --max-shared-memory"))
     why = " and ".join(w for w, on in (("reuse within a tile", reuse),
                                         ("the global access is not coalesced", not coalesced)) if on)
     pad = f", innermost dimension padded by {padded.padding} against bank conflicts" if padded.padding else ""

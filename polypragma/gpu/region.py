@@ -8,17 +8,17 @@ printers of :mod:`polypragma.codegen` need, and nothing they must decide again.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Unsupported
 from polypragma.gpu.data import DeviceArray, device_arrays
-from polypragma.gpu.mapping import CrossThreadDependence, GpuMapping, Kernel, map_to_gpu
+from polypragma.gpu.mapping import CrossThreadDependence, GpuMapping, Kernel, map_to_gpu, resized
 from polypragma.gpu.memory import KernelMemory, MemoryOptions, Placement, constant_arrays, kernel_memory
 from polypragma.gpu.names import IteratorNames
-from polypragma.gpu.sizes import SizeOptions
+from polypragma.gpu.sizes import SizeOptions, smaller
 from polypragma.model import Scop
 
 
@@ -92,7 +92,45 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         "double" in scop.scalar_types.get(s, "") for s in scop.read_only_scalars)
     constant = constant_arrays(scop, arrays, mapping.kernels, memory_options)
     unroll = memory_options.unroll if memory_options.unroll is not None else cuda
-    memory = tuple(kernel_memory(scop, arrays, k, memory_options, constant, names.tile, "polypragma_",
-                                 cuda and memory_options.texture, unroll) for k in mapping.kernels)
-    return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, memory,
+    kernels, memory = [], []
+    for kernel in mapping.kernels:
+        def placement(k: Kernel) -> KernelMemory:
+            return kernel_memory(scop, arrays, k, memory_options, constant, names.tile, "polypragma_",
+                                 cuda and memory_options.texture, unroll)
+
+        kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context)
+        kernels.append(kernel)
+        memory.append(placed)
+    mapping = replace(mapping, kernels=tuple(kernels))
+    return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
                      tuple(sorted(constant)))
+
+
+def _promoted(memory: KernelMemory) -> int:
+    """How many groups a placement keeps in shared memory or registers."""
+    return len(memory.placed(Placement.SHARED)) + len(memory.placed(Placement.PRIVATE))
+
+
+def _sized(kernel: Kernel, placed: KernelMemory, placement, mapping: GpuMapping, sizes: SizeOptions,
+           names: IteratorNames, context: isl.Set) -> tuple[Kernel, KernelMemory]:
+    """``kernel`` and its memory ``placed``, or the kernel with smaller tiles where a group worth staging
+    through shared memory (reuse, or a global access that is not coalesced: the matrix-vector family's
+    rows along ``x``) does not fit in it with the default sizes and fits with smaller ones.  Sizes
+    the user set are kept.  ``placement(kernel)`` places a kernel's data."""
+    if not placed.unfitted or sizes.set_by_user(kernel.index) or not kernel.mapped:
+        return kernel, placed
+    best_kernel, best = kernel, placed
+    candidate = smaller(kernel.sizes)
+    while candidate is not None and best.unfitted:
+        resized_kernel = resized(mapping, kernel, candidate, names, context)
+        tried = placement(resized_kernel)
+        if _promoted(tried) > _promoted(best):
+            best_kernel, best = resized_kernel, tried
+        candidate = smaller(candidate)
+    if best is placed:
+        return kernel, placed
+    staged = sorted({g.array.name for g in placed.unfitted} & {g.array.name for g in best.placed(Placement.SHARED)})
+    note = (f"tile {list(best_kernel.sizes.tile)} and block {list(best_kernel.sizes.block)} instead of "
+            f"{list(kernel.sizes.tile)} and {list(kernel.sizes.block)}, so that the tile of {', '.join(staged)} "
+            "fits in shared memory")
+    return best_kernel, replace(best, sizes_note=note)

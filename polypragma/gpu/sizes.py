@@ -12,6 +12,7 @@ Sizes are listed outermost first, so the last entry is ``x``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import islpy as isl
@@ -55,6 +56,14 @@ class SizeOptions:
     grid: tuple[int, ...] | None = None
     per_kernel: str | None = None  # PPCG's notation
 
+    def set_by_user(self, index: int) -> bool:
+        """Whether the user set a tile or block size that kernel ``index`` takes (then the GPU stage
+        keeps its sizes)."""
+        if self.tile or self.block:
+            return True
+        chosen = parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {}
+        return "tile" in chosen or "block" in chosen
+
     def for_kernel(self, index: int, mapped: int) -> KernelSizes:
         if mapped == 0:
             return KernelSizes((), (), ())
@@ -70,6 +79,30 @@ class SizeOptions:
             if any(v <= 0 for v in values):
                 raise SizeError(f"{name} sizes must be positive, got {list(values)}")
         return KernelSizes(tile, block, grid)
+
+
+# the smallest tile along x the GPU stage chooses: a warp's width, so that a warp's threads still read
+# consecutive elements where the mapping made x the coalesced dimension; and the fewest threads of a
+# block it chooses (four warps: fewer leave the multiprocessor's schedulers idle)
+WARP = 32
+MIN_THREADS = 128
+
+
+def smaller(sizes: KernelSizes) -> KernelSizes | None:
+    """The next smaller sizes to try when a tile worth staging through shared memory does not fit:
+    the outermost mapped dimension longer than one halved (its block too where it exceeds the new
+    tile), x last and not below a warp; None when nothing is left to halve, or the block would have
+    fewer than MIN_THREADS threads."""
+    tile, block = list(sizes.tile), list(sizes.block)
+    for d in range(len(tile)):
+        x = d == len(tile) - 1
+        if (tile[d] > 1 and not x) or (x and tile[d] > WARP and tile[d] % 2 == 0):
+            tile[d] = (tile[d] + 1) // 2
+            block[d] = min(block[d], tile[d])
+            if math.prod(block) < MIN_THREADS:
+                return None
+            return KernelSizes(tuple(tile), tuple(block), sizes.grid)
+    return None
 
 
 def parse_list(text: str) -> tuple[int, ...]:
