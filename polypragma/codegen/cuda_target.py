@@ -500,9 +500,12 @@ def texture_arrays(region: GpuRegion) -> list[DeviceArray]:
             if any(region.placement(k, a) is Placement.TEXTURE for k in region.mapping.kernels)]
 
 
-def prototypes(regions: list[GpuRegion]) -> list[str]:
-    """Declarations of the host functions, for the C file."""
+def prototypes(regions: list[GpuRegion], data_source: str | None = None) -> list[str]:
+    """Declarations of the host functions, for the C file; with ``data_source``, those of the data
+    scope's entry points of that source's .cu too."""
     out = []
+    if data_source is not None:
+        out += ["#include <stddef.h>"] + host_data.types() + host_data.prototypes(symbol_stem(data_source))
     for region in regions:
         params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
         out.append(f"int {region.function}({params});")

@@ -18,14 +18,16 @@ class Target:
     cuda_kernels = False  # kernels in CUDA C++: texture objects possible, register loops unrolled by default
     unit_suffix: str | None = None  # the suffix of a second output, ".cu" (None: the C file only)
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
-        """What the C file holds before its first generated region."""
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
+        """What the C file holds before its first generated region (or data directive: ``data``, the file
+        has some)."""
         return []
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
-             device_entries: bool = False) -> list[str]:
+             device_entries: bool = False, data: bool = False) -> list[str]:
         """The body of the second output (written even when ``regions`` is empty); ``device_entries``:
-        host functions taking device buffers too (cuda, for the Python API)."""
+        host functions taking device buffers too (cuda, for the Python API); ``data``: the file has data
+        directives, whose entry points it defines."""
         raise NotImplementedError
 
 
@@ -39,12 +41,12 @@ class Cuda(Target):
     cuda_kernels = True
     unit_suffix = ".cu"
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
-        return cuda_target.prototypes(regions)
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
+        return cuda_target.prototypes(regions, source if data else None)
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
-             device_entries: bool = False) -> list[str]:
-        if not regions:
+             device_entries: bool = False, data: bool = False) -> list[str]:
+        if not regions and not data:
             return cuda_target.empty_unit(source)
         return cuda_target.generate(regions, source, fp_contract=fp_contract, device_entries=device_entries)
 
@@ -53,7 +55,7 @@ class OpenCL(Target):
     name = "opencl"
     gpu = True
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
         return opencl_target.generate(regions, source, fp_contract=fp_contract)
 
 
