@@ -49,6 +49,9 @@ class CudaSyntax(GpuSyntax, HostSyntax):
         # a texture object on linear memory starts at a multiple of the device's textureAlignment (512)
         return "512" if array in texture_arrays(region) else f"sizeof({array.device_type})"
 
+    def direct(self, region: GpuRegion, array: DeviceArray) -> bool:
+        return array not in texture_arrays(region)  # a texture object needs device memory
+
     def copy_to_constant(self, region: GpuRegion, array: DeviceArray) -> str:
         return f"cudaMemcpyToSymbol({constant_symbol(region, array)}, {array.host_name}, bytes_{array.name})"
 
@@ -240,8 +243,9 @@ static int polypragma_cuda_setup(const char *where)
                      allocated once, one filled (or emptied) by the CPU while the other crosses the link;
      register        the host array is page-locked with cudaHostRegister for the copy, then released
                      (falls back to staging when that fails);
-     pageable        one cudaMemcpy from the host array (the driver stages it in its own small buffers).
-   Host memory that is already pinned or managed is copied directly.  Sizes take a K, M or G suffix.
+     pageable        one cudaMemcpy from the host array (the driver stages it in its own small buffers);
+     direct          no copies where the device reaches host memory (polypragma_direct), else pageable.
+   Host memory that is already pinned is copied directly; managed memory is used in place.  Sizes take a K, M or G suffix.
    POLYPRAGMA_PROFILE set: the copies and allocations of the process are counted and reported at exit. */
 static struct {
   int ready, mode;
@@ -297,7 +301,7 @@ static void polypragma_cuda_data_init(void)
   const char *mode = getenv("POLYPRAGMA_COPY");
   polypragma_cuda_data.mode = mode == NULL || mode[0] == '\0' || strcmp(mode, "auto") == 0 ? 0
                               : strcmp(mode, "pageable") == 0 ? 1 : strcmp(mode, "stage") == 0 ? 2
-                              : strcmp(mode, "register") == 0 ? 3 : 0;
+                              : strcmp(mode, "register") == 0 ? 3 : strcmp(mode, "direct") == 0 ? 4 : 0;
   polypragma_cuda_data.stage_min = polypragma_size_env("POLYPRAGMA_STAGE_MIN", (size_t)1 << 20);
   polypragma_cuda_data.register_min = polypragma_size_env("POLYPRAGMA_REGISTER_MIN", (size_t)256 << 20);
   polypragma_cuda_data.chunk = polypragma_size_env("POLYPRAGMA_STAGE_CHUNK", (size_t)8 << 20);
@@ -364,7 +368,7 @@ static int polypragma_copy_method(const void *host, size_t bytes)
 {
   polypragma_cuda_data_init();
   int mode = polypragma_cuda_data.mode;
-  if (mode == 1 || bytes < polypragma_cuda_data.stage_min)
+  if (mode == 1 || mode == 4 || bytes < polypragma_cuda_data.stage_min)
     return 0;
   cudaPointerAttributes attributes;
   if (cudaPointerGetAttributes(&attributes, host) == cudaSuccess && attributes.type != cudaMemoryTypeUnregistered)
@@ -394,6 +398,38 @@ static int polypragma_copy_method(const void *host, size_t bytes)
     }
   }
   return polypragma_cuda_data.staging == 1 ? 1 : 0;
+}
+
+/* Whether the kernels may use a host array in place, without a buffer or copies: managed memory on a
+   device with concurrent managed access (cudaDevAttrConcurrentManagedAccess), and under
+   POLYPRAGMA_COPY=direct any host memory on a device with cudaDevAttrPageableMemoryAccess (HMM, or a
+   coherent CPU-GPU link); copies otherwise. */
+static int polypragma_direct(const void *host, size_t bytes)
+{
+  static int managed = -1, pageable = -1;
+  (void)bytes;
+  polypragma_cuda_data_init();
+  if (managed < 0) {
+    int device = 0, value = 0;
+    managed = pageable = 0;
+    if (cudaGetDevice(&device) == cudaSuccess) {
+      if (cudaDeviceGetAttribute(&value, cudaDevAttrConcurrentManagedAccess, device) == cudaSuccess)
+        managed = value != 0;
+      if (cudaDeviceGetAttribute(&value, cudaDevAttrPageableMemoryAccess, device) == cudaSuccess)
+        pageable = value != 0 && polypragma_cuda_data.mode == 4;
+    }
+    cudaGetLastError();
+  }
+  if (pageable)
+    return 1;
+  if (!managed)
+    return 0;
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return attributes.type == cudaMemoryTypeManaged;
 }
 
 /* one copy between the host and device memory, by the method chosen for its size (see above) */

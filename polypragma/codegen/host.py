@@ -105,6 +105,10 @@ class HostSyntax:
         buffer ("0": only at offset 0)."""
         raise NotImplementedError
 
+    def direct(self, region: GpuRegion, array: DeviceArray) -> bool:
+        """Whether the kernels may reach the host array in place where the device can (host_data.py)."""
+        return False
+
     def copy_to_constant(self, region: GpuRegion, array: DeviceArray) -> str:
         """The call copying ``array`` from the host to constant memory (a target that has it)."""
         raise NotImplementedError
@@ -202,7 +206,8 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     for a in region.arrays:
         if bound(a):
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_bind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
-                      f"{int(a.copy_in)}, {syntax.in_place_alignment(region, a)}, \"{a.host_name}\", polypragma_where));",
+                      f"{int(a.copy_in)}, {syntax.in_place_alignment(region, a)}, {int(syntax.direct(region, a))}, "
+                      f"\"{a.host_name}\", polypragma_where));",
                       f"  dev_{a.name} = {syntax.device_pointer(a)};"]
     lines += syntax.at(region, "allocated")
     for a in region.arrays:

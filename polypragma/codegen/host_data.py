@@ -1,10 +1,11 @@
 """The data layer of the GPU targets' runtime: device buffers reused across calls, and arrays that stay on
 the device between regions (``#pragma polypragma data``), never stale.
 
-Written once in C for both targets over four primitives each target defines before it (CUDA in
+Written once in C for both targets over five primitives each target defines before it (CUDA in
 cuda_target.py, OpenCL in opencl_target.py): ``polypragma_buffer_get``/``_put`` (a device buffer from
 the pool of free buffers kept by size), ``polypragma_upload``/``_download`` (checked copies, staged
-through pinned memory when large).  Each primitive reports its own failure through the target's
+through pinned memory when large) and ``polypragma_direct`` (whether the kernels may reach a host array
+in place: CUDA's managed memory, or host memory on a device with pageable memory access).  Each primitive reports its own failure through the target's
 failure handler (host.py's ``fail``, which decides from the phase whether the caller may fall back) and
 returns that status: 0 when the region may go on.
 
@@ -83,6 +84,7 @@ typedef struct {
   size_t offset;     /* of the array in it, in bytes */
   polypragma_entry *entry;  /* in place: the entry; NULL: a pool buffer */
   int upload;        /* what fill copies: 0 nothing, 1 the array, 2 the whole entry */
+  int direct;        /* the kernels reach the host array itself (no buffer, no copies) */
   size_t bytes;
 } polypragma_binding$s;
 
@@ -139,14 +141,16 @@ static POLYPRAGMA_UNUSED int polypragma_host_current$s(const void *host, size_t 
 /* Find the device buffer of a region's array [host, host + bytes): in place in an entry of this file
    that holds all of it (at an offset that is a multiple of "align"; 0: offset 0 only), else a buffer of
    the pool, after bringing the host copy of any entry it overlaps up to date.  "copy_in": the region
-   reads the array's values on entry (or may not write all of it). */
+   reads the array's values on entry (or may not write all of it); "direct": the kernels may reach the host
+   array in place, where the device can (not through a texture). */
 static POLYPRAGMA_UNUSED int polypragma_bind$s(polypragma_binding$s *b, void *host, size_t bytes, int copy_in, size_t align,
-                             const char *name, const char *where)
+                             int direct, const char *name, const char *where)
 {
   b->buffer = NULL;
   b->offset = 0;
   b->entry = NULL;
   b->upload = 0;
+  b->direct = 0;
   b->bytes = bytes;
   const char *h = (const char *)host;
   for (int k = 0; k < POLYPRAGMA_TABLE_SIZE && bytes > 0 && host != NULL; ++k) {
@@ -168,6 +172,11 @@ static POLYPRAGMA_UNUSED int polypragma_bind$s(polypragma_binding$s *b, void *ho
   int status = host != NULL ? polypragma_host_current$s(host, bytes, 0, where) : 0;
   if (status != 0)
     return status;
+  b->direct = direct && host != NULL && bytes > 0 && polypragma_direct$s(host, bytes);
+  if (b->direct) {  /* managed memory, or any host memory the device reaches (see the target's copies) */
+    b->buffer = host;
+    return 0;
+  }
   status = polypragma_buffer_get$s(&b->buffer, bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
   b->upload = copy_in;
   return status;
@@ -182,7 +191,7 @@ static POLYPRAGMA_UNUSED int polypragma_fill$s(polypragma_binding$s *b, const vo
     if (status == 0)
       b->entry->state = POLYPRAGMA_BOTH;
   }
-  else if (b->upload == 1 && b->bytes > 0)
+  else if (b->upload == 1 && b->bytes > 0 && !b->direct)
     status = polypragma_upload$s(b->buffer, b->offset, host, b->bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
   else if (b->entry != NULL && b->entry->state == POLYPRAGMA_HOST)
     b->entry->state = POLYPRAGMA_BOTH;  /* the region writes all of it: the device's copy will be current */
@@ -199,7 +208,7 @@ static POLYPRAGMA_UNUSED int polypragma_finish$s(polypragma_binding$s *b, void *
       b->entry->state = POLYPRAGMA_DEVICE;
     return 0;
   }
-  if (!copy_out || b->bytes == 0)
+  if (!copy_out || b->bytes == 0 || b->direct)
     return 0;
   int status = polypragma_download$s(host, b->buffer, 0, b->bytes, name, where, POLYPRAGMA_COPYING_OUT);
   if (status == 0 && written)  /* the host now has what the region wrote: any entry it overlaps must upload */
@@ -214,7 +223,7 @@ static POLYPRAGMA_UNUSED int polypragma_unbind$s(polypragma_binding$s *b, void *
                                int launched, const char *name, const char *where, int phase)
 {
   int status = 0;
-  if (b->entry == NULL && b->buffer != NULL)
+  if (b->entry == NULL && b->buffer != NULL && !b->direct)
     status = polypragma_buffer_put$s(b->buffer, b->bytes, name, where, phase);
   if (fallback) {
     if (b->entry != NULL && written && launched && b->entry->state == POLYPRAGMA_DEVICE) {

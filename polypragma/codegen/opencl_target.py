@@ -341,6 +341,14 @@ static int polypragma_staged$suffix(size_t bytes)
   return polypragma_cl_data$suffix.staging == 1;
 }
 
+/* OpenCL 1.2 buffers are the device's: host arrays are never used in place */
+static int polypragma_direct$suffix(const void *host, size_t bytes)
+{
+  (void)host;
+  (void)bytes;
+  return 0;
+}
+
 /* one copy between the host and a buffer; staged: chunk i+1 crosses while the CPU fills or empties chunk i */
 static int polypragma_cl_copy$suffix(cl_mem buffer, size_t offset, char *host, size_t bytes, int to_device,
                                      const char *name, const char *where, int phase)
