@@ -136,6 +136,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     helpers: set[str] = set()
     gpu_regions: list = []
     inputs = [source]  # the source and the headers the output depends on
+    ast = None
     if regions:
         # a preprocessor failure (a header not found: a forgotten -I) is an error even without --strict:
         # polypragma would not see the code the compiler sees, and a build that goes on with every
@@ -184,7 +185,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     if directives and target.gpu:
         # host code in a data scope (a region left as written is host code too) should go through updates
         region_lines = {n for r in replacements for n in range(r.region.begin_line, r.region.end_line + 1)}
-        data_directives.warn_host_uses(directives, text.splitlines(), region_lines, offloading, reporter)
+        defined = {e.decl.name for e in ast.ext if type(e).__name__ == "FuncDef"} if ast is not None else set()
+        data_directives.warn_host_uses(directives, text.splitlines(), region_lines, offloading, defined, reporter)
     if options.strict and reporter.error_count:
         return 1
     insertions: list[Insertion] = []

@@ -212,3 +212,28 @@ def test_directives_read():
     assert (scope.open_line, scope.close_line, scope.close_column) == (2, 4, 1)
     assert [(c.kind, c.name, c.start, c.count) for c in update.clauses] == [("host", "A", None, None),
                                                                               ("device", "B", "i", "f(a, b)")]
+
+
+def test_scope_around_another_files_regions(tmp_path):
+    """A scope in main.c keeps a and b on the device for main.c's region; relax.c's region (another
+    generated file, its own OpenCL context) finds them in the process's table, brings them to the host
+    first and leaves what it wrote to be uploaded again: the original's results."""
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    sources = [DATA / "two_files" / "main.c", DATA / "two_files" / "relax.c"]
+    objects = []
+    for source in sources:
+        status, messages = polypragma(source, tmp_path, ["--target", "opencl", "--no-fp-contract"], include=())
+        assert status == 0 and "warning" not in messages, messages
+        obj = tmp_path / f"{source.stem}.o"
+        compile_c(tmp_path / f"{source.stem}.polypragma.c", obj, extra=["-c", "-Wall", "-Werror"], include=())
+        objects.append(str(obj))
+    exe = tmp_path / "gen"
+    subprocess.run([CC, *objects, "-o", str(exe), "-lOpenCL"], check=True)
+    original = tmp_path / "orig"
+    subprocess.run([CC, *CFLAGS, "-Wno-unknown-pragmas", *map(str, sources), "-o", str(original)], check=True)
+    for args in (["100", "50", "1"], ["33", "7", "8"]):
+        got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu", "POLYPRAGMA_PROFILE": "1"})
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(run(original, args).stdout, got.stdout, 1e-12) is None

@@ -80,12 +80,14 @@ def edits(directives: list[DataDirective], lines: list[str], source: str, stem: 
 
 
 def warn_host_uses(directives: list[DataDirective], lines: list[str], region_lines: set[int],
-                   offloading: set[str], reporter: Reporter) -> None:
-    """A warning for the first line of host code inside a data scope that names one of its arrays outside
-    regions, directives and calls of functions whose regions run on the device (``offloading``), unless
+                   offloading: set[str], defined: set[str], reporter: Reporter) -> None:
+    """A warning for the first line of host code inside a data scope that uses one of its arrays (a
+    subscript, a dereference, an assignment, or a call of a function this file defines, ``defined``,
+    whose regions do not all run on the device, ``offloading``) outside regions and directives, unless
     an ``update host`` of the array comes before it in the scope and an ``update device`` after it: it
-    would read a stale host copy, or write one the regions do not see.  (A heuristic on the text: host
-    code elsewhere, reached through calls or other names, is not seen.)"""
+    would read a stale host copy, or write one the regions do not see.  A heuristic on the text: calls
+    of functions of other files (their regions are safe: they copy through the host) and host code
+    reaching the arrays under other names are not seen."""
     updates = [(u.line, c.kind, c.name) for u in directives if u.kind == "update" for c in u.clauses]
     for d in directives:
         if d.kind != "data":
@@ -96,7 +98,9 @@ def warn_host_uses(directives: list[DataDirective], lines: list[str], region_lin
                 line = lines[number - 1]
                 if number in region_lines or line.lstrip().startswith("#") or not pattern.search(line):
                     continue
-                if any(re.search(rf"\b{re.escape(f)}\s*\(", line) for f in offloading):
+                direct = re.search(rf"\b{re.escape(name)}\s*(\[|->|=[^=])|\*\s*\(?\s*{re.escape(name)}\b", line)
+                called = [f for f in re.findall(r"\b(\w+)\s*\(", line) if f in defined and f not in offloading]
+                if not direct and not called:
                     continue
                 before = any(d.open_line < u < number and k == "host" and n == name for u, k, n in updates)
                 after = any(number < u < d.close_line and k == "device" and n == name for u, k, n in updates)
