@@ -138,12 +138,7 @@ def test_failure_at_every_call(opencl_programs, program, args):
     assert fallbacks > stops, (fallbacks, stops)
 
 
-@pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is needed for the cuda target")
-@pytest.mark.parametrize("program,args", [("timestep", ["30", "1000", "4"]), ("aliasing", ["40", "9"])])
-def test_cuda_compiles_and_falls_back(tmp_path, program, args):
-    """The cuda target: the .cu (data layer included) compiles with nvcc without warnings and the C file
-    with -Wall -Werror; here, without a GPU, the program takes the fallback and prints what the
-    original prints."""
+def _cuda_build(tmp_path: Path, program: str) -> Path:
     path = DATA / f"{program}.c"
     status, messages = polypragma(path, tmp_path, ["--target", "cuda"], include=())
     assert status == 0 and "warning" not in messages, messages
@@ -158,11 +153,40 @@ def test_cuda_compiles_and_falls_back(tmp_path, program, args):
     linked = subprocess.run([NVCC, "-arch=sm_90", str(tmp_path / "main.o"), str(tmp_path / "unit.o"), "-o", str(exe)],
                             capture_output=True, text=True)
     assert linked.returncode == 0, linked.stderr
-    original = tmp_path / "original"
-    compile_c(path, original, extra=["-Wno-unknown-pragmas"], include=())
+    compile_c(path, tmp_path / "original", extra=["-Wno-unknown-pragmas"], include=())
+    return exe
+
+
+@pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is needed for the cuda target")
+@pytest.mark.parametrize("program,args", [("timestep", ["30", "1000", "4"]), ("aliasing", ["40", "9"])])
+def test_cuda_compiles_and_falls_back(tmp_path, program, args):
+    """The cuda target: the .cu (data layer included) compiles with nvcc without warnings and the C file
+    with -Wall -Werror; here, without a GPU, the program takes the fallback and prints what the
+    original prints."""
+    exe = _cuda_build(tmp_path, program)
     got = run(exe, args)
     assert got.returncode == 0, got.stderr
-    assert got.stdout == run(original, args).stdout
+    assert got.stdout == run(tmp_path / "original", args).stdout
+
+
+def _cuda_device() -> bool:
+    return shutil.which(NVCC) is not None and shutil.which("nvidia-smi") is not None and \
+        "GPU" in subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True).stdout
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not _cuda_device(), reason="no CUDA device")
+@pytest.mark.parametrize("copies", [{}, STAGED, {"POLYPRAGMA_COPY": "register", "POLYPRAGMA_STAGE_MIN": "1"},
+                                    {"POLYPRAGMA_COPY": "pageable"}, {"POLYPRAGMA_COPY": "direct"},
+                                    {"POLYPRAGMA_DATA": "copy"}], ids=["auto", "stage", "register", "pageable",
+                                                                       "direct", "no-scope"])
+@pytest.mark.parametrize("program,args", [("timestep", ["30", "1000", "4"]), ("aliasing", ["40", "9"])])
+def test_cuda_on_the_device(tmp_path, program, args, copies):
+    """On a GPU: every copy method, with and without the scope, gives the original's results."""
+    exe = _cuda_build(tmp_path, program)
+    got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu", **copies})
+    assert got.returncode == 0, got.stderr
+    assert outputs_match(run(tmp_path / "original", args).stdout, got.stdout, 1e-9) is None
 
 
 def test_c_target_ignores_the_directives(tmp_path):
