@@ -179,6 +179,11 @@ def _blank_literals(lines: list[str]) -> list[str]:
     return out
 
 
+def code_lines(lines: list[str]) -> list[str]:
+    """``lines`` with comments and string and character literals blanked (same lengths)."""
+    return _blank_literals([line for _, line in _code_lines("\n".join(lines))])
+
+
 def _split_top(text: str) -> list[str]:
     """``text`` split at the commas outside parentheses and brackets."""
     parts, depth, current = [], 0, []

@@ -26,7 +26,7 @@ import re
 
 from polypragma.codegen import host_data
 from polypragma.diagnostics import Reporter
-from polypragma.scan import DataClause, DataDirective
+from polypragma.scan import DataClause, DataDirective, code_lines
 
 
 def _literal(text: str) -> str:
@@ -84,10 +84,11 @@ def warn_host_uses(directives: list[DataDirective], lines: list[str], region_lin
     """A warning for the first line of host code inside a data scope that uses one of its arrays (a
     subscript, a dereference, an assignment, or a call of a function this file defines, ``defined``,
     whose regions do not all run on the device, ``offloading``) outside regions and directives, unless
-    an ``update host`` of the array comes before it in the scope and an ``update device`` after it: it
-    would read a stale host copy, or write one the regions do not see.  A heuristic on the text: calls
+    an ``update host`` of the array comes before it in the scope (and, when the line may write it, an
+    ``update device`` after it): it would read a stale host copy, or write one the regions do not see.  A heuristic on the text: calls
     of functions of other files (their regions are safe: they copy through the host) and host code
     reaching the arrays under other names are not seen."""
+    lines = code_lines(lines)  # comments and literals blanked
     updates = [(u.line, c.kind, c.name) for u in directives if u.kind == "update" for c in u.clauses]
     for d in directives:
         if d.kind != "data":
@@ -104,7 +105,10 @@ def warn_host_uses(directives: list[DataDirective], lines: list[str], region_lin
                     continue
                 before = any(d.open_line < u < number and k == "host" and n == name for u, k, n in updates)
                 after = any(number < u < d.close_line and k == "device" and n == name for u, k, n in updates)
-                if before and after:
+                writes = called or re.search(
+                    rf"\b{re.escape(name)}\s*(\[[^;]*?\]\s*|->\s*\w+\s*)?([-+*/%&|^]?=(?!=)|\+\+|--)"
+                    rf"|(\+\+|--)\s*\*?\s*{re.escape(name)}\b|\*\s*{re.escape(name)}\s*([-+*/%&|^]?=(?!=))", line)
+                if before and (after or not writes):  # a read needs the host copy current, a write the device's after
                     continue
                 reporter.warning(f"host code uses '{name}', which the data scope at line {d.line} keeps on the "
                                  f"device: put it between '#pragma polypragma update host({name})' and "
