@@ -7,23 +7,29 @@ targets printing only its leaves):
 
 * the device is set up once per process (``POLYPRAGMA_DEVICE=cpu`` skips it,
   ``POLYPRAGMA_DEVICE=gpu`` makes a missing device fatal);
-* every declaration comes first (C++ forbids a jump over one), then the
-  buffers are allocated, the arrays copied in, the host loops run with the
-  kernel launches, the device is synchronised and the results copied out;
+* every declaration comes first (C++ forbids a jump over one); two arrays that
+  overlap in memory, one written, send the region to its original loops;
+  then each array is bound (host_data.py: in place in a data scope's device
+  copy, else a buffer of the pool, or the host array itself where the device
+  reaches it), filled, the host loops run with the kernel launches, the device
+  is synchronised, the results copied out and the buffers given back to the pool;
 * every API call is checked; a failure names the call, the region's file and
-  line and the error, and jumps to the release of what was allocated.  The
+  line and the error, and jumps to the release of what was bound.  The
   phase decides what it means: before the copy-out the caller falls back to
-  the original loops (unless ``POLYPRAGMA_DEVICE=gpu``), during it the
-  program stops (the host arrays may be partly overwritten), after it the
-  region is done.  A failed release is reported too.
+  the original loops (unless ``POLYPRAGMA_DEVICE=gpu``) after the data layer
+  has brought every array's host copy up to date, during it the program stops
+  (the host arrays may be partly overwritten), after it the region is done.
+  A failed release is reported too.  ``POLYPRAGMA_INJECT_FAILURE=N`` makes
+  the N-th checked call fail, for tests.
 * a library built for the Python API (``-DPOLYPRAGMA_LIBRARY``) never exits: what
   would stop a program is recorded for the caller instead (see the prelude).
 
-A :class:`HostSyntax` subclass per target spells the calls: allocation,
-transfers, launches, synchronisation, and the target's own extras at fixed
-points of the skeleton (CUDA's texture objects and profiling events).
-:func:`runtime` gives the C prelude both targets share: the device-mode
-parser, the phases, the failure handler and the check macro.
+A :class:`HostSyntax` subclass per target spells the calls: launches,
+synchronisation, constant memory, the device pointer of a binding, and the
+target's own extras at fixed points of the skeleton (CUDA's texture objects and
+profiling events); the buffers and copies are the target's primitives under the
+data layer.  :func:`runtime` gives the C prelude both targets share: the
+device-mode parser, the phases, the failure handler and the check macro.
 """
 
 from __future__ import annotations
