@@ -238,14 +238,16 @@ def test_directives_read():
                                                                               ("device", "B", "i", "f(a, b)")]
 
 
-def test_scope_around_another_files_regions(tmp_path):
+@pytest.mark.parametrize("main", ["main", "scope_only"])
+def test_scope_around_another_files_regions(tmp_path, main):
     """A scope in main.c keeps a and b on the device for main.c's region; relax.c's region (another
     generated file, its own OpenCL context) finds them in the process's table, brings them to the host
-    first and leaves what it wrote to be uploaded again: the original's results."""
+    first and leaves what it wrote to be uploaded again: the original's results.  scope_only.c has a
+    scope and no region of its own."""
     why = opencl_device()
     if why:
         pytest.skip(why)
-    sources = [DATA / "two_files" / "main.c", DATA / "two_files" / "relax.c"]
+    sources = [DATA / "two_files" / f"{main}.c", DATA / "two_files" / "relax.c"]
     objects = []
     for source in sources:
         status, messages = polypragma(source, tmp_path, ["--target", "opencl", "--no-fp-contract"], include=())
@@ -261,3 +263,23 @@ def test_scope_around_another_files_regions(tmp_path):
         got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu", "POLYPRAGMA_PROFILE": "1"})
         assert got.returncode == 0, got.stderr
         assert outputs_match(run(original, args).stdout, got.stdout, 1e-12) is None
+
+
+@pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is needed for the cuda target")
+def test_cuda_scope_without_a_region(tmp_path):
+    """The cuda target of a file with a data scope and no region: its .cu defines the scope's entry
+    points (and compiles without warnings); linked with relax.c's, the program falls back here."""
+    objects = []
+    for source in (DATA / "two_files" / "scope_only.c", DATA / "two_files" / "relax.c"):
+        status, messages = polypragma(source, tmp_path, ["--target", "cuda"], include=())
+        assert status == 0 and "warning" not in messages, messages
+        unit = subprocess.run([NVCC, "-arch=sm_90", "-c", str(tmp_path / f"{source.stem}.polypragma.cu"), "-o",
+                               str(tmp_path / f"{source.stem}.cu.o")], capture_output=True, text=True)
+        assert unit.returncode == 0 and "warning" not in unit.stderr.lower(), unit.stderr
+        compile_c(tmp_path / f"{source.stem}.polypragma.c", tmp_path / f"{source.stem}.o", extra=["-c", "-Wall", "-Werror"],
+                  include=())
+        objects += [str(tmp_path / f"{source.stem}.cu.o"), str(tmp_path / f"{source.stem}.o")]
+    subprocess.run([NVCC, "-arch=sm_90", *objects, "-o", str(tmp_path / "gen")], check=True)
+    sources = [str(DATA / "two_files" / n) for n in ("scope_only.c", "relax.c")]
+    subprocess.run([CC, *CFLAGS, "-Wno-unknown-pragmas", *sources, "-o", str(tmp_path / "orig")], check=True)
+    assert run(tmp_path / "gen", ["40", "9", "3"]).stdout == run(tmp_path / "orig", ["40", "9", "3"]).stdout

@@ -191,8 +191,8 @@ static int polypragma_profiling(void)
 }
 
 /* events: region start, after copy-in, after the kernels, after copy-out; started: before allocation */
-static void polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_clock::time_point started,
-                                      const char *where)
+static __attribute__((unused)) void polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_clock::time_point started,
+                                                              const char *where)
 {
   float ms[3];
   for (int k = 0; k < 3; k++) {
