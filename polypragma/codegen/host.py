@@ -187,9 +187,9 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     for a in region.arrays:
         if bound(a):
             lines.append(f"  {binding} bind_{a.name} = {{0}};")
-        if owned(a):
+        if bound(a):
             lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
-        else:  # the caller's buffer: its size may serve a constant copy or a texture only
+        elif not owned(a):  # the caller's buffer: its size may serve a constant copy or a texture only
             lines += [f"  {syntax.buffer_type(a)}dev_{a.name} = ({a.device_type} *){a.host_name};",
                       f"  (void)bytes_{a.name};"]
     lines += syntax.declarations(region)
