@@ -238,11 +238,12 @@ static int polypragma_cuda_setup(const char *where)
    default half the device's memory; emptied when an allocation fails, then tried again), and are freed at
    exit.  Copies of fewer than POLYPRAGMA_STAGE_MIN bytes (default 1M) are one cudaMemcpy from the host
    array.  Larger ones depend on POLYPRAGMA_COPY:
-     auto (default)  staged below POLYPRAGMA_REGISTER_MIN bytes (default 256M), registered at and above it;
+     auto (default)  staged; a data scope's array of POLYPRAGMA_REGISTER_MIN bytes (default 256M) or more is
+                     registered for the scope's life (polypragma_pin), and its copies go directly;
      stage           in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 8M) through two pinned buffers
                      allocated once, one filled (or emptied) by the CPU while the other crosses the link;
      register        the host array is page-locked with cudaHostRegister for the copy, then released
-                     (falls back to staging when that fails);
+                     (falls back to staging when that fails); a data scope's arrays for the scope's life;
      pageable        one cudaMemcpy from the host array (the driver stages it in its own small buffers);
      direct          no copies where the device reaches host memory (polypragma_direct), else pageable.
    Host memory that is already pinned is copied directly; managed memory is used in place.  Sizes take a K, M or G suffix.
@@ -374,7 +375,7 @@ static int polypragma_copy_method(const void *host, size_t bytes)
   if (cudaPointerGetAttributes(&attributes, host) == cudaSuccess && attributes.type != cudaMemoryTypeUnregistered)
     return 0;  /* pinned, managed or device memory */
   cudaGetLastError();
-  if (mode == 3 || (mode == 0 && bytes >= polypragma_cuda_data.register_min))
+  if (mode == 3)
     return 2;
   if (polypragma_cuda_data.staging == 0) {
     int made = 0;
@@ -430,6 +431,33 @@ static int polypragma_direct(const void *host, size_t bytes)
     return 0;
   }
   return attributes.type == cudaMemoryTypeManaged;
+}
+
+/* A data scope's array page-locked for the scope's life (cudaHostRegister), under POLYPRAGMA_COPY=register,
+   or auto from POLYPRAGMA_REGISTER_MIN bytes on: registering costs about what a pageable copy of the array
+   does, so it pays where the scope copies the array more than once or twice (updates, scope ends); the copies
+   then find pinned memory and go directly.  1: registered (unpin at the scope's end). */
+static int polypragma_pin(void *host, size_t bytes)
+{
+  polypragma_cuda_data_init();
+  const int mode = polypragma_cuda_data.mode;
+  if (!(mode == 3 || (mode == 0 && bytes >= polypragma_cuda_data.register_min)))
+    return 0;
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, host) == cudaSuccess && attributes.type != cudaMemoryTypeUnregistered)
+    return 0;
+  cudaGetLastError();
+  if (cudaHostRegister(host, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    cudaGetLastError();  /* not registrable (read-only pages, a limit): staged copies */
+    return 0;
+  }
+  return 1;
+}
+
+static void polypragma_unpin(void *host)
+{
+  if (cudaHostUnregister(host) != cudaSuccess)
+    cudaGetLastError();
 }
 
 /* one copy between the host and device memory, by the method chosen for its size (see above) */

@@ -1,11 +1,13 @@
 """The data layer of the GPU targets' runtime: device buffers reused across calls, and arrays that stay on
 the device between regions (``#pragma polypragma data``), never stale.
 
-Written once in C for both targets over five primitives each target defines before it (CUDA in
+Written once in C for both targets over seven primitives each target defines before it (CUDA in
 cuda_target.py, OpenCL in opencl_target.py): ``polypragma_buffer_get``/``_put`` (a device buffer from
 the pool of free buffers kept by size), ``polypragma_upload``/``_download`` (checked copies, staged
 through pinned memory when large) and ``polypragma_direct`` (whether the kernels may reach a host array
-in place: CUDA's managed memory, or host memory on a device with pageable memory access).  Each primitive reports its own failure through the target's
+in place: CUDA's managed memory, or host memory on a device with pageable memory access), and
+``polypragma_pin``/``_unpin`` (page-lock a kept array's host range for its scope's life, where the target
+and the copy method say so: its copies then run at the link's pinned speed without staging).  Each primitive reports its own failure through the target's
 failure handler (host.py's ``fail``, which decides from the phase whether the caller may fall back) and
 returns that status: 0 when the region may go on.
 
@@ -57,6 +59,7 @@ typedef struct polypragma_entry {
   void *buffer;     /* the owner's device buffer (a pointer, or a cl_mem) */
   int state;        /* POLYPRAGMA_HOST, _DEVICE or _BOTH */
   int depth;        /* scopes holding it */
+  int pinned;       /* the owner page-locked the host range for the scope (polypragma_pin) */
   const void *owner;
   int (*download)(struct polypragma_entry *entry, const char *where);  /* the owner's; 0 on success */
 } polypragma_entry;
@@ -305,9 +308,12 @@ $storage void $enter(const char *where, int n, polypragma_data_clause *clauses)
     void *buffer = NULL;
     if (polypragma_buffer_get$s(&buffer, clause->bytes, clause->name, where, POLYPRAGMA_BEFORE_COPY_OUT) != 0)
       continue;  /* reported; its regions copy */
+    const int pinned = polypragma_pin$s(h, clause->bytes);
     if (clause->kind == POLYPRAGMA_COPY || clause->kind == POLYPRAGMA_COPYIN) {
       if (polypragma_upload$s(buffer, 0, h, clause->bytes, clause->name, where, POLYPRAGMA_BEFORE_COPY_OUT) != 0) {
         polypragma_buffer_put$s(buffer, clause->bytes, clause->name, where, POLYPRAGMA_DONE);
+        if (pinned)
+          polypragma_unpin$s(h);
         continue;
       }
     }
@@ -317,6 +323,7 @@ $storage void $enter(const char *where, int n, polypragma_data_clause *clauses)
     free_slot->state = clause->kind == POLYPRAGMA_COPY || clause->kind == POLYPRAGMA_COPYIN ? POLYPRAGMA_BOTH
                        : POLYPRAGMA_HOST;
     free_slot->depth = 1;
+    free_slot->pinned = pinned;
     free_slot->owner = &polypragma_data_owner$s;
     free_slot->download = polypragma_entry_download$s;
     clause->entered = 1;
@@ -342,6 +349,8 @@ $storage void $exit(const char *where, int n, polypragma_data_clause *clauses)
       if (e->state == POLYPRAGMA_DEVICE && e->download(e, where) != 0)
         POLYPRAGMA_REPORT("polypragma: %s: the results in '%s' were lost\n", where, clause->name);
       polypragma_buffer_put$s(e->buffer, e->bytes, clause->name, where, POLYPRAGMA_DONE);
+      if (e->pinned)
+        polypragma_unpin$s(e->host);
       e->host = NULL;
       e->buffer = NULL;
       e->owner = NULL;

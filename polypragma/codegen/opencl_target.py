@@ -349,6 +349,19 @@ static int polypragma_direct$suffix(const void *host, size_t bytes)
   return 0;
 }
 
+/* host ranges are not page-locked by the OpenCL runtime (the pinned staging buffer serves instead) */
+static int polypragma_pin$suffix(void *host, size_t bytes)
+{
+  (void)host;
+  (void)bytes;
+  return 0;
+}
+
+static void polypragma_unpin$suffix(void *host)
+{
+  (void)host;
+}
+
 /* one copy between the host and a buffer; staged: chunk i+1 crosses while the CPU fills or empties chunk i */
 static int polypragma_cl_copy$suffix(cl_mem buffer, size_t offset, char *host, size_t bytes, int to_device,
                                      const char *name, const char *where, int phase)
