@@ -283,3 +283,27 @@ def test_cuda_scope_without_a_region(tmp_path):
     sources = [str(DATA / "two_files" / n) for n in ("scope_only.c", "relax.c")]
     subprocess.run([CC, *CFLAGS, "-Wno-unknown-pragmas", *sources, "-o", str(tmp_path / "orig")], check=True)
     assert run(tmp_path / "gen", ["40", "9", "3"]).stdout == run(tmp_path / "orig", ["40", "9", "3"]).stdout
+
+
+def test_nested_scopes(opencl_programs):
+    """An inner scope naming part of a kept array holds it as it is; one straddling a kept array's end is
+    not kept (said, and its regions copy); copyout and create arrays are uploaded when a region first reads
+    them; failures injected anywhere still give the original's results or a stop that says why."""
+    original, generated = opencl_programs["nested"]
+    for args in (["64", "2"], ["9", "5"]):
+        got = run(generated, args, env={"POLYPRAGMA_DEVICE": "gpu", **STAGED})
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(run(original, args).stdout, got.stdout, 1e-12) is None
+        assert "'b[n / 2:n]' is not kept on the device: it overlaps an array another data scope keeps" in got.stderr
+
+
+def test_a_pointer_needs_its_section(tmp_path):
+    """copy(p) of a pointer would keep sizeof(p) bytes: the generated file does not compile, and says why."""
+    source = tmp_path / "p.c"
+    source.write_text("void f(int n, double *p)\n{\n#pragma polypragma data copy(p)\n  {\n  }\n}\n")
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl"], include=())
+    assert status == 0, messages
+    built = subprocess.run([CC, *CFLAGS, "-c", str(tmp_path / "out" / "p.polypragma.c"), "-o", str(tmp_path / "p.o")],
+                           capture_output=True, text=True)
+    assert built.returncode != 0
+    assert "polypragma: p is a pointer: give its elements in the data directive, as p[start:count]" in built.stderr

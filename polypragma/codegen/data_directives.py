@@ -38,7 +38,7 @@ def _extent(clause: DataClause) -> tuple[str, str, list[str]]:
     name = clause.name
     if clause.start is None:
         check = (f"_Static_assert(!__builtin_types_compatible_p(__typeof__({name}), __typeof__(&({name})[0])), "
-                 f"\"polypragma: '{name}' is a pointer: give its elements in the data directive, as "
+                 f"\"polypragma: {name} is a pointer: give its elements in the data directive, as "
                  f"{name}[start:count]\");")
         return f"(void *)({name})", f"sizeof({name})", [check]
     return (f"(void *)&({name})[{clause.start}]", f"(size_t)({clause.count}) * sizeof(({name})[0])", [])
