@@ -111,7 +111,7 @@ def _checked_calls(generated: Path, args: list[str]) -> int:
         n *= 2
 
 
-@pytest.mark.parametrize("program,args", [("timestep", ["9", "8", "2"]), ("aliasing", ["6", "4"])])
+@pytest.mark.parametrize("program,args", [("timestep", ["9", "8", "2"]), ("aliasing", ["6", "4"]), ("nested", ["9", "5"])])
 def test_failure_at_every_call(opencl_programs, program, args):
     """A failure injected into each checked call of a run in turn (allocations, copies, launches, the
     synchronisation, in regions, scopes and updates): the program prints what the original prints,
