@@ -30,7 +30,8 @@ What runs:
   and with POLYPRAGMA_DATA=copy (a copy in and out at every call), kernels_ms being the median kernel
   time of the calls' profiles.
 
-``run --dry`` runs only the transfers and repeated calls, at small sizes, and needs no GPU: here the
+``run --measurements-only`` runs only the transfers and repeated calls (in a call of its own on a GPU
+machine whose calls are bounded); ``run --dry`` runs them at small sizes, and needs no GPU: here the
 programs take their CPU fallback, the GPU's numbers are null, and the JSON has its full shape (build
 them with ``build --measurements-only``).
 """
@@ -426,9 +427,9 @@ def run(args) -> int:
     result = {"device": _device_info(), "manifest": {k: v for k, v in manifest.items() if k not in ("corpus", "bench")},
               "corpus": [], "bench": [], "baselines": None}
     started = time.perf_counter()
-    if args.dry:  # the measurements alone, at small sizes, with or without a GPU
-        result["dry"] = True
-        measurements(build, manifest, result, dry=True)
+    if args.dry or args.measurements_only:  # the measurements alone (--dry: at small sizes, with or without a GPU)
+        result["dry"] = args.dry
+        measurements(build, manifest, result, dry=args.dry)
         (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
         return 0
     for case in manifest["corpus"] if not args.skip_corpus else []:
@@ -509,6 +510,8 @@ def main() -> int:
     r.add_argument("--skip-baselines", action="store_true")
     r.add_argument("--skip-fallback", action="store_true")
     r.add_argument("--skip-measurements", action="store_true", help="no transfers or repeated calls")
+    r.add_argument("--measurements-only", action="store_true",
+                   help="only the transfers and repeated calls, at full size (a call of its own on the GPU machine)")
     r.add_argument("--dry", action="store_true",
                    help="only the transfers and repeated calls, at small sizes; runs without a GPU")
     r.add_argument("--spare", type=int, default=900 * 2**20,
