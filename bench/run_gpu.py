@@ -20,7 +20,20 @@ What runs:
   generated code's own CUDA-event profile (POLYPRAGMA_PROFILE=1); checksums are compared with the
   original's;
 * baselines: bench/gpu/peak.py measures the device's copy bandwidth and FP64 matrix-product rate,
-  and cuBLAS on the matrix product's size.
+  and cuBLAS on the matrix product's size;
+* transfers (issue 18): the copies polypragma's generated code makes of a 1 GiB array
+  (bench/gpu/transfers.c, POLYPRAGMA_PROFILE=1: ``h2d_gbs``, ``d2h_gbs`` with the default copy method,
+  and under each POLYPRAGMA_COPY method in ``by_method``), against the link measured directly with
+  pinned memory (bench/gpu/pinned.cu: ``pinned_h2d_gbs``, ``pinned_d2h_gbs``, pageable too);
+* repeated calls (issue 18): bench/gpu/timestep.c calls a 2-D Jacobi step 1,000 times inside a data
+  scope; ``repeated_calls`` lists ``{name, calls, first_ms, per_call_ms, kernels_ms}`` with the scope
+  and with POLYPRAGMA_DATA=copy (a copy in and out at every call), kernels_ms being the median kernel
+  time of the calls' profiles.
+
+``run --measurements-only`` runs only the transfers and repeated calls (in a call of its own on a GPU
+machine whose calls are bounded); ``run --dry`` runs them at small sizes, and needs no GPU: here the
+programs take their CPU fallback, the GPU's numbers are null, and the JSON has its full shape (build
+them with ``build --measurements-only``).
 """
 
 from __future__ import annotations
@@ -151,6 +164,25 @@ def _build_benchmark(bench, build: Path, timer: Path) -> dict:
             "explain": explain.stderr.strip()}
 
 
+MEASUREMENTS = {"transfers": BENCH / "gpu" / "transfers.c", "timestep": BENCH / "gpu" / "timestep.c"}
+
+
+def _build_measurements(build: Path) -> dict:
+    """The programs of the transfers and repeated-calls measurements, and the direct bandwidth probe."""
+    exes = {}
+    for name, source in MEASUREMENTS.items():
+        work = build / "work" / f"measure.{name}"
+        work.mkdir(parents=True)
+        _run([sys.executable, "-m", "polypragma", str(source.relative_to(TOP)), "-o", str(work), "--target", "cuda"],
+             cwd=TOP)
+        _link_cuda(work, source.stem, [], ["-O3", "-march=x86-64-v3", "-std=gnu11"], ["-O3"], [],
+                   build / "measure" / name)
+        exes[name] = name
+    _run([NVCC, ARCH, "-O2", str(BENCH / "gpu" / "pinned.cu"), "-o", str(build / "measure" / "pinned")])
+    exes["pinned"] = "pinned"
+    return exes
+
+
 def build(args) -> int:
     out = Path(args.build)
     if out.exists():
@@ -158,6 +190,7 @@ def build(args) -> int:
     (out / "corpus").mkdir(parents=True)
     (out / "bench").mkdir()
     (out / "work").mkdir()
+    (out / "measure").mkdir()
     timer = out / "work" / "timer.o"
     _run([CC, "-O2", "-c", str(BENCH / "gpu" / "timer.c"), "-o", str(timer)])
     jobs = []
@@ -166,17 +199,19 @@ def build(args) -> int:
         for index, defines in enumerate(defines_sets):
             jobs.append((path, index, defines, "default"))
         jobs.append((path, 0, defines_sets[0], "wrap"))
-    selected = [b for b in SUITE if not args.only or b.name in args.only]
+    selected = [b for b in SUITE if not args.measurements_only and (not args.only or b.name in args.only)]
     started = time.perf_counter()
+    measure = _build_measurements(out)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        corpus = list(pool.map(lambda job: _build_corpus_case(*job, out), jobs if not args.only else []))
+        corpus = list(pool.map(lambda job: _build_corpus_case(*job, out),
+                               jobs if not args.only and not args.measurements_only else []))
         benches = list(pool.map(lambda b: _build_benchmark(b, out, timer), selected))
     shutil.copy(BENCH / "gpu" / "peak.py", out / "peak.py")
     manifest = {"built": datetime.date.today().isoformat(), "polypragma": _version(),
                 "nvcc": subprocess.run([NVCC, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1],
                 "gcc": subprocess.run([CC, "--version"], capture_output=True, text=True).stdout.splitlines()[0],
                 "command": "python bench/run_gpu.py " + shlex.join(sys.argv[1:]),
-                "corpus": corpus, "bench": benches,
+                "corpus": corpus, "bench": benches, "measure": measure,
                 "gemm_size": next((b.args[1] for b in SUITE if b.name == "gemm"), 2000)}
     (out / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
     shutil.rmtree(out / "work")
@@ -291,6 +326,96 @@ def fallback_check(build: Path, manifest: dict, args) -> dict:
     return report
 
 
+def _profiles(stderr: str) -> list[dict]:
+    """Each region call's profile line, in order."""
+    pattern = (r"profile: .*: copy-in ([0-9.]+) ms, kernels ([0-9.]+) ms, copy-out ([0-9.]+) ms, "
+               r"total ([0-9.]+) ms \(([0-9.]+) ms with allocation\)")
+    return [dict(zip(("copy_in", "kernels", "copy_out", "total", "with_allocation"), map(float, m.groups())))
+            for m in re.finditer(pattern, stderr)]
+
+
+def _gbs(bytes_: int, ms: float | None) -> float | None:
+    return round(bytes_ / (ms / 1e3) / 1e9, 3) if ms else None
+
+
+def transfers(build: Path, dry: bool) -> dict:
+    """Copies of a 1 GiB array by the generated code (its second call's profile: the buffer comes from the
+    pool), under the default method and each POLYPRAGMA_COPY method, and the link measured directly."""
+    measure = build / "measure"
+    elements = (1 << 30) // 8 if not dry else 1 << 16
+    size = elements * 8
+    report: dict = {"bytes": size, "h2d_gbs": None, "d2h_gbs": None, "pinned_h2d_gbs": None, "pinned_d2h_gbs": None,
+                    "by_method": {}}
+    for method in ("auto", "stage", "register", "pageable"):
+        got = _execute([str(measure / "transfers"), str(elements)],
+                       {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu", "POLYPRAGMA_PROFILE": "1",
+                        "POLYPRAGMA_COPY": method}, 300)
+        profiles = _profiles(got["stderr"])
+        entry = {"status": got["status"], "h2d_gbs": None, "d2h_gbs": None}
+        if len(profiles) >= 2:
+            entry.update(h2d_gbs=_gbs(size, profiles[1]["copy_in"]), d2h_gbs=_gbs(size, profiles[1]["copy_out"]),
+                         first_call_ms=profiles[0]["with_allocation"], second_call_ms=profiles[1]["with_allocation"])
+        elif got["status"] != 0:
+            entry["error"] = got["stderr"][-400:]
+        report["by_method"][method] = entry
+    report["h2d_gbs"] = report["by_method"]["auto"]["h2d_gbs"]
+    report["d2h_gbs"] = report["by_method"]["auto"]["d2h_gbs"]
+    probe = _execute([str(measure / "pinned"), str(size)], {}, 300)
+    try:
+        direct = json.loads(probe["stdout"])
+    except ValueError:
+        direct = {"error": (probe["stdout"] + probe["stderr"])[-400:]}
+    report["direct"] = direct
+    report["pinned_h2d_gbs"] = direct.get("pinned_h2d_gbs")
+    report["pinned_d2h_gbs"] = direct.get("pinned_d2h_gbs")
+    for key in ("h2d", "d2h"):
+        ours, pinned = report[f"{key}_gbs"], report[f"pinned_{key}_gbs"]
+        report[f"{key}_of_pinned"] = round(ours / pinned, 3) if ours and pinned else None
+    return report
+
+
+def repeated_calls(build: Path, dry: bool) -> list[dict]:
+    """The time-stepping program, 1,000 calls of a 2-D stencil step: with its data scope, and with
+    POLYPRAGMA_DATA=copy.  first_ms and per_call_ms from the program's own clock (each call returns when
+    its kernels are done); kernels_ms the median kernel time of a profiled run's calls."""
+    n, calls = (4096, 1000) if not dry else (64, 1000)
+    out = []
+    for name, env in (("jacobi_2d_step_data_scope", {}), ("jacobi_2d_step_copies", {"POLYPRAGMA_DATA": "copy"})):
+        device = {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu"}
+        entry: dict = {"name": name, "calls": calls, "n": n, "first_ms": None, "per_call_ms": None, "kernels_ms": None}
+        timed = _execute([str(build / "measure" / "timestep"), str(n), str(calls)], {**device, **env}, 600)
+        found = re.search(r"timestep: calls (\d+), first ([0-9.]+) ms, rest ([0-9.]+) ms", timed["stderr"])
+        if timed["status"] != 0 or not found:
+            entry["error"] = f"status {timed['status']}: {timed['stderr'][-400:]}"
+        else:
+            entry["first_ms"] = float(found.group(2))
+            entry["per_call_ms"] = round(float(found.group(3)) / max(calls - 1, 1), 5)
+        profiled = _execute([str(build / "measure" / "timestep"), str(n), str(calls)],
+                            {**device, **env, "POLYPRAGMA_PROFILE": "1"}, 600)
+        kernels = sorted(p["kernels"] for p in _profiles(profiled["stderr"]))
+        if kernels:
+            entry["kernels_ms"] = kernels[len(kernels) // 2]
+            entry["profiled_copy_ms"] = sorted(p["copy_in"] + p["copy_out"]
+                                               for p in _profiles(profiled["stderr"]))[len(kernels) // 2]
+        transfers_line = re.search(r"transfers: .*", profiled["stderr"])
+        entry["transfers"] = transfers_line.group(0) if transfers_line else None
+        if entry["per_call_ms"] and entry["kernels_ms"]:
+            entry["per_call_over_kernels"] = round(entry["per_call_ms"] / entry["kernels_ms"], 3)
+        out.append(entry)
+    return out
+
+
+def measurements(build: Path, manifest: dict, result: dict, dry: bool) -> None:
+    if "measure" not in manifest:
+        result["transfers"] = {"skipped": "this build has no measurement programs (rebuild)"}
+        result["repeated_calls"] = []
+        return
+    result["transfers"] = transfers(build, dry)
+    print(f"transfers: {result['transfers']}", flush=True)
+    result["repeated_calls"] = repeated_calls(build, dry)
+    print(f"repeated_calls: {result['repeated_calls']}", flush=True)
+
+
 def run(args) -> int:
     build = Path(args.build)
     out = Path(args.out)
@@ -302,6 +427,11 @@ def run(args) -> int:
     result = {"device": _device_info(), "manifest": {k: v for k, v in manifest.items() if k not in ("corpus", "bench")},
               "corpus": [], "bench": [], "baselines": None}
     started = time.perf_counter()
+    if args.dry or args.measurements_only:  # the measurements alone (--dry: at small sizes, with or without a GPU)
+        result["dry"] = args.dry
+        measurements(build, manifest, result, dry=args.dry)
+        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
+        return 0
     for case in manifest["corpus"] if not args.skip_corpus else []:
         for k, r in enumerate(case["runs"]):
             got = _execute([str(build / "corpus" / case["exe"]), *r["args"]], {"POLYPRAGMA_DEVICE": "gpu"}, 60)
@@ -346,6 +476,9 @@ def run(args) -> int:
         print(f"{bench['name']}: seq {entry['seq_ms']} ms, omp {entry['omp_ms']} ms, gpu {entry['gpu_ms']} ms "
               f"{entry.get('gpu_profile_ms')} {entry.get('gpu_difference') or entry.get('gpu_error') or 'ok'}",
               flush=True)
+    if not args.skip_measurements:
+        measurements(build, manifest, result, dry=False)
+        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
     if not args.skip_fallback:
         result["fallback"] = fallback_check(build, manifest, args)
         print(f"fallback: {result['fallback']}", flush=True)
@@ -365,6 +498,8 @@ def main() -> int:
     b.add_argument("--build", default=str(TOP / "build" / "gpu"))
     b.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     b.add_argument("--only", nargs="*", help="benchmarks to build (and no corpus)")
+    b.add_argument("--measurements-only", action="store_true",
+                   help="build only the transfers and repeated-calls programs (for run --dry)")
     r = commands.add_parser("run", help="run on the GPU machine")
     r.add_argument("--build", default=str(TOP / "build" / "gpu"))
     r.add_argument("--out", required=True)
@@ -374,6 +509,11 @@ def main() -> int:
     r.add_argument("--skip-corpus", action="store_true")
     r.add_argument("--skip-baselines", action="store_true")
     r.add_argument("--skip-fallback", action="store_true")
+    r.add_argument("--skip-measurements", action="store_true", help="no transfers or repeated calls")
+    r.add_argument("--measurements-only", action="store_true",
+                   help="only the transfers and repeated calls, at full size (a call of its own on the GPU machine)")
+    r.add_argument("--dry", action="store_true",
+                   help="only the transfers and repeated calls, at small sizes; runs without a GPU")
     r.add_argument("--spare", type=int, default=900 * 2**20,
                    help="device memory left free by the fallback check (default 900 MiB)")
     p = commands.add_parser("report", help="write bench/results/ from a run's JSON")

@@ -11,18 +11,18 @@ import islpy as isl
 from polypragma import dependences as dependence_analysis
 from polypragma import timing
 from polypragma.buildtools.depfile import format_rule
-from polypragma.codegen import c_target
+from polypragma.codegen import c_target, data_directives
 from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
 from polypragma.frontend.extract import RegionExtractor
 from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
 from polypragma.frontend.symbols import TypeTable, scope_at
-from polypragma.scan import Region, scan
+from polypragma.scan import Region, scan, scan_data
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
 from polypragma.gpu.explain import explain
 from polypragma.gpu.memory import MemoryOptions
-from polypragma.gpu.region import prepare
+from polypragma.gpu.region import prepare, symbol_stem
 from polypragma.gpu.sizes import SizeError, SizeOptions, dump as dump_sizes
 from polypragma.splice import Insertion, Replacement, banner, splice, write_atomically
 
@@ -127,12 +127,16 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
         raise FatalError(f"output {destination} would overwrite the input")
 
     regions = scan(text, source)
-    log.lap("scan", f"{len(regions)} region(s) in {source}")
+    directives = scan_data(text, source)
+    log.lap("scan", f"{len(regions)} region(s) in {source}"
+            + (f", {len(directives)} data directive(s)" if directives else ""))
 
     replacements: list[Replacement] = []
+    offloading: set[str] = set()  # functions holding a region replaced by its host function
     helpers: set[str] = set()
     gpu_regions: list = []
     inputs = [source]  # the source and the headers the output depends on
+    ast = None
     if regions:
         # a preprocessor failure (a header not found: a forgotten -I) is an error even without --strict:
         # polypragma would not see the code the compiler sees, and a build that goes on with every
@@ -174,28 +178,42 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     log.lap("diagnostic", f"{region}: left as written, from its last timed stage to the diagnostic")
                     continue
                 replacements.append(Replacement(region, lines))
+                offloading.add(where.function.decl.name)
                 helpers |= used
                 if gpu_region is not None:
                     gpu_regions.append(gpu_region)
+    if directives and target.gpu:
+        # host code in a data scope (a region left as written is host code too) should go through updates
+        region_lines = {n for r in replacements for n in range(r.region.begin_line, r.region.end_line + 1)}
+        defined = {e.decl.name for e in ast.ext if type(e).__name__ == "FuncDef"} if ast is not None else set()
+        data_directives.warn_host_uses(directives, text.splitlines(), region_lines, offloading, defined, reporter)
     if options.strict and reporter.error_count:
         return 1
     insertions: list[Insertion] = []
     unit = None
     # the kernels and host functions, timed per region and kernel (cuda_target, opencl_target)
+    has_data = bool(directives) and target.gpu
     with timing.recording() as parts:
-        if gpu_regions:
-            block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract)
-            first = min(r.scop.region.begin_line for r in gpu_regions)
+        if gpu_regions or has_data:
+            block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data)
+            first = min([r.scop.region.begin_line for r in gpu_regions] + [d.line for d in directives])
             insertions.append(Insertion(_insertion_line(text, first), block))
             if options.dump_sizes:
                 for r in gpu_regions:
                     print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
         if target.unit_suffix is not None:
             unit = target.unit(gpu_regions, source, fp_contract=options.fp_contract,
-                               device_entries=options.device_entries)
+                               device_entries=options.device_entries, data=has_data)
     if gpu_regions or target.unit_suffix is not None:
         log.parts("codegen", "", parts, f"the rest of the {target.name} code of {len(gpu_regions)} region(s) "
                   "(runtime, prototypes, helpers)")
+    if directives:  # each directive's line (and each scope's closing line) rewritten in place
+        changed = data_directives.edits(directives, text.splitlines(), source, symbol_stem(source), target.gpu)
+        kept = text.splitlines(keepends=True)
+        for number, line in changed.items():
+            ending = kept[number - 1][len(kept[number - 1].rstrip("\r\n")):]
+            kept[number - 1] = line + (ending or "\n")
+        text = "".join(kept)
     outputs = {destination: splice(text, source, target.name, replacements, helpers, insertions,
                                    os.path.basename(destination))}
     if unit is not None:

@@ -3,7 +3,9 @@
 Scanning works on the raw text, before preprocessing, because the regions are
 spliced back into that text.  It checks the markup (pairs, no nesting) and
 collects the ``#pragma polypragma ...`` lines that follow ``#pragma scop``
-as per-region options.
+as per-region options.  :func:`scan_data` finds the data scopes and updates
+(``#pragma polypragma data ...``, ``#pragma polypragma update ...``) of the
+host code around regions.
 """
 
 from __future__ import annotations
@@ -102,6 +104,8 @@ def scan(text: str, file: str) -> list[Region]:
         else:  # polypragma options
             if open_at is None and _PURE.match(match.group(3)):
                 continue  # '#pragma polypragma pure(f, g)': read by the frontend
+            if open_at is None and _DATA.match(match.group(3)):
+                continue  # data scopes and updates: scan_data
             if open_at is None or not previous_was_marker:
                 raise FatalError(
                     "'#pragma polypragma' must follow '#pragma scop' directly", where
@@ -113,3 +117,181 @@ def scan(text: str, file: str) -> list[Region]:
             Location(file, open_at[0], open_at[1]),
         )
     return regions
+
+
+# -- data scopes and updates -------------------------------------------------------------
+
+_DATA = re.compile(r"^\s*(data|update)\b(.*)$")
+_DATA_KINDS = {"data": ("copy", "copyin", "copyout", "create"), "update": ("host", "device")}
+
+
+@dataclass(frozen=True)
+class DataClause:
+    """``kind(name)`` or ``kind(name[start:count])`` of a data directive; ``start`` and ``count`` as C text."""
+
+    kind: str
+    name: str
+    start: str | None = None
+    count: str | None = None
+
+    @property
+    def text(self) -> str:
+        return self.name if self.start is None else f"{self.name}[{self.start}:{self.count}]"
+
+
+@dataclass(frozen=True)
+class DataDirective:
+    """``#pragma polypragma data ...`` before a compound statement (its braces at ``open_line`` and
+    ``close_line``/``close_column``, 1-based), or ``#pragma polypragma update ...``."""
+
+    kind: str  # "data" or "update"
+    file: str
+    line: int
+    column: int
+    clauses: tuple[DataClause, ...]
+    open_line: int = 0
+    close_line: int = 0
+    close_column: int = 0
+
+    @property
+    def location(self) -> Location:
+        return Location(self.file, self.line, self.column)
+
+
+def _blank_literals(lines: list[str]) -> list[str]:
+    """``lines`` (comments already blanked) with string and character literals blanked too."""
+    out = []
+    for line in lines:
+        chars = list(line)
+        i = 0
+        while i < len(chars):
+            if chars[i] in "\"'":
+                quote = chars[i]
+                j = i + 1
+                while j < len(chars) and chars[j] != quote:
+                    j += 2 if chars[j] == "\\" else 1
+                for k in range(i + 1, min(j, len(chars))):
+                    chars[k] = " "
+                i = j + 1
+            else:
+                i += 1
+        out.append("".join(chars))
+    return out
+
+
+def code_lines(lines: list[str]) -> list[str]:
+    """``lines`` with comments and string and character literals blanked (same lengths)."""
+    return _blank_literals([line for _, line in _code_lines("\n".join(lines))])
+
+
+def _split_top(text: str) -> list[str]:
+    """``text`` split at the commas outside parentheses and brackets."""
+    parts, depth, current = [], 0, []
+    for ch in text:
+        if ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(ch)
+    parts.append("".join(current))
+    return [p.strip() for p in parts if p.strip()]
+
+
+def _clauses(kind: str, text: str, where: Location) -> tuple[DataClause, ...]:
+    clauses = []
+    rest = text.strip()
+    allowed = _DATA_KINDS[kind]
+    while rest:
+        match = re.match(r"(\w+)\s*\(", rest)
+        if not match or match.group(1) not in allowed:
+            raise FatalError(f"'#pragma polypragma {kind}' expects clauses {', '.join(c + '(...)' for c in allowed)}, "
+                             f"not '{rest}'", where)
+        depth, end = 0, None
+        for k in range(match.end() - 1, len(rest)):
+            depth += {"(": 1, ")": -1}.get(rest[k], 0)
+            if depth == 0:
+                end = k
+                break
+        if end is None:
+            raise FatalError(f"unbalanced parentheses in '#pragma polypragma {kind}'", where)
+        for item in _split_top(rest[match.end():end]):
+            array = re.fullmatch(r"(\w+)\s*(?:\[(.*)\])?", item, re.S)
+            if not array:
+                raise FatalError(f"'{item}' in '#pragma polypragma {kind}' is not an array name or a section "
+                                 "'name[start:count]'", where)
+            start = count = None
+            if array.group(2) is not None:
+                section = _split_colon(array.group(2))
+                if section is None:
+                    raise FatalError(f"'{item}': a section is written 'name[start:count]'", where)
+                start, count = section
+            clauses.append(DataClause(match.group(1), array.group(1), start, count))
+        rest = rest[end + 1:].strip()
+    if not clauses:
+        raise FatalError(f"'#pragma polypragma {kind}' names no array", where)
+    return tuple(clauses)
+
+
+def _split_colon(text: str) -> tuple[str, str] | None:
+    depth = 0
+    for k, ch in enumerate(text):
+        depth += {"(": 1, "[": 1, ")": -1, "]": -1}.get(ch, 0)
+        if ch == ":" and depth == 0 and text[:k].strip() and text[k + 1:].strip():
+            return text[:k].strip(), text[k + 1:].strip()
+    return None
+
+
+def scan_data(text: str, file: str) -> list[DataDirective]:
+    """The ``#pragma polypragma data`` and ``update`` directives of ``text``, in source order.
+
+    A data directive must stand before a compound statement, which must not hold a ``return`` or a
+    ``goto`` (they would leave the scope without its end: the arrays would not come back)."""
+    numbered = list(_code_lines(text))
+    code = _blank_literals([line for _, line in numbered])
+    directives = []
+    for index, line in enumerate(code):
+        match = _PRAGMA.match(line)
+        if not match or match.group(2) != "polypragma":
+            continue
+        data = _DATA.match(match.group(3))
+        if not data:
+            continue
+        where = Location(file, index + 1, len(match.group(1)) + 1)
+        kind = data.group(1)
+        clauses = _clauses(kind, data.group(2), where)
+        if kind == "update":
+            directives.append(DataDirective(kind, file, index + 1, where.column, clauses))
+            continue
+        # the compound statement: '{' first, then its matching '}'
+        position = index + 1
+        while position < len(code) and not code[position].strip():
+            position += 1
+        if position == len(code) or not code[position].lstrip().startswith("{"):
+            raise FatalError("'#pragma polypragma data' must stand before a compound statement '{ ... }'", where)
+        depth = 0
+        close = None
+        for k in range(position, len(code)):
+            for col, ch in enumerate(code[k]):
+                if ch == "{":
+                    depth += 1
+                elif ch == "}":
+                    depth -= 1
+                    if depth == 0:
+                        close = (k, col)
+                        break
+            if close:
+                break
+        if close is None:
+            raise FatalError("the compound statement after '#pragma polypragma data' is never closed", where)
+        body = "\n".join(code[position:close[0] + 1])
+        leaving = re.search(r"\b(return|goto)\b", body)
+        if leaving:
+            raise FatalError(f"'{leaving.group(1)}' inside a data scope is not supported: it would leave the scope "
+                             "without copying its arrays back", where)
+        directives.append(DataDirective(kind, file, index + 1, where.column, clauses, position + 1, close[0] + 1,
+                                        close[1] + 1))
+    return directives

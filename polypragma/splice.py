@@ -64,6 +64,13 @@ def splice(text: str, source: str, target: str, replacements: list[Replacement],
         out += [line + "\n" for line in replacement.lines]
         out.append(line_directive(region.end_line + 1, source) + "\n")
         position = region.end_line
+    for insertion in pending:  # a file with data directives and no region generated
+        out += original[position : insertion.after]
+        if output_name:
+            out.append(line_directive(len(out) + 2, output_name) + "\n")
+        out += [line + "\n" for line in insertion.lines]
+        out.append(line_directive(insertion.after + 1, source) + "\n")
+        position = insertion.after
     out += original[position:]
     return "".join(out)
 

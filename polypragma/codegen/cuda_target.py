@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from polypragma import timing
 from polypragma.codegen.gpu import GpuSyntax, kernel_lines
+from polypragma.codegen import host_data
 from polypragma.codegen.host import HostSyntax, host_function, runtime
 from polypragma.codegen.printer import helper_macros
 from polypragma.codegen.body import device_functions
@@ -27,7 +28,8 @@ class CudaSyntax(GpuSyntax, HostSyntax):
     success = "cudaSuccess"
     error_format = ": %s"
     error_value = "cudaGetErrorString(error)"
-    release_call = "cudaFree"
+    injected_error = "cudaErrorMemoryAllocation"
+    constant_symbols = True
 
     def buffer_type(self, array: DeviceArray) -> str:
         return f"{array.device_type} *"
@@ -40,23 +42,22 @@ class CudaSyntax(GpuSyntax, HostSyntax):
         lines += [f"  cudaTextureObject_t texture_{a.name} = 0;" for a in texture_arrays(region)]
         return lines
 
-    def allocate(self, region: GpuRegion, array: DeviceArray) -> list[str]:
-        if array.name in region.constant:
-            return []  # a __constant__ symbol of the file
-        size = f"bytes_{array.name} > 0 ? bytes_{array.name} : sizeof({array.device_type})"
-        return ["  " + self.checked(f"cudaMalloc((void **)&dev_{array.name}, {size})")]
+    def device_pointer(self, array: DeviceArray) -> str:
+        return f"({array.device_type} *)((char *)bind_{array.name}.buffer + bind_{array.name}.offset)"
 
-    def copy_in(self, region: GpuRegion, array: DeviceArray) -> str:
-        if array.name in region.constant:
-            return f"cudaMemcpyToSymbol({constant_symbol(region, array)}, {array.host_name}, bytes_{array.name})"
-        return f"cudaMemcpy(dev_{array.name}, {array.host_name}, bytes_{array.name}, cudaMemcpyHostToDevice)"
+    def in_place_alignment(self, region: GpuRegion, array: DeviceArray) -> str:
+        # a texture object on linear memory starts at a multiple of the device's textureAlignment (512)
+        return "512" if array in texture_arrays(region) else f"sizeof({array.device_type})"
+
+    def direct(self, region: GpuRegion, array: DeviceArray) -> bool:
+        return array not in texture_arrays(region)  # a texture object needs device memory
+
+    def copy_to_constant(self, region: GpuRegion, array: DeviceArray) -> str:
+        return f"cudaMemcpyToSymbol({constant_symbol(region, array)}, {array.host_name}, bytes_{array.name})"
 
     def copy_in_from_device(self, region: GpuRegion, array: DeviceArray) -> str:
         return (f"cudaMemcpyToSymbol({constant_symbol(region, array)}, dev_{array.name}, bytes_{array.name}, 0, "
                 "cudaMemcpyDeviceToDevice)")
-
-    def copy_out(self, array: DeviceArray) -> str:
-        return f"cudaMemcpy({array.host_name}, dev_{array.name}, bytes_{array.name}, cudaMemcpyDeviceToHost)"
 
     def synchronise(self) -> str:
         return "cudaDeviceSynchronize()"
@@ -190,8 +191,8 @@ static int polypragma_profiling(void)
 }
 
 /* events: region start, after copy-in, after the kernels, after copy-out; started: before allocation */
-static void polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_clock::time_point started,
-                                      const char *where)
+static __attribute__((unused)) void polypragma_profile_report(cudaEvent_t *events, std::chrono::steady_clock::time_point started,
+                                                              const char *where)
 {
   float ms[3];
   for (int k = 0; k < 3; k++) {
@@ -230,6 +231,330 @@ static int polypragma_cuda_setup(const char *where)
   }
   return state ? 0 : 1;
 }
+
+/* Device buffers and copies (the primitives of the data layer, polypragma/codegen/host_data.py).
+
+   Buffers come from a pool of free buffers kept by size across calls (at most POLYPRAGMA_POOL_LIMIT bytes,
+   default half the device's memory; emptied when an allocation fails, then tried again), and are freed at
+   exit.  Copies of fewer than POLYPRAGMA_STAGE_MIN bytes (default 1M) are one cudaMemcpy from the host
+   array.  Larger ones depend on POLYPRAGMA_COPY:
+     auto (default)  staged; a data scope's array of POLYPRAGMA_REGISTER_MIN bytes (default 256M) or more is
+                     registered for the scope's life (polypragma_pin), and its copies go directly;
+     stage           in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 8M) through two pinned buffers
+                     allocated once, one filled (or emptied) by the CPU while the other crosses the link;
+     register        the host array is page-locked with cudaHostRegister for the copy, then released
+                     (falls back to staging when that fails); a data scope's arrays for the scope's life;
+     pageable        one cudaMemcpy from the host array (the driver stages it in its own small buffers);
+     direct          no copies where the device reaches host memory (polypragma_direct), else pageable.
+   Host memory that is already pinned is copied directly; managed memory is used in place.  Sizes take a K, M or G suffix.
+   POLYPRAGMA_PROFILE set: the copies and allocations of the process are counted and reported at exit. */
+static struct {
+  int ready, mode;
+  size_t stage_min, register_min, chunk, limit, cached;
+  char *stage[2];
+  cudaEvent_t done[2];
+  int staging;  /* 1: the staging buffers exist; -1: they could not be made (copies go pageable) */
+  struct { void *buffer; size_t bytes; } pool[32];
+  int pooled;
+  long uploads, downloads, allocations;
+  size_t uploaded, downloaded;
+} polypragma_cuda_data;
+
+static size_t polypragma_size_env(const char *name, size_t fallback)
+{
+  const char *value = getenv(name);
+  if (value == NULL || value[0] == '\0')
+    return fallback;
+  char *end = NULL;
+  double number = strtod(value, &end);
+  if (end != NULL && (*end == 'k' || *end == 'K'))
+    number *= 1024.0;
+  else if (end != NULL && (*end == 'm' || *end == 'M'))
+    number *= 1048576.0;
+  else if (end != NULL && (*end == 'g' || *end == 'G'))
+    number *= 1073741824.0;
+  return number > 0 ? (size_t)number : fallback;
+}
+
+static void polypragma_cuda_data_release(void)
+{
+  for (int k = 0; k < polypragma_cuda_data.pooled; ++k)
+    cudaFree(polypragma_cuda_data.pool[k].buffer);
+  polypragma_cuda_data.pooled = 0;
+  if (polypragma_cuda_data.staging == 1) {
+    for (int k = 0; k < 2; ++k) {
+      cudaFreeHost(polypragma_cuda_data.stage[k]);
+      cudaEventDestroy(polypragma_cuda_data.done[k]);
+    }
+    polypragma_cuda_data.staging = 0;
+  }
+  if (polypragma_profiling())
+    fprintf(stderr, "polypragma: profile: transfers: %ld copies in (%zu bytes), %ld copies out (%zu bytes), "
+            "%ld device allocations\n", polypragma_cuda_data.uploads, polypragma_cuda_data.uploaded,
+            polypragma_cuda_data.downloads, polypragma_cuda_data.downloaded, polypragma_cuda_data.allocations);
+}
+
+static void polypragma_cuda_data_init(void)
+{
+  if (polypragma_cuda_data.ready)
+    return;
+  polypragma_cuda_data.ready = 1;
+  const char *mode = getenv("POLYPRAGMA_COPY");
+  polypragma_cuda_data.mode = mode == NULL || mode[0] == '\0' || strcmp(mode, "auto") == 0 ? 0
+                              : strcmp(mode, "pageable") == 0 ? 1 : strcmp(mode, "stage") == 0 ? 2
+                              : strcmp(mode, "register") == 0 ? 3 : strcmp(mode, "direct") == 0 ? 4 : 0;
+  polypragma_cuda_data.stage_min = polypragma_size_env("POLYPRAGMA_STAGE_MIN", (size_t)1 << 20);
+  polypragma_cuda_data.register_min = polypragma_size_env("POLYPRAGMA_REGISTER_MIN", (size_t)256 << 20);
+  polypragma_cuda_data.chunk = polypragma_size_env("POLYPRAGMA_STAGE_CHUNK", (size_t)8 << 20);
+  size_t free_bytes = 0, total = 0;
+  if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
+    cudaGetLastError();
+    total = (size_t)2 << 30;
+  }
+  polypragma_cuda_data.limit = polypragma_size_env("POLYPRAGMA_POOL_LIMIT", total / 2);
+  atexit(polypragma_cuda_data_release);
+}
+
+static int polypragma_buffer_get(void **buffer, size_t bytes, const char *name, const char *where, int phase)
+{
+  polypragma_cuda_data_init();
+  if (bytes == 0)
+    bytes = 1;
+  for (int k = 0; k < polypragma_cuda_data.pooled; ++k)
+    if (polypragma_cuda_data.pool[k].bytes == bytes) {
+      *buffer = polypragma_cuda_data.pool[k].buffer;
+      polypragma_cuda_data.pool[k] = polypragma_cuda_data.pool[--polypragma_cuda_data.pooled];
+      polypragma_cuda_data.cached -= bytes;
+      return 0;
+    }
+  cudaError_t error = POLYPRAGMA_CALL(cudaMalloc(buffer, bytes));
+  if (error == cudaErrorMemoryAllocation && polypragma_cuda_data.pooled > 0) {
+    cudaGetLastError();
+    while (polypragma_cuda_data.pooled > 0)
+      cudaFree(polypragma_cuda_data.pool[--polypragma_cuda_data.pooled].buffer);
+    polypragma_cuda_data.cached = 0;
+    error = POLYPRAGMA_CALL(cudaMalloc(buffer, bytes));
+  }
+  if (error != cudaSuccess) {
+    char call[200];
+    *buffer = NULL;
+    snprintf(call, sizeof call, "cudaMalloc(&dev_%s, %zu)", name, bytes);
+    return polypragma_cuda_fail(call, error, where, phase);
+  }
+  polypragma_cuda_data.allocations++;
+  return 0;
+}
+
+static int polypragma_buffer_put(void *buffer, size_t bytes, const char *name, const char *where, int phase)
+{
+  if (bytes == 0)
+    bytes = 1;
+  if (polypragma_cuda_data.pooled < 32 && polypragma_cuda_data.cached + bytes <= polypragma_cuda_data.limit) {
+    polypragma_cuda_data.pool[polypragma_cuda_data.pooled].buffer = buffer;
+    polypragma_cuda_data.pool[polypragma_cuda_data.pooled++].bytes = bytes;
+    polypragma_cuda_data.cached += bytes;
+    return 0;
+  }
+  cudaError_t error = POLYPRAGMA_CALL(cudaFree(buffer));
+  if (error != cudaSuccess) {
+    char call[200];
+    snprintf(call, sizeof call, "cudaFree(dev_%s)", name);
+    return polypragma_cuda_fail(call, error, where, phase);
+  }
+  return 0;
+}
+
+/* how to copy "bytes" from or to "host": 0 one cudaMemcpy, 1 staged, 2 registered */
+static int polypragma_copy_method(const void *host, size_t bytes)
+{
+  polypragma_cuda_data_init();
+  int mode = polypragma_cuda_data.mode;
+  if (mode == 1 || mode == 4 || bytes < polypragma_cuda_data.stage_min)
+    return 0;
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, host) == cudaSuccess && attributes.type != cudaMemoryTypeUnregistered)
+    return 0;  /* pinned, managed or device memory */
+  cudaGetLastError();
+  if (mode == 3)
+    return 2;
+  if (polypragma_cuda_data.staging == 0) {
+    int made = 0;
+    for (; made < 2; ++made)
+      if (cudaHostAlloc((void **)&polypragma_cuda_data.stage[made], polypragma_cuda_data.chunk, cudaHostAllocDefault)
+          != cudaSuccess)
+        break;
+    int events = 0;
+    for (; made == 2 && events < 2; ++events)
+      if (cudaEventCreateWithFlags(&polypragma_cuda_data.done[events], cudaEventDisableTiming) != cudaSuccess)
+        break;
+    if (made == 2 && events == 2)
+      polypragma_cuda_data.staging = 1;
+    else {  /* no pinned memory to be had: pageable copies */
+      cudaGetLastError();
+      while (made > 0)
+        cudaFreeHost(polypragma_cuda_data.stage[--made]);
+      while (events > 0)
+        cudaEventDestroy(polypragma_cuda_data.done[--events]);
+      polypragma_cuda_data.staging = -1;
+    }
+  }
+  return polypragma_cuda_data.staging == 1 ? 1 : 0;
+}
+
+/* Whether the kernels may use a host array in place, without a buffer or copies: managed memory on a
+   device with concurrent managed access (cudaDevAttrConcurrentManagedAccess), and under
+   POLYPRAGMA_COPY=direct any host memory on a device with cudaDevAttrPageableMemoryAccess (HMM, or a
+   coherent CPU-GPU link); copies otherwise. */
+static int polypragma_direct(const void *host, size_t bytes)
+{
+  static int managed = -1, pageable = -1;
+  (void)bytes;
+  polypragma_cuda_data_init();
+  if (managed < 0) {
+    int device = 0, value = 0;
+    managed = pageable = 0;
+    if (cudaGetDevice(&device) == cudaSuccess) {
+      if (cudaDeviceGetAttribute(&value, cudaDevAttrConcurrentManagedAccess, device) == cudaSuccess)
+        managed = value != 0;
+      if (cudaDeviceGetAttribute(&value, cudaDevAttrPageableMemoryAccess, device) == cudaSuccess)
+        pageable = value != 0 && polypragma_cuda_data.mode == 4;
+    }
+    cudaGetLastError();
+  }
+  if (pageable)
+    return 1;
+  if (!managed)
+    return 0;
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, host) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return attributes.type == cudaMemoryTypeManaged;
+}
+
+/* A data scope's array page-locked for the scope's life (cudaHostRegister), under POLYPRAGMA_COPY=register,
+   or auto from POLYPRAGMA_REGISTER_MIN bytes on: registering costs about what a pageable copy of the array
+   does, so it pays where the scope copies the array more than once or twice (updates, scope ends); the copies
+   then find pinned memory and go directly.  1: registered (unpin at the scope's end). */
+static int polypragma_pin(void *host, size_t bytes)
+{
+  polypragma_cuda_data_init();
+  const int mode = polypragma_cuda_data.mode;
+  if (!(mode == 3 || (mode == 0 && bytes >= polypragma_cuda_data.register_min)))
+    return 0;
+  cudaPointerAttributes attributes;
+  if (cudaPointerGetAttributes(&attributes, host) == cudaSuccess && attributes.type != cudaMemoryTypeUnregistered)
+    return 0;
+  cudaGetLastError();
+  if (cudaHostRegister(host, bytes, cudaHostRegisterDefault) != cudaSuccess) {
+    cudaGetLastError();  /* not registrable (read-only pages, a limit): staged copies */
+    return 0;
+  }
+  return 1;
+}
+
+static void polypragma_unpin(void *host)
+{
+  if (cudaHostUnregister(host) != cudaSuccess)
+    cudaGetLastError();
+}
+
+/* one copy between the host and device memory, by the method chosen for its size (see above) */
+static int polypragma_copy(char *device, char *host, size_t bytes, int to_device, const char *name, const char *where,
+                           int phase)
+{
+  const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  const char *call = "cudaMemcpy";
+  cudaError_t error = cudaSuccess;
+  int method = polypragma_copy_method(host, bytes);
+  if (to_device) {
+    polypragma_cuda_data.uploads++;
+    polypragma_cuda_data.uploaded += bytes;
+  }
+  else {
+    polypragma_cuda_data.downloads++;
+    polypragma_cuda_data.downloaded += bytes;
+  }
+  if (method == 2) {
+    if (cudaHostRegister(host, bytes, cudaHostRegisterDefault) == cudaSuccess) {
+      error = POLYPRAGMA_CALL(to_device ? cudaMemcpy(device, host, bytes, kind) : cudaMemcpy(host, device, bytes, kind));
+      cudaError_t released = cudaHostUnregister(host);
+      if (error == cudaSuccess && released != cudaSuccess) {
+        error = released;
+        call = "cudaHostUnregister";
+      }
+      method = -1;
+    }
+    else {  /* already registered, or not registrable: staged */
+      cudaGetLastError();
+      polypragma_cuda_data.mode = polypragma_cuda_data.mode == 3 ? 2 : polypragma_cuda_data.mode;
+      method = polypragma_copy_method(host, bytes) == 1 ? 1 : 0;
+    }
+  }
+  if (method == 0)
+    error = POLYPRAGMA_CALL(to_device ? cudaMemcpy(device, host, bytes, kind) : cudaMemcpy(host, device, bytes, kind));
+  else if (method == 1 && to_device) {
+    const size_t chunk = polypragma_cuda_data.chunk;
+    size_t last = 0;
+    for (size_t done = 0, i = 0; done < bytes && error == cudaSuccess; done += chunk, ++i) {
+      const size_t n = bytes - done < chunk ? bytes - done : chunk;
+      const int k = (int)(i & 1);
+      if (i >= 2 && (error = POLYPRAGMA_CALL(cudaEventSynchronize(polypragma_cuda_data.done[k]))) != cudaSuccess) {
+        call = "cudaEventSynchronize";
+        break;
+      }
+      memcpy(polypragma_cuda_data.stage[k], host + done, n);
+      call = "cudaMemcpyAsync";
+      error = POLYPRAGMA_CALL(cudaMemcpyAsync(device + done, polypragma_cuda_data.stage[k], n, kind, 0));
+      if (error == cudaSuccess && (error = POLYPRAGMA_CALL(cudaEventRecord(polypragma_cuda_data.done[k], 0))) != cudaSuccess)
+        call = "cudaEventRecord";
+      last = (size_t)k;
+    }
+    if (error == cudaSuccess && (error = POLYPRAGMA_CALL(cudaEventSynchronize(polypragma_cuda_data.done[last]))) != cudaSuccess)
+      call = "cudaEventSynchronize";
+  }
+  else if (method == 1) {
+    /* chunk i+1 crosses the link while the CPU empties chunk i */
+    const size_t chunk = polypragma_cuda_data.chunk;
+    const size_t count = (bytes + chunk - 1) / chunk;
+    for (size_t i = 0; i < count + 1 && error == cudaSuccess; ++i) {
+      if (i < count) {
+        const size_t n = bytes - i * chunk < chunk ? bytes - i * chunk : chunk;
+        call = "cudaMemcpyAsync";
+        error = POLYPRAGMA_CALL(cudaMemcpyAsync(polypragma_cuda_data.stage[i & 1], device + i * chunk, n, kind, 0));
+        if (error == cudaSuccess &&
+            (error = POLYPRAGMA_CALL(cudaEventRecord(polypragma_cuda_data.done[i & 1], 0))) != cudaSuccess)
+          call = "cudaEventRecord";
+      }
+      if (i > 0 && error == cudaSuccess) {
+        const size_t j = i - 1, n = bytes - j * chunk < chunk ? bytes - j * chunk : chunk;
+        if ((error = POLYPRAGMA_CALL(cudaEventSynchronize(polypragma_cuda_data.done[j & 1]))) != cudaSuccess)
+          call = "cudaEventSynchronize";
+        else
+          memcpy(host + j * chunk, polypragma_cuda_data.stage[j & 1], n);
+      }
+    }
+  }
+  if (error != cudaSuccess) {
+    char text[200];
+    snprintf(text, sizeof text, "%s (%s of %s, %zu bytes)", call, to_device ? "copy-in" : "copy-out", name, bytes);
+    return polypragma_cuda_fail(text, error, where, phase);
+  }
+  return 0;
+}
+
+static int polypragma_upload(void *buffer, size_t offset, const void *host, size_t bytes, const char *name,
+                             const char *where, int phase)
+{
+  return polypragma_copy((char *)buffer + offset, (char *)host, bytes, 1, name, where, phase);
+}
+
+static int polypragma_download(void *host, void *buffer, size_t offset, size_t bytes, const char *name,
+                               const char *where, int phase)
+{
+  return polypragma_copy((char *)buffer + offset, (char *)host, bytes, 0, name, where, phase);
+}
 """
 
 
@@ -239,9 +564,12 @@ def texture_arrays(region: GpuRegion) -> list[DeviceArray]:
             if any(region.placement(k, a) is Placement.TEXTURE for k in region.mapping.kernels)]
 
 
-def prototypes(regions: list[GpuRegion]) -> list[str]:
-    """Declarations of the host functions, for the C file."""
+def prototypes(regions: list[GpuRegion], data_source: str | None = None) -> list[str]:
+    """Declarations of the host functions, for the C file; with ``data_source``, those of the data
+    scope's entry points of that source's .cu too."""
     out = []
+    if data_source is not None:
+        out += ["#include <stddef.h>"] + host_data.types() + host_data.prototypes(symbol_stem(data_source))
     for region in regions:
         params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
         out.append(f"int {region.function}({params});")
@@ -282,6 +610,7 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
     includes = INCLUDES if fp_contract else INCLUDES + [
         "/* compile with nvcc -fmad=false for results that match the CPU bit for bit */"]
     prelude = includes + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")
+    prelude += host_data.runtime(syntax.suffix, syntax.setup, symbol_stem(source), syntax.storage)
     return prelude + [""] + helper_macros(macros) + [""] + kernels + host
 
 

@@ -7,23 +7,29 @@ targets printing only its leaves):
 
 * the device is set up once per process (``POLYPRAGMA_DEVICE=cpu`` skips it,
   ``POLYPRAGMA_DEVICE=gpu`` makes a missing device fatal);
-* every declaration comes first (C++ forbids a jump over one), then the
-  buffers are allocated, the arrays copied in, the host loops run with the
-  kernel launches, the device is synchronised and the results copied out;
+* every declaration comes first (C++ forbids a jump over one); two arrays that
+  overlap in memory, one written, send the region to its original loops;
+  then each array is bound (host_data.py: in place in a data scope's device
+  copy, else a buffer of the pool, or the host array itself where the device
+  reaches it), filled, the host loops run with the kernel launches, the device
+  is synchronised, the results copied out and the buffers given back to the pool;
 * every API call is checked; a failure names the call, the region's file and
-  line and the error, and jumps to the release of what was allocated.  The
+  line and the error, and jumps to the release of what was bound.  The
   phase decides what it means: before the copy-out the caller falls back to
-  the original loops (unless ``POLYPRAGMA_DEVICE=gpu``), during it the
-  program stops (the host arrays may be partly overwritten), after it the
-  region is done.  A failed release is reported too.
+  the original loops (unless ``POLYPRAGMA_DEVICE=gpu``) after the data layer
+  has brought every array's host copy up to date, during it the program stops
+  (the host arrays may be partly overwritten), after it the region is done.
+  A failed release is reported too.  ``POLYPRAGMA_INJECT_FAILURE=N`` makes
+  the N-th checked call fail, for tests.
 * a library built for the Python API (``-DPOLYPRAGMA_LIBRARY``) never exits: what
   would stop a program is recorded for the caller instead (see the prelude).
 
-A :class:`HostSyntax` subclass per target spells the calls: allocation,
-transfers, launches, synchronisation, and the target's own extras at fixed
-points of the skeleton (CUDA's texture objects and profiling events).
-:func:`runtime` gives the C prelude both targets share: the device-mode
-parser, the phases, the failure handler and the check macro.
+A :class:`HostSyntax` subclass per target spells the calls: launches,
+synchronisation, constant memory, the device pointer of a binding, and the
+target's own extras at fixed points of the skeleton (CUDA's texture objects and
+profiling events); the buffers and copies are the target's primitives under the
+data layer.  :func:`runtime` gives the C prelude both targets share: the
+device-mode parser, the phases, the failure handler and the check macro.
 """
 
 from __future__ import annotations
@@ -57,7 +63,8 @@ class HostSyntax:
     success = ""  # its success value
     error_format = ""  # printf text after "CALL failed", with one conversion for error_value
     error_value = ""  # C expression of the variable 'error' for that conversion
-    release_call = ""  # function freeing a buffer
+    injected_error = ""  # the status a failure injected by POLYPRAGMA_INJECT_FAILURE returns
+    constant_symbols = False  # constant memory is a symbol of the file, filled from the host (CUDA)
 
     def __init__(self, suffix: str = ""):
         self.suffix = suffix
@@ -95,14 +102,21 @@ class HostSyntax:
         """The target's own variables of the host function (after the buffers')."""
         return []
 
-    def allocate(self, region: GpuRegion, array: DeviceArray) -> list[str]:
+    def device_pointer(self, array: DeviceArray) -> str:
+        """The value of ``dev_<array>`` from its binding ``bind_<array>`` (see host_data.py)."""
         raise NotImplementedError
 
-    def copy_in(self, region: GpuRegion, array: DeviceArray) -> str:
-        """The call copying ``array`` to the device (to its buffer, or to constant memory)."""
+    def in_place_alignment(self, region: GpuRegion, array: DeviceArray) -> str:
+        """The alignment in bytes the array's offset must have to be used in place in a data scope's
+        buffer ("0": only at offset 0)."""
         raise NotImplementedError
 
-    def copy_out(self, array: DeviceArray) -> str:
+    def direct(self, region: GpuRegion, array: DeviceArray) -> bool:
+        """Whether the kernels may reach the host array in place where the device can (host_data.py)."""
+        return False
+
+    def copy_to_constant(self, region: GpuRegion, array: DeviceArray) -> str:
+        """The call copying ``array`` from the host to constant memory (a target that has it)."""
         raise NotImplementedError
 
     def copy_in_from_device(self, region: GpuRegion, array: DeviceArray) -> str:
@@ -134,6 +148,9 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                   caller_buffers: bool = False) -> tuple[list[str], set[str]]:
     """The function running ``region`` on the device, and the helper macros its host loops use.
 
+    Each array of the host gets a binding (host_data.py): in place in a data scope's device copy when
+    one holds it, else a buffer of the pool, filled from the host and emptied back to it.
+
     With ``caller_buffers``, the function ``<function>_device`` of the same parameters, whose arrays
     are device buffers of the caller (the Python API's device arrays, used in place): only the
     region's local arrays are allocated and released, nothing crosses to or from the host, and a
@@ -141,59 +158,109 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     def owned(a: DeviceArray) -> bool:
         return not caller_buffers or a.local
 
+    def bound(a: DeviceArray) -> bool:  # a buffer of its own (not constant memory)
+        return owned(a) and (a.name not in region.constant or not syntax.constant_symbols)
+
+    def host(a: DeviceArray) -> str:
+        return "NULL" if a.local else a.host_name
+
     where = where_literal(region, source)
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
     name = region.function + ("_device" if caller_buffers else "")
+    binding = f"polypragma_binding{syntax.suffix}"
     lines = [f"{syntax.storage}int {name}({params})", "{",
-             f"  const char *const polypragma_where = {where};",
-             f"  if ({syntax.setup}(polypragma_where) != 0)", "    return POLYPRAGMA_STATUS(1);",
-             "  int polypragma_status = 0;",
-             "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;"]
+             f"  const char *const polypragma_where = {where};"]
     for a in region.arrays:
         lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
-        if owned(a):
+    visible = [a for a in region.arrays if not a.local]
+    lines.append(f"  if ({syntax.setup}(polypragma_where) != 0) {{")
+    if not caller_buffers:  # a data scope's device copies are brought to the host for the original loops
+        lines += [f"    if (polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, {int(a.written)}, "
+                  "polypragma_where) != 0)\n      return POLYPRAGMA_STATUS(0);" for a in visible]
+    lines += ["    return POLYPRAGMA_STATUS(1);", "  }",
+              "  int polypragma_status = 0;",
+              "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;",
+]
+    tracked = any(bound(a) for a in region.arrays)  # whether a failure must know if a kernel ran
+    if tracked:
+        lines.append("  int polypragma_launched = 0;  /* a kernel ran: data used in place may be partly written */")
+    for a in region.arrays:
+        if bound(a):
+            lines.append(f"  {binding} bind_{a.name} = {{0}};")
+        if bound(a):
             lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
-        else:  # the caller's buffer: its size may serve a constant copy or a texture only
+        elif not owned(a):  # the caller's buffer: its size may serve a constant copy or a texture only
             lines += [f"  {syntax.buffer_type(a)}dev_{a.name} = ({a.device_type} *){a.host_name};",
                       f"  (void)bytes_{a.name};"]
     lines += syntax.declarations(region)
     lines += syntax.at(region, "start")
+    checked_aliases = [a for a in visible if a.rank > 0]
+    if not caller_buffers and len(checked_aliases) > 1 and any(a.written for a in checked_aliases):
+        names = checked_aliases
+        lines += ["  {  /* arrays overlapping in memory, one written: the original loops */",
+                  "    static int said = 0;",
+                  f"    void *const hosts[] = {{{', '.join(f'(void *){a.host_name}' for a in names)}}};",
+                  f"    const size_t sizes[] = {{{', '.join(f'bytes_{a.name}' for a in names)}}};",
+                  f"    const int written[] = {{{', '.join(str(int(a.written)) for a in names)}}};",
+                  f"    const char *const names[] = {{{', '.join(chr(34) + a.host_name + chr(34) for a in names)}}};",
+                  f"    if (polypragma_aliased{syntax.suffix}({len(names)}, hosts, sizes, written, names, "
+                  "polypragma_where, &said)) {",
+                  "      polypragma_status = 1;",
+                  "      goto polypragma_release;",
+                  "    }",
+                  "  }"]
     for a in region.arrays:
-        if owned(a):
-            lines += syntax.allocate(region, a)
+        if bound(a):
+            lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_bind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
+                      f"{int(a.copy_in)}, {syntax.in_place_alignment(region, a)}, {int(syntax.direct(region, a))}, "
+                      f"\"{a.host_name}\", polypragma_where));",
+                      f"  dev_{a.name} = {syntax.device_pointer(a)};"]
     lines += syntax.at(region, "allocated")
     for a in region.arrays:
         if not owned(a) and a.name in region.constant:
             lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_in_from_device(region, a))}"]
-        elif owned(a) and (a.copy_in or a.name in region.constant):
-            lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_in(region, a))}"]
+        elif owned(a) and not bound(a):  # constant memory: from the host, whose copy must be current
+            lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, 0, "
+                      "polypragma_where));",
+                      f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_to_constant(region, a))}"]
+        elif bound(a):
+            lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_fill{syntax.suffix}(&bind_{a.name}, {host(a)}, "
+                         f"\"{a.host_name}\", polypragma_where));")
     lines += syntax.at(region, "copied in")
     printer = HostPrinter(region, lambda kernel, hosts, counts, depth:
-                          _launch(region, syntax, kernel, hosts, counts, depth))
+                          _launch(region, syntax, kernel, hosts, counts, depth, tracked))
     lines += printer.node(host_ast(region), 1)
     lines += syntax.at(region, "launched")
     lines += [f"  {syntax.checked(syntax.synchronise())}", "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
     for a in region.arrays:
-        if a.copy_out and owned(a):
-            lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_out(a))}"]
+        if bound(a) and not a.local:
+            lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_finish{syntax.suffix}(&bind_{a.name}, {a.host_name}, "
+                         f"{int(a.written)}, {int(a.copy_out)}, \"{a.host_name}\", polypragma_where));")
     lines.append("  polypragma_phase = POLYPRAGMA_DONE;")
     lines += syntax.at(region, "done")
     lines.append("polypragma_release:")
     lines += syntax.at(region, "release")
     for a in region.arrays:
-        if owned(a):
-            lines += syntax.released(f"{syntax.release_call}(dev_{a.name})", f"dev_{a.name} != NULL")
+        if bound(a):
+            lines += ["  {",
+                      f"    const int status = polypragma_unbind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
+                      f"{int(a.written)}, polypragma_status != 0, polypragma_launched, \"{a.host_name}\", "
+                      "polypragma_where, polypragma_phase);",
+                      "    if (status != 0 && polypragma_status == 0)",
+                      "      polypragma_status = status;",
+                      "  }"]
     lines += syntax.at(region, "released")
     lines += ["  return POLYPRAGMA_STATUS(polypragma_status);", "}"]
     return lines, printer.helpers_used
 
 
 def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[str], counts: list[str],
-            depth: int) -> list[str]:
+            depth: int, tracked: bool) -> list[str]:
     """One kernel launch: its arguments, its tile counts bounded by the grid size, and a launch
-    when there is a tile at all."""
+    when there is a tile at all (``tracked``: noted in ``polypragma_launched``)."""
     pad = "  " * depth
     inner = pad + "  "
+    launched = ["polypragma_launched = 1;"] if tracked else []
     out = [f"{pad}{{  /* kernel {kernel.index}: {', '.join(kernel.statements)} */"]
     arguments = []
     for a in kernel_arrays(region, kernel):
@@ -208,7 +275,7 @@ def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[s
         arguments.append((ctype, value))
     if not kernel.mapped:  # one thread
         out += syntax.launch(region, kernel, arguments, ["1"], ["1"], inner)
-        out.append(f"{pad}}}")
+        out += [inner + s for s in launched] + [f"{pad}}}"]
         return out
     out.append(f"{inner}long tiles[{kernel.mapped}];")
     for d in range(kernel.mapped):
@@ -219,7 +286,7 @@ def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[s
     out.append(f"{inner}if ({' && '.join(f'tiles[{d}] > 0' for d in range(kernel.mapped))}) {{")
     out += syntax.launch(region, kernel, arguments, [f"tiles[{d}]" for d in order],
                          [str(kernel.sizes.block[d]) for d in order], inner + "  ")
-    out += [f"{inner}}}", f"{pad}}}"]
+    out += [inner + "  " + s for s in launched] + [f"{inner}}}", f"{pad}}}"]
     return out
 
 
@@ -289,9 +356,32 @@ static int $fail(const char *call, $error_type error, const char *where, int pha
   return phase == POLYPRAGMA_DONE ? 0 : 1;
 }
 
+/* POLYPRAGMA_INJECT_FAILURE=N (for tests): the N-th checked call of this file's runtime in the process
+   fails without being made, with the status $injected */
+static int polypragma_injected$suffix(void)
+{
+  static long target = -2, count = 0;
+  if (target == -2) {
+    const char *value = getenv("POLYPRAGMA_INJECT_FAILURE");
+    target = value != NULL && value[0] != '\0' ? atol(value) : -1;
+  }
+  if (target < 0 || ++count != target)
+    return 0;
+  POLYPRAGMA_REPORT("polypragma: injecting a failure into checked call %ld (POLYPRAGMA_INJECT_FAILURE)\n", count);
+  return 1;
+}
+#define POLYPRAGMA_CALL$suffix(call) (polypragma_injected$suffix() ? ($injected) : (call))
+
+/* In a region's host function: a step of the data layer (host_data.py), which reported its failure */
+#ifndef POLYPRAGMA_DATA_STEP
+#define POLYPRAGMA_DATA_STEP(call) \
+  do { int polypragma_step_ = (call); \
+       if (polypragma_step_ != 0) { polypragma_status = polypragma_step_; goto polypragma_release; } } while (0)
+#endif
+
 /* In a region's host function: on failure, record the status and release what was allocated */
 #define $check(call) \
-  do { $error_type polypragma_error_ = (call); \
+  do { $error_type polypragma_error_ = POLYPRAGMA_CALL$suffix(call); \
        if (polypragma_error_ != $success) { \
          polypragma_status = $fail(#call, polypragma_error_, polypragma_where, polypragma_phase); \
          goto polypragma_release; } } while (0)
@@ -301,6 +391,7 @@ static int $fail(const char *call, $error_type error, const char *where, int pha
 def runtime(syntax: HostSyntax) -> list[str]:
     """The prelude every GPU target's host code starts with (after its includes)."""
     text = _RUNTIME.substitute(suffix=syntax.suffix, fail=syntax.fail, check=syntax.check,
+                               injected=syntax.injected_error,
                                error_type=syntax.error_type, success=syntax.success,
                                error_format=syntax.error_format, error_value=syntax.error_value)
     return text.strip("\n").split("\n")

@@ -13,6 +13,7 @@ from string import Template
 from polypragma import timing
 from polypragma.codegen.body import device_functions
 from polypragma.codegen.gpu import GpuSyntax, kernel_lines
+from polypragma.codegen import host_data
 from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
 from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
@@ -33,32 +34,22 @@ class OpenCLSyntax(GpuSyntax, HostSyntax):
     success = "CL_SUCCESS"
     error_format = " with OpenCL error %d"
     error_value = "(int)error"
-    release_call = "clReleaseMemObject"
+    injected_error = "CL_MEM_OBJECT_ALLOCATION_FAILURE"
 
     def __init__(self, stem: str):
         super().__init__(f"_{stem}")
+        self.stem = stem
         self.state = f"polypragma_cl_{stem}"  # the context, queue, program and kernels of the file
         self.kernel_offsets: dict[str, int] = {}  # region function -> index of its first kernel
 
     def buffer_type(self, array: DeviceArray) -> str:
         return "cl_mem "
 
-    def declarations(self, region: GpuRegion) -> list[str]:
-        return ["  cl_int created;"] if region.arrays else []  # the status of clCreateBuffer
+    def device_pointer(self, array: DeviceArray) -> str:
+        return f"(cl_mem)bind_{array.name}.buffer"
 
-    def allocate(self, region: GpuRegion, array: DeviceArray) -> list[str]:
-        size = f"bytes_{array.name} > 0 ? bytes_{array.name} : sizeof({array.device_type})"
-        # the check names the call: the buffer and the status are its value
-        create = f"clCreateBuffer({self.state}.context, CL_MEM_READ_WRITE, {size}, NULL, &created)"
-        return ["  " + self.checked(f"(dev_{array.name} = {create}, created)")]
-
-    def copy_in(self, region: GpuRegion, array: DeviceArray) -> str:
-        return (f"clEnqueueWriteBuffer({self.state}.queue, dev_{array.name}, CL_TRUE, 0, bytes_{array.name}, "
-                f"{array.host_name}, 0, NULL, NULL)")
-
-    def copy_out(self, array: DeviceArray) -> str:
-        return (f"clEnqueueReadBuffer({self.state}.queue, dev_{array.name}, CL_TRUE, 0, bytes_{array.name}, "
-                f"{array.host_name}, 0, NULL, NULL)")
+    def in_place_alignment(self, region: GpuRegion, array: DeviceArray) -> str:
+        return "0"  # a buffer is passed whole: an array used in place starts its data scope's buffer
 
     def synchronise(self) -> str:
         return f"clFinish({self.state}.queue)"
@@ -107,7 +98,7 @@ INCLUDES = ["#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>", 
 
 RUNTIME = Template(r"""
 static struct {
-  int tried, ready;
+  int tried, ready, gpu;
   cl_context context;
   cl_command_queue queue;
   cl_program program;
@@ -163,6 +154,9 @@ static int polypragma_cl_setup$suffix(const char *where)
     }
     return 1;
   }
+  cl_device_type type = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS)
+    polypragma_cl$suffix.gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
   polypragma_cl$suffix.context = clCreateContext(NULL, 1, &device, NULL, NULL, &error);
   POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateContext", where);
   polypragma_cl$suffix.queue = clCreateCommandQueue(polypragma_cl$suffix.context, device, 0, &error);
@@ -190,13 +184,267 @@ static int polypragma_cl_setup$suffix(const char *where)
     return polypragma_cl_fail$suffix("clBuildProgram", error, where, POLYPRAGMA_BEFORE_COPY_OUT);
   }
   free(options);
-  for (int k = 0; k < $kernel_count; ++k) {
+  for (int k = 0; k < $kernels; ++k) {
     polypragma_cl$suffix.kernels[k] = clCreateKernel(polypragma_cl$suffix.program,
         polypragma_cl_kernel_names$suffix[k], &error);
     POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateKernel", where);
   }
   polypragma_cl$suffix.ready = 1;
   return 0;
+}
+
+/* Device buffers and copies (the primitives of the data layer, polypragma/codegen/host_data.py): buffers
+   from a pool kept by size across calls (at most POLYPRAGMA_POOL_LIMIT bytes, default 1G; emptied when an
+   allocation fails), released at exit.  On a GPU, copies of POLYPRAGMA_STAGE_MIN bytes (default 1M) or
+   more go in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 8M) through two halves of a pinned buffer
+   (CL_MEM_ALLOC_HOST_PTR, mapped once), one filled or emptied by the CPU while the other crosses the link;
+   POLYPRAGMA_COPY=stage stages on any device (the tests, on PoCL's CPU device), =pageable never. */
+static struct {
+  int ready, mode;  /* mode: 0 auto, 1 pageable, 2 stage (register: stage) */
+  size_t stage_min, chunk, limit, cached;
+  cl_mem pinned;
+  char *stage;  /* the pinned buffer, mapped: two halves of chunk bytes */
+  int staging;  /* 1: pinned buffer mapped; -1: none to be had */
+  struct { cl_mem buffer; size_t bytes; } pool[32];
+  int pooled;
+  long uploads, downloads, allocations;
+  size_t uploaded, downloaded;
+} polypragma_cl_data$suffix;
+
+static size_t polypragma_size_env$suffix(const char *name, size_t fallback)
+{
+  const char *value = getenv(name);
+  if (value == NULL || value[0] == '\0')
+    return fallback;
+  char *end = NULL;
+  double number = strtod(value, &end);
+  if (end != NULL && (*end == 'k' || *end == 'K'))
+    number *= 1024.0;
+  else if (end != NULL && (*end == 'm' || *end == 'M'))
+    number *= 1048576.0;
+  else if (end != NULL && (*end == 'g' || *end == 'G'))
+    number *= 1073741824.0;
+  return number > 0 ? (size_t)number : fallback;
+}
+
+static void polypragma_cl_data_release$suffix(void)
+{
+  for (int k = 0; k < polypragma_cl_data$suffix.pooled; ++k)
+    clReleaseMemObject(polypragma_cl_data$suffix.pool[k].buffer);
+  polypragma_cl_data$suffix.pooled = 0;
+  if (polypragma_cl_data$suffix.staging == 1) {
+    clEnqueueUnmapMemObject(polypragma_cl$suffix.queue, polypragma_cl_data$suffix.pinned, polypragma_cl_data$suffix.stage,
+                            0, NULL, NULL);
+    clFinish(polypragma_cl$suffix.queue);
+    clReleaseMemObject(polypragma_cl_data$suffix.pinned);
+    polypragma_cl_data$suffix.staging = 0;
+  }
+  const char *profile = getenv("POLYPRAGMA_PROFILE");
+  if (profile != NULL && profile[0] != '\0' && strcmp(profile, "0") != 0)
+    fprintf(stderr, "polypragma: profile: transfers: %ld copies in (%zu bytes), %ld copies out (%zu bytes), "
+            "%ld device allocations\n", polypragma_cl_data$suffix.uploads, polypragma_cl_data$suffix.uploaded,
+            polypragma_cl_data$suffix.downloads, polypragma_cl_data$suffix.downloaded,
+            polypragma_cl_data$suffix.allocations);
+}
+
+static void polypragma_cl_data_init$suffix(void)
+{
+  if (polypragma_cl_data$suffix.ready)
+    return;
+  polypragma_cl_data$suffix.ready = 1;
+  const char *mode = getenv("POLYPRAGMA_COPY");
+  polypragma_cl_data$suffix.mode = mode == NULL || mode[0] == '\0' ? 0 : strcmp(mode, "pageable") == 0 ? 1
+                                   : strcmp(mode, "stage") == 0 || strcmp(mode, "register") == 0 ? 2 : 0;
+  polypragma_cl_data$suffix.stage_min = polypragma_size_env$suffix("POLYPRAGMA_STAGE_MIN", (size_t)1 << 20);
+  polypragma_cl_data$suffix.chunk = polypragma_size_env$suffix("POLYPRAGMA_STAGE_CHUNK", (size_t)8 << 20);
+  polypragma_cl_data$suffix.limit = polypragma_size_env$suffix("POLYPRAGMA_POOL_LIMIT", (size_t)1 << 30);
+  atexit(polypragma_cl_data_release$suffix);
+}
+
+static int polypragma_buffer_get$suffix(void **buffer, size_t bytes, const char *name, const char *where, int phase)
+{
+  polypragma_cl_data_init$suffix();
+  if (bytes == 0)
+    bytes = 1;
+  for (int k = 0; k < polypragma_cl_data$suffix.pooled; ++k)
+    if (polypragma_cl_data$suffix.pool[k].bytes == bytes) {
+      *buffer = (void *)polypragma_cl_data$suffix.pool[k].buffer;
+      polypragma_cl_data$suffix.pool[k] = polypragma_cl_data$suffix.pool[--polypragma_cl_data$suffix.pooled];
+      polypragma_cl_data$suffix.cached -= bytes;
+      return 0;
+    }
+  cl_int error = CL_SUCCESS;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    cl_mem made = NULL;
+    if (polypragma_injected$suffix())
+      error = $injected;
+    else
+      made = clCreateBuffer(polypragma_cl$suffix.context, CL_MEM_READ_WRITE, bytes, NULL, &error);
+    if (made != NULL && error == CL_SUCCESS) {
+      *buffer = (void *)made;
+      polypragma_cl_data$suffix.allocations++;
+      return 0;
+    }
+    if (polypragma_cl_data$suffix.pooled == 0)
+      break;
+    while (polypragma_cl_data$suffix.pooled > 0)  /* the pool's buffers may be what the device lacks */
+      clReleaseMemObject(polypragma_cl_data$suffix.pool[--polypragma_cl_data$suffix.pooled].buffer);
+    polypragma_cl_data$suffix.cached = 0;
+  }
+  char call[200];
+  *buffer = NULL;
+  snprintf(call, sizeof call, "clCreateBuffer(dev_%s, %zu)", name, bytes);
+  return polypragma_cl_fail$suffix(call, error != CL_SUCCESS ? error : CL_MEM_OBJECT_ALLOCATION_FAILURE, where, phase);
+}
+
+static int polypragma_buffer_put$suffix(void *buffer, size_t bytes, const char *name, const char *where, int phase)
+{
+  if (bytes == 0)
+    bytes = 1;
+  if (polypragma_cl_data$suffix.pooled < 32 && polypragma_cl_data$suffix.cached + bytes <= polypragma_cl_data$suffix.limit) {
+    polypragma_cl_data$suffix.pool[polypragma_cl_data$suffix.pooled].buffer = (cl_mem)buffer;
+    polypragma_cl_data$suffix.pool[polypragma_cl_data$suffix.pooled++].bytes = bytes;
+    polypragma_cl_data$suffix.cached += bytes;
+    return 0;
+  }
+  cl_int error = POLYPRAGMA_CALL$suffix(clReleaseMemObject((cl_mem)buffer));
+  if (error != CL_SUCCESS) {
+    char call[200];
+    snprintf(call, sizeof call, "clReleaseMemObject(dev_%s)", name);
+    return polypragma_cl_fail$suffix(call, error, where, phase);
+  }
+  return 0;
+}
+
+/* whether a copy of "bytes" goes through the pinned buffer */
+static int polypragma_staged$suffix(size_t bytes)
+{
+  polypragma_cl_data_init$suffix();
+  int mode = polypragma_cl_data$suffix.mode;
+  if (mode == 1 || bytes < polypragma_cl_data$suffix.stage_min || (mode == 0 && !polypragma_cl$suffix.gpu))
+    return 0;
+  if (polypragma_cl_data$suffix.staging == 0) {
+    cl_int error;
+    polypragma_cl_data$suffix.staging = -1;
+    polypragma_cl_data$suffix.pinned = clCreateBuffer(polypragma_cl$suffix.context, CL_MEM_ALLOC_HOST_PTR | CL_MEM_READ_WRITE,
+                                                       2 * polypragma_cl_data$suffix.chunk, NULL, &error);
+    if (error == CL_SUCCESS) {
+      polypragma_cl_data$suffix.stage = (char *)clEnqueueMapBuffer(polypragma_cl$suffix.queue,
+          polypragma_cl_data$suffix.pinned, CL_TRUE, CL_MAP_READ | CL_MAP_WRITE, 0, 2 * polypragma_cl_data$suffix.chunk,
+          0, NULL, NULL, &error);
+      if (error == CL_SUCCESS)
+        polypragma_cl_data$suffix.staging = 1;
+      else
+        clReleaseMemObject(polypragma_cl_data$suffix.pinned);
+    }
+  }
+  return polypragma_cl_data$suffix.staging == 1;
+}
+
+/* OpenCL 1.2 buffers are the device's: host arrays are never used in place */
+static int polypragma_direct$suffix(const void *host, size_t bytes)
+{
+  (void)host;
+  (void)bytes;
+  return 0;
+}
+
+/* host ranges are not page-locked by the OpenCL runtime (the pinned staging buffer serves instead) */
+static int polypragma_pin$suffix(void *host, size_t bytes)
+{
+  (void)host;
+  (void)bytes;
+  return 0;
+}
+
+static void polypragma_unpin$suffix(void *host)
+{
+  (void)host;
+}
+
+/* one copy between the host and a buffer; staged: chunk i+1 crosses while the CPU fills or empties chunk i */
+static int polypragma_cl_copy$suffix(cl_mem buffer, size_t offset, char *host, size_t bytes, int to_device,
+                                     const char *name, const char *where, int phase)
+{
+  const cl_command_queue queue = polypragma_cl$suffix.queue;
+  const char *call = to_device ? "clEnqueueWriteBuffer" : "clEnqueueReadBuffer";
+  cl_int error = CL_SUCCESS;
+  if (to_device) {
+    polypragma_cl_data$suffix.uploads++;
+    polypragma_cl_data$suffix.uploaded += bytes;
+  }
+  else {
+    polypragma_cl_data$suffix.downloads++;
+    polypragma_cl_data$suffix.downloaded += bytes;
+  }
+  if (!polypragma_staged$suffix(bytes))
+    error = POLYPRAGMA_CALL$suffix(to_device ? clEnqueueWriteBuffer(queue, buffer, CL_TRUE, offset, bytes, host, 0, NULL, NULL)
+                                             : clEnqueueReadBuffer(queue, buffer, CL_TRUE, offset, bytes, host, 0, NULL, NULL));
+  else {
+    const size_t chunk = polypragma_cl_data$suffix.chunk;
+    const size_t count = (bytes + chunk - 1) / chunk;
+    cl_event done[2] = {NULL, NULL};
+    for (size_t i = 0; i < count + 1 && error == CL_SUCCESS; ++i) {
+      if (i < count) {
+        const size_t n = bytes - i * chunk < chunk ? bytes - i * chunk : chunk;
+        char *half = polypragma_cl_data$suffix.stage + (i & 1) * chunk;
+        if (done[i & 1] != NULL) {  /* the half's previous chunk */
+          error = POLYPRAGMA_CALL$suffix(clWaitForEvents(1, &done[i & 1]));
+          clReleaseEvent(done[i & 1]);
+          done[i & 1] = NULL;
+          if (error != CL_SUCCESS) {
+            call = "clWaitForEvents";
+            break;
+          }
+        }
+        if (to_device) {
+          memcpy(half, host + i * chunk, n);
+          error = POLYPRAGMA_CALL$suffix(clEnqueueWriteBuffer(queue, buffer, CL_FALSE, offset + i * chunk, n, half, 0, NULL,
+                                                              &done[i & 1]));
+        }
+        else
+          error = POLYPRAGMA_CALL$suffix(clEnqueueReadBuffer(queue, buffer, CL_FALSE, offset + i * chunk, n, half, 0, NULL,
+                                                             &done[i & 1]));
+      }
+      if (!to_device && i > 0 && error == CL_SUCCESS) {
+        const size_t j = i - 1, n = bytes - j * chunk < chunk ? bytes - j * chunk : chunk;
+        error = POLYPRAGMA_CALL$suffix(clWaitForEvents(1, &done[j & 1]));
+        clReleaseEvent(done[j & 1]);
+        done[j & 1] = NULL;
+        if (error != CL_SUCCESS)
+          call = "clWaitForEvents";
+        else
+          memcpy(host + j * chunk, polypragma_cl_data$suffix.stage + (j & 1) * chunk, n);
+      }
+    }
+    for (int k = 0; k < 2; ++k)
+      if (done[k] != NULL) {
+        cl_int waited = clWaitForEvents(1, &done[k]);
+        if (error == CL_SUCCESS && waited != CL_SUCCESS) {
+          error = waited;
+          call = "clWaitForEvents";
+        }
+        clReleaseEvent(done[k]);
+      }
+  }
+  if (error != CL_SUCCESS) {
+    char text[200];
+    snprintf(text, sizeof text, "%s (%s of %s, %zu bytes)", call, to_device ? "copy-in" : "copy-out", name, bytes);
+    return polypragma_cl_fail$suffix(text, error, where, phase);
+  }
+  return 0;
+}
+
+static int polypragma_upload$suffix(void *buffer, size_t offset, const void *host, size_t bytes, const char *name,
+                                    const char *where, int phase)
+{
+  return polypragma_cl_copy$suffix((cl_mem)buffer, offset, (char *)host, bytes, 1, name, where, phase);
+}
+
+static int polypragma_download$suffix(void *host, void *buffer, size_t offset, size_t bytes, const char *name,
+                                      const char *where, int phase)
+{
+  return polypragma_cl_copy$suffix((cl_mem)buffer, offset, (char *)host, bytes, 0, name, where, phase);
 }
 """)
 
@@ -235,8 +483,10 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
     prologue += list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
     prologue += device_functions(regions, opencl=True)
     program = "\n".join(prologue + kernel_text)
-    specific = RUNTIME.substitute(suffix=syntax.suffix, kernel_count=max(offset, 1),
+    specific = RUNTIME.substitute(suffix=syntax.suffix, kernel_count=max(offset, 1), kernels=offset,
+                                  injected=syntax.injected_error,
                                   source="\n".join(c_string(program)), names=", ".join(names) or "0",
                                   build_options="" if fp_contract else "-cl-fp32-correctly-rounded-divide-sqrt")
     prelude = INCLUDES + [""] + runtime(syntax) + specific.rstrip("\n").split("\n")
+    prelude += host_data.runtime(syntax.suffix, syntax.setup, stem, syntax.storage)
     return prelude + [""] + helper_macros(host_helpers) + host

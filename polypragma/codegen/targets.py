@@ -26,14 +26,16 @@ class Target:
         them (its data in global memory where such an AST would cost too much)."""
         return with_kernel_asts(region, self.kernel_syntax.registers_across_barriers)
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
-        """What the C file holds before its first generated region."""
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
+        """What the C file holds before its first generated region (or data directive: ``data``, the file
+        has some)."""
         return []
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
-             device_entries: bool = False) -> list[str]:
+             device_entries: bool = False, data: bool = False) -> list[str]:
         """The body of the second output (written even when ``regions`` is empty); ``device_entries``:
-        host functions taking device buffers too (cuda, for the Python API)."""
+        host functions taking device buffers too (cuda, for the Python API); ``data``: the file has data
+        directives, whose entry points it defines."""
         raise NotImplementedError
 
 
@@ -48,12 +50,12 @@ class Cuda(Target):
     unit_suffix = ".cu"
     kernel_syntax = cuda_target.CudaSyntax
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
-        return cuda_target.prototypes(regions)
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
+        return cuda_target.prototypes(regions, source if data else None)
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
-             device_entries: bool = False) -> list[str]:
-        if not regions:
+             device_entries: bool = False, data: bool = False) -> list[str]:
+        if not regions and not data:
             return cuda_target.empty_unit(source)
         return cuda_target.generate(regions, source, fp_contract=fp_contract, device_entries=device_entries)
 
@@ -63,7 +65,7 @@ class OpenCL(Target):
     gpu = True
     kernel_syntax = opencl_target.OpenCLSyntax
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
         return opencl_target.generate(regions, source, fp_contract=fp_contract)
 
 

@@ -5,37 +5,38 @@
 // arrays are allocated and copied in once, the time loop stays on the host around the two launches
 // with no transfer inside it, every call is checked, and the c target keeps the loops as written.
 // CHECK-CUDA: extern "C" int polypragma_jacobi_1d_region0(int tsteps, int n, double * A, double * B)
-// CHECK-CUDA: if (polypragma_cuda_setup(polypragma_where) != 0)
-// CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaMalloc({{.*}}&dev_A,
-// CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaMalloc({{.*}}&dev_B,
-// CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaMemcpy(dev_A, A, {{.*}}, cudaMemcpyHostToDevice));
-// CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaMemcpy(dev_B, B, {{.*}}, cudaMemcpyHostToDevice));
+// CHECK-CUDA: if (polypragma_cuda_setup(polypragma_where) != 0) {
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_bind(&bind_A, A, bytes_A, 1, {{.*}}));
+// CHECK-CUDA-NEXT: dev_A = (double *)((char *)bind_A.buffer + bind_A.offset);
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_bind(&bind_B, B, bytes_B, 1, {{.*}}));
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_fill(&bind_A, A, "A", polypragma_where));
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_fill(&bind_B, B, "B", polypragma_where));
 // CHECK-CUDA: for (int c0 = 0; c0 < tsteps; ++c0) {
-// CHECK-CUDA-NOT: cudaM{{alloc|emcpy}}
+// CHECK-CUDA-NOT: polypragma_{{bind|fill|finish}}
 // CHECK-CUDA: polypragma_jacobi_1d_region0_kernel0<<<{{.*}}>>>({{.*}});
 // CHECK-CUDA-NEXT: POLYPRAGMA_CUDA_CHECK(cudaGetLastError());
-// CHECK-CUDA-NOT: cudaM{{alloc|emcpy}}
+// CHECK-CUDA-NOT: polypragma_{{bind|fill|finish}}
 // CHECK-CUDA: polypragma_jacobi_1d_region0_kernel1<<<{{.*}}>>>({{.*}});
 // CHECK-CUDA-NEXT: POLYPRAGMA_CUDA_CHECK(cudaGetLastError());
-// CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaMemcpy(A, dev_A, {{.*}}, cudaMemcpyDeviceToHost));
-// CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaMemcpy(B, dev_B, {{.*}}, cudaMemcpyDeviceToHost));
-// CHECK-CUDA: cudaFree(dev_A)
-// CHECK-CUDA: cudaFree(dev_B)
+// CHECK-CUDA: POLYPRAGMA_CUDA_CHECK(cudaDeviceSynchronize());
+// CHECK-CUDA-NEXT: polypragma_phase = POLYPRAGMA_COPYING_OUT;
+// CHECK-CUDA-NEXT: POLYPRAGMA_DATA_STEP(polypragma_finish(&bind_A, A, 1, 1, "A", polypragma_where));
+// CHECK-CUDA-NEXT: POLYPRAGMA_DATA_STEP(polypragma_finish(&bind_B, B, 1, 1, "B", polypragma_where));
+// CHECK-CUDA: polypragma_release:
+// CHECK-CUDA: polypragma_unbind(&bind_A, A, bytes_A, 1, polypragma_status != 0, polypragma_launched, {{.*}});
+// CHECK-CUDA: polypragma_unbind(&bind_B, B, bytes_B, 1, {{.*}});
 // CHECK-CUDA: return POLYPRAGMA_STATUS(polypragma_status);
 // CHECK-OPENCL: static int polypragma_jacobi_1d_region0(int tsteps, int n, double * A, double * B)
-// CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d((dev_A = clCreateBuffer(
-// CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d((dev_B = clCreateBuffer(
-// CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d(clEnqueueWriteBuffer({{.*}}, dev_A, CL_TRUE,
-// CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d(clEnqueueWriteBuffer({{.*}}, dev_B, CL_TRUE,
+// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_bind_jacobi_1d(&bind_A, A, bytes_A, 1, 0, 0, "A", polypragma_where));
+// CHECK-OPENCL-NEXT: dev_A = (cl_mem)bind_A.buffer;
+// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_fill_jacobi_1d(&bind_A, A, "A", polypragma_where));
 // CHECK-OPENCL: for (int c0 = 0; c0 < tsteps; ++c0) {
-// CHECK-OPENCL-NOT: clCreateBuffer
-// CHECK-OPENCL-NOT: clEnqueue{{Write|Read}}Buffer
+// CHECK-OPENCL-NOT: polypragma_{{bind|fill|finish}}
 // CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d(clEnqueueNDRangeKernel({{.*}}kernels[0],
-// CHECK-OPENCL-NOT: clEnqueue{{Write|Read}}Buffer
+// CHECK-OPENCL-NOT: polypragma_{{bind|fill|finish}}
 // CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d(clEnqueueNDRangeKernel({{.*}}kernels[1],
-// CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d(clEnqueueReadBuffer({{.*}}, dev_A, CL_TRUE,
-// CHECK-OPENCL: POLYPRAGMA_CL_CHECK_jacobi_1d(clEnqueueReadBuffer({{.*}}, dev_B, CL_TRUE,
-// CHECK-OPENCL: clReleaseMemObject(dev_A)
+// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_finish_jacobi_1d(&bind_A, A, 1, 1, "A", polypragma_where));
+// CHECK-OPENCL: polypragma_unbind_jacobi_1d(&bind_A, {{.*}});
 // CHECK-OPENCL: if (polypragma_jacobi_1d_region0(tsteps, n, (double *)A, (double *)B) != 0) {
 // CHECK-C: polypragma: region 0 (lines {{[0-9]+}}-{{[0-9]+}}) */
 // CHECK-C-NEXT: {

@@ -1,0 +1,403 @@
+"""The data layer of the GPU targets' runtime: device buffers reused across calls, and arrays that stay on
+the device between regions (``#pragma polypragma data``), never stale.
+
+Written once in C for both targets over seven primitives each target defines before it (CUDA in
+cuda_target.py, OpenCL in opencl_target.py): ``polypragma_buffer_get``/``_put`` (a device buffer from
+the pool of free buffers kept by size), ``polypragma_upload``/``_download`` (checked copies, staged
+through pinned memory when large) and ``polypragma_direct`` (whether the kernels may reach a host array
+in place: CUDA's managed memory, or host memory on a device with pageable memory access), and
+``polypragma_pin``/``_unpin`` (page-lock a kept array's host range for its scope's life, where the target
+and the copy method say so: its copies then run at the link's pinned speed without staging).  Each primitive reports its own failure through the target's
+failure handler (host.py's ``fail``, which decides from the phase whether the caller may fall back) and
+returns that status: 0 when the region may go on.
+
+**The present table.**  One table per process (a weak symbol: every generated file of the program, of
+either target, shares it) of host ranges whose device copy a data scope keeps.  Each entry records
+which copy is current:
+
+* ``HOST``: the host copy is newer (or the only one): a region using it uploads it first;
+* ``DEVICE``: the device copy is newer: the host copy is stale until an ``update host`` or the end of
+  the scope downloads it;
+* ``BOTH``: the two are equal.
+
+Every way data can move goes through the states: a region using an entry in place uploads a ``HOST``
+entry first and leaves what it wrote ``DEVICE``; a region of another file, a region whose array only
+partly overlaps an entry, and a region that falls back to its original loops first bring the host copy
+up to date (downloading a ``DEVICE`` entry through the owner's ``download`` hook) and leave what they
+wrote ``HOST``; ``update device`` marks an entry ``HOST`` (the next region uploads it), ``update host``
+downloads a ``DEVICE`` entry; the end of the scope downloads a ``DEVICE`` entry, whatever the clause
+said, so the host ends with every result whether the device ran the regions or not.  So a region never
+computes from a stale device copy, as long as host code in the scope that touches a scope's array does
+so between ``update host`` and ``update device`` (README: "Data that stays on the device").
+
+A failure in a region falls back to the original loops with nothing lost unless the region had already
+launched a kernel writing an array whose only current copy was the device's (then the program stops,
+as a failure during the copy-out does); a failed download of a ``DEVICE`` entry is fatal for the same
+reason.  The table is not thread-safe, as the rest of the runtime.
+"""
+
+from __future__ import annotations
+
+from string import Template
+
+# the kinds of clause, in the order of the C enum
+CLAUSES = ("copy", "copyin", "copyout", "create")
+
+_TYPES = r"""
+/* Arrays kept on the device by data scopes, shared by every generated file of the process (see
+   polypragma/codegen/host_data.py).  Each file reaches its own entries' buffers; another file's entries
+   it brings to the host through their download hook. */
+#ifndef POLYPRAGMA_DATA_TYPES
+#define POLYPRAGMA_DATA_TYPES
+enum { POLYPRAGMA_HOST = 1, POLYPRAGMA_DEVICE = 2, POLYPRAGMA_BOTH = 3 };
+enum { POLYPRAGMA_COPY, POLYPRAGMA_COPYIN, POLYPRAGMA_COPYOUT, POLYPRAGMA_CREATE };
+#define POLYPRAGMA_TABLE_SIZE 64
+#define POLYPRAGMA_UNUSED __attribute__((unused))
+typedef struct polypragma_entry {
+  char *host;       /* NULL: a free slot */
+  size_t bytes;
+  void *buffer;     /* the owner's device buffer (a pointer, or a cl_mem) */
+  int state;        /* POLYPRAGMA_HOST, _DEVICE or _BOTH */
+  int depth;        /* scopes holding it */
+  int pinned;       /* the owner page-locked the host range for the scope (polypragma_pin) */
+  const void *owner;
+  int (*download)(struct polypragma_entry *entry, const char *where);  /* the owner's; 0 on success */
+} polypragma_entry;
+typedef struct { polypragma_entry entries[POLYPRAGMA_TABLE_SIZE]; } polypragma_table_t;
+/* one clause of a data scope, as the scope's code passes it */
+typedef struct { void *host; size_t bytes; int kind; int entered; const char *name; } polypragma_data_clause;
+#endif
+"""
+
+_RUNTIME = Template(r"""
+#ifndef POLYPRAGMA_TABLE_DEFINED
+#define POLYPRAGMA_TABLE_DEFINED
+#ifdef __cplusplus
+extern "C" {
+#endif
+__attribute__((weak)) polypragma_table_t polypragma_data_table;
+#ifdef __cplusplus
+}
+#endif
+#endif
+
+/* a region's array on the device: in place in an entry of this file, or a buffer of the pool */
+typedef struct {
+  void *buffer;      /* the device buffer (the entry's, or one from the pool) */
+  size_t offset;     /* of the array in it, in bytes */
+  polypragma_entry *entry;  /* in place: the entry; NULL: a pool buffer */
+  int upload;        /* what fill copies: 0 nothing, 1 the array, 2 the whole entry */
+  int direct;        /* the kernels reach the host array itself (no buffer, no copies) */
+  size_t bytes;
+} polypragma_binding$s;
+
+static POLYPRAGMA_UNUSED char polypragma_data_owner$s;  /* its address tells this file's entries from others' */
+
+/* POLYPRAGMA_DATA=copy: data scopes keep nothing on the device (every region copies, as without them) */
+static POLYPRAGMA_UNUSED int polypragma_scopes_on$s(void)
+{
+  static int on = -1;
+  if (on < 0) {
+    const char *value = getenv("POLYPRAGMA_DATA");
+    on = !(value != NULL && strcmp(value, "copy") == 0);
+  }
+  return on;
+}
+
+static POLYPRAGMA_UNUSED int polypragma_overlaps$s(const polypragma_entry *e, const char *host, size_t bytes)
+{
+  return e->host != NULL && bytes > 0 && host < e->host + e->bytes && e->host < host + bytes;
+}
+
+/* the download hook of this file's entries */
+static POLYPRAGMA_UNUSED int polypragma_entry_download$s(polypragma_entry *e, const char *where)
+{
+  return polypragma_download$s(e->host, e->buffer, 0, e->bytes, "a data scope's array", where, POLYPRAGMA_COPYING_OUT);
+}
+
+/* Bring the host copy of every entry overlapping [host, host + bytes) up to date; with "written", the
+   host is about to change it (the entries become HOST).  Nonzero: a download failed (reported; fatal
+   unless in a library). */
+static POLYPRAGMA_UNUSED int polypragma_host_current$s(const void *host, size_t bytes, int written, const char *where)
+{
+  int status = 0;
+  if (host == NULL)
+    return 0;
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {
+    polypragma_entry *e = &polypragma_data_table.entries[k];
+    if (!polypragma_overlaps$s(e, (const char *)host, bytes))
+      continue;
+    if (e->state == POLYPRAGMA_DEVICE) {
+      int s = e->download(e, where);
+      if (s != 0) {
+        status = s;
+        continue;
+      }
+      e->state = POLYPRAGMA_BOTH;
+    }
+    if (written)
+      e->state = POLYPRAGMA_HOST;
+  }
+  return status;
+}
+
+/* Find the device buffer of a region's array [host, host + bytes): in place in an entry of this file
+   that holds all of it (at an offset that is a multiple of "align"; 0: offset 0 only), else a buffer of
+   the pool, after bringing the host copy of any entry it overlaps up to date.  "copy_in": the region
+   reads the array's values on entry (or may not write all of it); "direct": the kernels may reach the host
+   array in place, where the device can (not through a texture). */
+static POLYPRAGMA_UNUSED int polypragma_bind$s(polypragma_binding$s *b, void *host, size_t bytes, int copy_in, size_t align,
+                             int direct, const char *name, const char *where)
+{
+  b->buffer = NULL;
+  b->offset = 0;
+  b->entry = NULL;
+  b->upload = 0;
+  b->direct = 0;
+  b->bytes = bytes;
+  const char *h = (const char *)host;
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE && bytes > 0 && host != NULL; ++k) {
+    polypragma_entry *e = &polypragma_data_table.entries[k];
+    if (e->owner != &polypragma_data_owner$s || !polypragma_overlaps$s(e, h, bytes))
+      continue;
+    size_t offset = (size_t)(h - e->host);
+    if (h >= e->host && h + bytes <= e->host + e->bytes && (align == 0 ? offset == 0 : offset % align == 0)) {
+      b->entry = e;
+      b->buffer = e->buffer;
+      b->offset = offset;
+      if (e->state == POLYPRAGMA_HOST)  /* a region writing all of the entry needs none of its old values */
+        b->upload = copy_in || offset != 0 || bytes != e->bytes ? 2 : 0;
+      return 0;
+    }
+  }
+  /* not held in place here: the host copy must be current (another file's entries, or a partial overlap);
+     a region's local array (no host copy) is a buffer of the pool */
+  int status = host != NULL ? polypragma_host_current$s(host, bytes, 0, where) : 0;
+  if (status != 0)
+    return status;
+  b->direct = direct && host != NULL && bytes > 0 && polypragma_direct$s(host, bytes);
+  if (b->direct) {  /* managed memory, or any host memory the device reaches (see the target's copies) */
+    b->buffer = host;
+    return 0;
+  }
+  status = polypragma_buffer_get$s(&b->buffer, bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
+  b->upload = copy_in;
+  return status;
+}
+
+/* the copy-in of a bound array */
+static POLYPRAGMA_UNUSED int polypragma_fill$s(polypragma_binding$s *b, const void *host, const char *name, const char *where)
+{
+  int status = 0;
+  if (b->upload == 2) {
+    status = polypragma_upload$s(b->buffer, 0, b->entry->host, b->entry->bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
+    if (status == 0)
+      b->entry->state = POLYPRAGMA_BOTH;
+  }
+  else if (b->upload == 1 && b->bytes > 0 && !b->direct)
+    status = polypragma_upload$s(b->buffer, b->offset, host, b->bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
+  else if (b->entry != NULL && b->entry->state == POLYPRAGMA_HOST)
+    b->entry->state = POLYPRAGMA_BOTH;  /* the region writes all of it: the device's copy will be current */
+  b->upload = 0;
+  return status;
+}
+
+/* After the kernels: the copy-out of a pool buffer, or the new state of an entry used in place */
+static POLYPRAGMA_UNUSED int polypragma_finish$s(polypragma_binding$s *b, void *host, int written, int copy_out, const char *name,
+                               const char *where)
+{
+  if (b->entry != NULL) {
+    if (written)
+      b->entry->state = POLYPRAGMA_DEVICE;
+    return 0;
+  }
+  if (!copy_out || b->bytes == 0 || b->direct)
+    return 0;
+  int status = polypragma_download$s(host, b->buffer, 0, b->bytes, name, where, POLYPRAGMA_COPYING_OUT);
+  if (status == 0 && written)  /* the host now has what the region wrote: any entry it overlaps must upload */
+    polypragma_host_current$s(host, b->bytes, 1, where);
+  return status;
+}
+
+/* In the release of a region: a pool buffer goes back to the pool.  When the region falls back to its
+   original loops ("fallback"), the host copy of the array must be current first; that is impossible
+   when a kernel that ran ("launched") wrote an entry whose only current copy was the device's. */
+static POLYPRAGMA_UNUSED int polypragma_unbind$s(polypragma_binding$s *b, void *host, size_t bytes, int written, int fallback,
+                               int launched, const char *name, const char *where, int phase)
+{
+  int status = 0;
+  if (b->entry == NULL && b->buffer != NULL && !b->direct)
+    status = polypragma_buffer_put$s(b->buffer, b->bytes, name, where, phase);
+  if (fallback) {
+    if (b->entry != NULL && written && launched && b->entry->state == POLYPRAGMA_DEVICE) {
+      POLYPRAGMA_REPORT("polypragma: %s: '%s' is kept on the device by a data scope and a kernel wrote it before "
+                        "the failure: its only current copy is lost; cannot fall back to the original loops\n",
+                        where, name);
+      POLYPRAGMA_FATAL();
+      return 1;
+    }
+    if (polypragma_host_current$s(host, bytes, written, where) != 0)
+      return 1;
+  }
+  b->buffer = NULL;
+  b->entry = NULL;
+  return status;
+}
+
+/* Two arrays of a region that overlap in host memory, one of them written: the kernels would not see
+   each other's writes as the original loops do, so the region runs its original loops (said once) */
+static POLYPRAGMA_UNUSED int polypragma_aliased$s(int n, void *const *hosts, const size_t *bytes, const int *written,
+                                const char *const *names, const char *where, int *said)
+{
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      const char *a = (const char *)hosts[i], *b = (const char *)hosts[j];
+      if ((written[i] || written[j]) && bytes[i] > 0 && bytes[j] > 0 && a < b + bytes[j] && b < a + bytes[i]) {
+        if (!*said)
+          POLYPRAGMA_REPORT("polypragma: %s: arrays '%s' and '%s' overlap in memory and one is written: the region "
+                            "runs its original loops when they do\n", where, names[i], names[j]);
+        *said = 1;
+        return 1;
+      }
+    }
+  return 0;
+}
+
+/* -- data scopes and updates --------------------------------------------------------------------- */
+
+/* The start of a data scope: each clause's array gets a device copy (copy and copyin upload it now,
+   copyout and create when a region first needs its values).  An array already held by an enclosing scope
+   stays as it is; one that partly overlaps another's is not kept (its regions copy).  Nothing is kept
+   without a device, or under POLYPRAGMA_DATA=copy: the regions then copy, or run their original loops. */
+$storage void $enter(const char *where, int n, polypragma_data_clause *clauses)
+{
+  for (int c = 0; c < n; ++c)
+    clauses[c].entered = 0;
+  if (!polypragma_scopes_on$s() || $setup(where) != 0)
+    return;
+  for (int c = 0; c < n; ++c) {
+    polypragma_data_clause *clause = &clauses[c];
+    char *h = (char *)clause->host;
+    if (clause->bytes == 0 || h == NULL)
+      continue;
+    polypragma_entry *free_slot = NULL, *held = NULL;
+    int clash = 0;
+    for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {
+      polypragma_entry *e = &polypragma_data_table.entries[k];
+      if (e->host == NULL) {
+        if (free_slot == NULL)
+          free_slot = e;
+      }
+      else if (polypragma_overlaps$s(e, h, clause->bytes)) {
+        if (e->owner == &polypragma_data_owner$s && h >= e->host && h + clause->bytes <= e->host + e->bytes)
+          held = e;
+        else
+          clash = 1;
+      }
+    }
+    if (held != NULL && !clash) {
+      held->depth++;
+      clause->entered = 1;
+      continue;
+    }
+    if (clash || free_slot == NULL) {
+      POLYPRAGMA_REPORT("polypragma: %s: '%s' is not kept on the device: %s\n", where, clause->name,
+                        clash ? "it overlaps an array another data scope keeps" : "too many arrays in data scopes");
+      continue;
+    }
+    void *buffer = NULL;
+    if (polypragma_buffer_get$s(&buffer, clause->bytes, clause->name, where, POLYPRAGMA_BEFORE_COPY_OUT) != 0)
+      continue;  /* reported; its regions copy */
+    const int pinned = polypragma_pin$s(h, clause->bytes);
+    if (clause->kind == POLYPRAGMA_COPY || clause->kind == POLYPRAGMA_COPYIN) {
+      if (polypragma_upload$s(buffer, 0, h, clause->bytes, clause->name, where, POLYPRAGMA_BEFORE_COPY_OUT) != 0) {
+        polypragma_buffer_put$s(buffer, clause->bytes, clause->name, where, POLYPRAGMA_DONE);
+        if (pinned)
+          polypragma_unpin$s(h);
+        continue;
+      }
+    }
+    free_slot->host = h;
+    free_slot->bytes = clause->bytes;
+    free_slot->buffer = buffer;
+    free_slot->state = clause->kind == POLYPRAGMA_COPY || clause->kind == POLYPRAGMA_COPYIN ? POLYPRAGMA_BOTH
+                       : POLYPRAGMA_HOST;
+    free_slot->depth = 1;
+    free_slot->pinned = pinned;
+    free_slot->owner = &polypragma_data_owner$s;
+    free_slot->download = polypragma_entry_download$s;
+    clause->entered = 1;
+  }
+}
+
+/* The end of a data scope: what the device computed comes back to the host (for every clause: the host
+   has the same results as when the regions ran their original loops), and the buffers go to the pool. */
+$storage void $exit(const char *where, int n, polypragma_data_clause *clauses)
+{
+  for (int c = n - 1; c >= 0; --c) {
+    polypragma_data_clause *clause = &clauses[c];
+    if (!clause->entered)
+      continue;
+    clause->entered = 0;
+    char *h = (char *)clause->host;
+    for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {
+      polypragma_entry *e = &polypragma_data_table.entries[k];
+      if (e->owner != &polypragma_data_owner$s || !polypragma_overlaps$s(e, h, clause->bytes))
+        continue;
+      if (--e->depth > 0)
+        break;
+      if (e->state == POLYPRAGMA_DEVICE && e->download(e, where) != 0)
+        POLYPRAGMA_REPORT("polypragma: %s: the results in '%s' were lost\n", where, clause->name);
+      polypragma_buffer_put$s(e->buffer, e->bytes, clause->name, where, POLYPRAGMA_DONE);
+      if (e->pinned)
+        polypragma_unpin$s(e->host);
+      e->host = NULL;
+      e->buffer = NULL;
+      e->owner = NULL;
+      break;
+    }
+  }
+}
+
+/* update host(A): the host copy of A is brought up to date, for host code to read (or write, before an
+   update device) */
+$storage void $update_host(const char *where, void *host, size_t bytes)
+{
+  polypragma_host_current$s(host, bytes, 0, where);
+}
+
+/* update device(A): the host wrote A; the device copy is refreshed before a region next uses it (the
+   rest of an entry A only partly covers is brought to the host first, so nothing newer is overwritten) */
+$storage void $update_device(const char *where, void *host, size_t bytes)
+{
+  polypragma_host_current$s(host, bytes, 1, where);
+}
+""")
+
+
+def types() -> list[str]:
+    return _TYPES.strip("\n").split("\n")
+
+
+def names(stem: str) -> dict[str, str]:
+    """The data scope's entry points of a generated file, as its C code calls them."""
+    return {"enter": f"polypragma_{stem}_data_enter", "exit": f"polypragma_{stem}_data_exit",
+            "update_host": f"polypragma_{stem}_update_host", "update_device": f"polypragma_{stem}_update_device"}
+
+
+def runtime(suffix: str, setup: str, stem: str, storage: str) -> list[str]:
+    """The data layer, after the target's primitives.  ``storage``: of the scope's entry points
+    ('extern "C" ' in a .cu file the C file calls, 'static ' when in the C file itself)."""
+    if storage.startswith("static"):
+        storage = "static POLYPRAGMA_UNUSED"
+    text = _RUNTIME.substitute(s=suffix, setup=setup, storage=storage.strip(), **names(stem))
+    return types() + text.strip("\n").split("\n")
+
+
+def prototypes(stem: str) -> list[str]:
+    """Declarations of the scope's entry points, for a C file calling them in a .cu file."""
+    n = names(stem)
+    return [f"void {n['enter']}(const char *where, int n, polypragma_data_clause *clauses);",
+            f"void {n['exit']}(const char *where, int n, polypragma_data_clause *clauses);",
+            f"void {n['update_host']}(const char *where, void *host, size_t bytes);",
+            f"void {n['update_device']}(const char *where, void *host, size_t bytes);"]
