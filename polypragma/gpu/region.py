@@ -41,6 +41,7 @@ class GpuRegion:
     uses_double: bool
     memory: tuple[KernelMemory, ...] = ()  # per kernel: reference groups and where they live
     constant: tuple[str, ...] = ()  # arrays in constant memory
+    privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
 
     def placement(self, kernel: Kernel, array: DeviceArray) -> Placement:
         """How ``kernel`` receives ``array``: CONSTANT, TEXTURE or GLOBAL (a buffer)."""
@@ -69,7 +70,8 @@ class GpuRegion:
 
 
 def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOptions, source: str,
-            memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False) -> GpuRegion:
+            memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False,
+            privatised: tuple = ()) -> GpuRegion:
     """The GPU stage for one region: iterator names free in the program, the host/kernel split and
     mapping, the device arrays, and each kernel's memory placement (``cuda``: the target may use
     textures and unrolls register tiles unless ``memory_options`` says otherwise)."""
@@ -91,4 +93,4 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     memory = tuple(kernel_memory(scop, arrays, k, memory_options, constant, names.tile, "polypragma_",
                                  cuda and memory_options.texture, unroll) for k in mapping.kernels)
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, memory,
-                     tuple(sorted(constant)))
+                     tuple(sorted(constant)), privatised)
