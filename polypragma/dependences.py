@@ -70,7 +70,13 @@ class LiveRanges:
     forced_live_out: isl.UnionMap  # { W -> W' }: W' may write the value seen after the region, W earlier
     forced_may: isl.UnionMap    # anti and output dependences of arrays with may-writes: never reordered
     live_in: isl.UnionMap       # { R[i] -> A[a] }: reads that may see a value from before the region
+    tagged_live_in: isl.UnionMap  # { [R[i] -> ref] -> A[a] }: the same, by reference
     arrays: dict[str, str]      # tag -> array
+
+    @staticmethod
+    def tag_of(space: isl.Space) -> str:
+        """The reference tag of a tagged relation's space (its domain's)."""
+        return space.domain().unwrap().range().get_tuple_name(isl.dim_type.set)
 
     def of_arrays(self, tagged: isl.UnionMap, names: set[str] | frozenset[str], keep: bool = True) -> isl.UnionMap:
         """The part of a tagged relation whose source reference is to one of ``names`` (``keep``), or
@@ -185,7 +191,8 @@ def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges 
             info = isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(writes.subtract(must))
             flow = info.set_schedule(tagged_schedule).compute_flow()
             tagged_flow = flow.get_may_dependence()
-            live_in = flow.get_may_no_source().domain_factor_domain()
+            tagged_live_in = flow.get_may_no_source()
+            live_in = tagged_live_in.domain_factor_domain()
             unmatched = writes.subtract_domain(tagged_flow.domain())
             info = isl.UnionAccessInfo.from_sink(writes).set_may_source(reads.union(unmatched))
             tagged_order = info.set_schedule(tagged_schedule).compute_flow().get_may_dependence()
@@ -213,7 +220,8 @@ def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges 
     except isl.Error:
         return None
     return LiveRanges(tagged_flow.coalesce(), tagged_order.coalesce(), live_out.coalesce(), forced_in.coalesce(),
-                      forced_out.coalesce(), forced_may.coalesce(), live_in.coalesce(), arrays)
+                      forced_out.coalesce(), forced_may.coalesce(), live_in.coalesce(),
+                      tagged_live_in.coalesce(), arrays)
 
 
 def compute(scop: Scop) -> Dependences:

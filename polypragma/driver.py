@@ -318,8 +318,8 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
         log("schedule", f"{region}: not privatisable: {', '.join(sorted(chosen.rejected))} (a value crosses "
             "the parallel loops that carry its anti or output dependences)")
         privatisable = privatisable - chosen.rejected
-    rewritten, done = privatise.apply(scop, deps, chosen)
-    problem = privatise.verify(scop, rewritten, result.schedule) if done else None
+    rewritten, done, copy_backs = privatise.apply(scop, deps, chosen)
+    problem = privatise.verify(scop, rewritten, result.schedule, copy_backs) if done else None
     if problem is not None:
         log("schedule", f"{region}: privatisation dropped: {problem}")
         return compute_schedule(scop, deps, schedule_options), scop, deps, ()

@@ -216,11 +216,12 @@ def _fresh(scop: Scop, stem: str) -> str:
     return name
 
 
-def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Privatised, ...]]:
+def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Privatised, ...], frozenset[str]]:
     """``scop`` with each array of ``chosen`` replaced by its expansion, and the last writes copying
-    back to the original array."""
+    back to the original array; the privatised arrays; the reference tags (``ref<k>``) of the copies'
+    reads of the private copy, which read the statement instance's own write."""
     if not chosen.expansions:
-        return scop, ()
+        return scop, (), frozenset()
     ranges = deps.live_ranges
     statements = {s.name: s for s in scop.statements}
     bodies: dict[str, c_ast.Node] = {}
@@ -282,7 +283,8 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
             if ref.is_write:
                 rel["must_writes"] = _rename(rel["must_writes"], ref.relation, relation)
                 last = live_out.intersect(isl.UnionMap.from_map(ref.relation))
-                if not last.is_empty():
+                # a local of the region (not at its top level) has no value after it
+                if not last.is_empty() and not (array.kind == "local" and not array.region_level):
                     any_back = True
                     where = isl.Set.from_union_set(last.domain())
                     target = copy.deepcopy(original_subscripts)
@@ -313,9 +315,10 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
         new_statements.append(replace(s, body=body, reads=rel["reads"], must_writes=rel["must_writes"],
                                       may_writes=rel["may_writes"]))
     refs = [replace(new_refs[id(r)], node=memos[r.statement].get(id(r.node), r.node)) for r in scop.references]
+    copy_backs = frozenset(f"ref{len(refs) + k}" for k, r in enumerate(references) if not r.is_write)
     refs += references
     return replace(scop, statements=tuple(new_statements), arrays=tuple(arrays), references=tuple(refs)), \
-        tuple(done)
+        tuple(done), copy_backs
 
 
 def _rename(union: isl.UnionMap, old: isl.Map, new: isl.Map) -> isl.UnionMap:
@@ -323,21 +326,31 @@ def _rename(union: isl.UnionMap, old: isl.Map, new: isl.Map) -> isl.UnionMap:
     return union.subtract(isl.UnionMap.from_map(old)).union(isl.UnionMap.from_map(new))
 
 
-def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule) -> str | None:
+def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: frozenset[str] = frozenset()) \
+        -> str | None:
     """None when ``rewritten`` under ``schedule`` computes what ``original`` does: the same flow
     dependences (each read reads the same write), the same reads of values from before the region and
-    the same last writes of the original arrays; else what differs."""
+    the same last writes of the original arrays; else what differs.  The reads of ``copy_backs`` (the
+    copy back of a last write, which reads what its own statement instance wrote, by construction) are
+    left out: isl's dataflow analysis sees no source in the same instance."""
     before = dependence_analysis.live_ranges(original)
     after = dependence_analysis.live_ranges(rewritten, schedule)
     if before is None or after is None:
         return "the dataflow analysis gave up"
     flow_before = before.untagged(before.tagged_flow)
-    flow_after = after.untagged(after.tagged_flow)
-    # the copy back adds flow from a write to the copy back in the same instance; leave those out
-    flow_after = flow_after.subtract(flow_after.domain().identity())
+    def without_copy_backs(tagged: isl.UnionMap, sink_side: bool) -> isl.UnionMap:
+        kept = isl.UnionMap.empty(tagged.get_space())
+        for m in maps_of(tagged):
+            space = m.get_space().range() if sink_side else m.get_space()
+            tag = space.unwrap().range().get_tuple_name(isl.dim_type.set) if sink_side else after.tag_of(space)
+            if tag not in copy_backs:
+                kept = kept.union(isl.UnionMap.from_map(m))
+        return kept
+
+    flow_after = after.untagged(without_copy_backs(after.tagged_flow, True))
     if not flow_before.is_equal(flow_after):
         return "a read would read another write"
-    if not before.live_in.is_equal(after.live_in):
+    if not before.live_in.is_equal(without_copy_backs(after.tagged_live_in, False).domain_factor_domain()):
         return "a read would see another value from before the region"
     names = {s.get_tuple_name() for s in sets_of(before.live_out.range())}
     kept = isl.UnionMap.empty(after.live_out.get_space())
