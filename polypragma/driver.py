@@ -293,20 +293,22 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         lines = [f"if ({call} != 0) {{", c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
         log.lap("codegen", f"{region}: the call and its fallback")
         return lines, set(), gpu_region
-    lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file)
+    lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file,
+                                    privatised=privatised)
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
     return lines, used, None
 
 
 def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: Region):
-    """The schedule, with live-range reordering and, for the GPU targets, the temporaries privatised
+    """The schedule, with live-range reordering and, for the GPU targets and OpenMP, the temporaries privatised
     along the parallel loops that carry their anti and output dependences (polypragma.privatise):
     (schedule result, model, dependences, privatised arrays).  The model and the dependences are the
     rewritten ones when arrays were privatised; the parallel members are then those that carry no
     dependence of the rewritten program."""
     schedule_options = options.schedule
     privatisable = frozenset()
-    if target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering:
+    # the GPU targets and OpenMP run parallel loops in parallel; sequential C needs no copies
+    if (target.gpu or options.openmp) and schedule_options.reschedule and schedule_options.live_range_reordering:
         privatisable = privatise.candidates(scop, deps)
     while True:
         result = compute_schedule(scop, deps, schedule_options, privatisable)

@@ -352,11 +352,18 @@ def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: 
         return "a read would read another write"
     if not before.live_in.is_equal(without_copy_backs(after.tagged_live_in, False).domain_factor_domain()):
         return "a read would see another value from before the region"
-    names = {s.get_tuple_name() for s in sets_of(before.live_out.range())}
-    kept = isl.UnionMap.empty(after.live_out.get_space())
-    for m in maps_of(after.live_out):
-        if m.get_tuple_name(isl.dim_type.out) in names:
-            kept = kept.union(isl.UnionMap.from_map(m))
-    if not kept.is_equal(before.live_out):
+    # the last writes of every array whose value is seen after the region (a local of the region, not
+    # at its top level, has none)
+    dead = {a.name for a in original.arrays if a.kind == "local" and not a.region_level}
+    names = {s.get_tuple_name() for s in sets_of(before.live_out.range())} - dead
+
+    def seen(live_out: isl.UnionMap) -> isl.UnionMap:
+        kept = isl.UnionMap.empty(live_out.get_space())
+        for m in maps_of(live_out):
+            if m.get_tuple_name(isl.dim_type.out) in names:
+                kept = kept.union(isl.UnionMap.from_map(m))
+        return kept
+
+    if not seen(after.live_out).is_equal(seen(before.live_out)):
         return "another write would be the last one"
     return None
