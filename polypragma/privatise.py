@@ -64,7 +64,7 @@ def candidates(scop: Scop, deps: Dependences) -> frozenset[str]:
     result = set()
     for array in scop.arrays:
         refs = [r for r in scop.references if r.array == array.name]
-        if (array.rank == 0 or array.name in live_in or not any(r.is_write for r in refs)
+        if (array.name in live_in or not any(r.is_write for r in refs)
                 or any(not r.exact or (r.is_write and not r.must) for r in refs)
                 or array.region_level):
             continue
@@ -207,6 +207,19 @@ def _base(node: c_ast.ArrayRef) -> c_ast.ID:
     return node
 
 
+def _replace_child(root: c_ast.Node, old: c_ast.Node, new: c_ast.Node) -> None:
+    """Put ``new`` where ``old`` is in the tree of ``root``."""
+    for name, child in root.children():
+        if child is old:
+            if "[" in name:
+                attribute, index = name[:-1].split("[")
+                getattr(root, attribute)[int(index)] = new
+            else:
+                setattr(root, name, new)
+            return
+        _replace_child(child, old, new)
+
+
 def _fresh(scop: Scop, stem: str) -> str:
     taken = set(scop.reserved_names) | {a.name for a in scop.arrays} | set(scop.parameters)
     name, k = f"{stem}_private", 1
@@ -238,6 +251,7 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
     write_backs: dict[str, list[c_ast.Node]] = {}
     new_refs = {id(r): r for r in scop.references}
     originals: dict[int, c_ast.Node] = {}
+    substituted: dict[int, c_ast.Node] = {}  # a scalar's ID (copied body) -> the subscripted copy in its place
     for name, members in chosen.expansions.items():
         array = next(a for a in scop.arrays if a.name == name)
         private = _fresh(scop, name)
@@ -270,12 +284,20 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
             node = memos[statement.name][id(ref.node)]
             if id(node) not in originals:  # a compound assignment's node is a read and a write reference
                 originals[id(node)] = copy.deepcopy(node)  # A[a]: for the copy back
-                expanded = c_ast.ArrayRef(node.name, node.subscript)
-                for text in subscripts[:-1]:
-                    expanded = c_ast.ArrayRef(expanded, _c_node(text))
-                node.name, node.subscript = expanded, _c_node(subscripts[-1])
-                _base(node).name = private
+                if isinstance(node, c_ast.ArrayRef):
+                    expanded = c_ast.ArrayRef(node.name, node.subscript)
+                    for text in subscripts[:-1]:
+                        expanded = c_ast.ArrayRef(expanded, _c_node(text))
+                    node.name, node.subscript = expanded, _c_node(subscripts[-1])
+                    _base(node).name = private
+                else:  # a scalar: the ID becomes a subscripted copy, in its parent
+                    expanded = c_ast.ID(private)
+                    for text in subscripts:
+                        expanded = c_ast.ArrayRef(expanded, _c_node(text))
+                    _replace_child(bodies[statement.name], node, expanded)
+                    substituted[id(node)] = expanded
             original_subscripts = originals[id(node)]
+            node = substituted.get(id(node), node)
             new_refs[id(ref)] = replace(ref, array=private, relation=relation)
             rel = relations[statement.name]
             kind = "may_writes" if ref.is_write else "reads"
@@ -314,7 +336,11 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
         rel = relations[s.name]
         new_statements.append(replace(s, body=body, reads=rel["reads"], must_writes=rel["must_writes"],
                                       may_writes=rel["may_writes"]))
-    refs = [replace(new_refs[id(r)], node=memos[r.statement].get(id(r.node), r.node)) for r in scop.references]
+    def copied(r: Reference) -> c_ast.Node:
+        node = memos[r.statement].get(id(r.node), r.node)
+        return substituted.get(id(node), node)
+
+    refs = [replace(new_refs[id(r)], node=copied(r)) for r in scop.references]
     copy_backs = frozenset(f"ref{len(refs) + k}" for k, r in enumerate(references) if not r.is_write)
     refs += references
     return replace(scop, statements=tuple(new_statements), arrays=tuple(arrays), references=tuple(refs)), \

@@ -8,7 +8,7 @@ printers of :mod:`polypragma.codegen` need, and nothing they must decide again.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
@@ -82,7 +82,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
-    arrays = tuple(device_arrays(scop, deps))
+    copies = {p.copy for p in privatised}
+    arrays = tuple(replace(a, private_copy=a.name in copies) for a in device_arrays(scop, deps))
     stem = symbol_stem(source)
     function = f"polypragma_{stem}_region{scop.region.index}"
     kernel_names = tuple(f"{function}_kernel{k.index}" for k in mapping.kernels)

@@ -8,8 +8,9 @@
 //         element j is last written at a different i for each j).  Region 2: a temporary whose value
 //         crosses iterations (even rows write it, odd rows read it): not privatisable, i stays
 //         sequential.  Region 3: a temporary in two dimensions reused for every (i, j) and read after
-//         the region, next to a scalar temporary.  Region 4: a temporary declared in the region (no
-//         value of it is seen after it): privatised without a copy back.
+//         the region, next to a temporary written through a pointer.  Region 4: a temporary declared
+//         in the region (no value of it is seen after it): privatised without a copy back.  Region 5:
+//         a scalar temporary whose last value is printed after the region (a register per thread).
 // temporaries: scratch arrays reused by every iteration of parallel loops
 #include "kernels.h"
 
@@ -67,6 +68,19 @@ static void kernel_local(int n, int m, double A[n][m], double B[n][m])
 #pragma endscop
 }
 
+static double kernel_scalar(int n, int m, double A[n][m], double B[n][m])
+{
+    double x = -1.0;
+#pragma scop
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            x = A[i][j] * 0.25 + B[i][j];
+            B[i][j] = x * x - A[i][j];
+        }
+#pragma endscop
+    return x;
+}
+
 int main(int argc, char **argv)
 {
     int seed = arg_int(argc, argv, 1, 1);
@@ -89,6 +103,7 @@ int main(int argc, char **argv)
     kernel_crossing(n, m, A, B, u);
     kernel_square(n, m, A, B, w, &s);
     kernel_local(n, m, A, B);
+    printf("x = %.6f\n", kernel_scalar(n, m, A, B));
 
     print_array_2d("A", &A[0][0], n, m);
     print_array_2d("B", &B[0][0], n, m);
