@@ -127,6 +127,14 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
                 ok = False
                 break
             members.append((_label(scop, upa), upa))
+        # a copy per iteration multiplies the array by the iterations' number: worth it for a temporary
+        # that every iteration reuses (doitgen's sum[p] in each (r, q)), not for an array of which
+        # each iteration touches a slice (it would grow by a dimension the loops do not have: a row
+        # copy privatised along its column loop took n^3 elements for the n^2 of the array)
+        array = next(x for x in scop.arrays if x.name == a)
+        writers = {r.statement for r in scop.references if r.array == a and r.is_write}
+        if ok and array.rank + len(members) > max(scop.statement(w).domain.dim(isl.dim_type.set) for w in writers):
+            ok = False
         if ok:
             index = _index_map(members)
             ends = flow.apply_domain(index).apply_range(index).deltas()
