@@ -119,3 +119,45 @@ def test_doitgen_is_one_kernel_with_the_temporary_on_the_device_only(tmp_path):
                                   ["--target", "cuda", "--no-live-range-reordering"])
     old = (tmp_path / "old" / "doitgen.polypragma.cu").read_text()
     assert "for (int c0" in old and len(re.findall(r"<<<grid, block>>>", old)) == 2
+
+
+def test_verify_refuses_a_copy_that_a_value_crosses(tmp_path):
+    # u[j] written in even rows, read in the next row: a copy per i would lose the value
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < m; j++)\n    if (i % 2 == 0)\n"
+                           "      A[j] = C[i][j];\n  for (j = 0; j < m; j++)\n    B[i * m + j] = A[j];\n}")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    along_i = isl.UnionPwAff("[n, m] -> { S_0[i, j] -> [(i)]; S_1[i, j] -> [(i)] }", context=scop.context.get_ctx())
+    forced = privatise.Plan({"A": [("i", along_i)]}, frozenset())
+    rewritten, done, copy_backs = privatise.apply(scop, deps, forced)
+    assert done[0].copy == "A_private"
+    assert privatise.verify(scop, rewritten, scop.schedule, copy_backs) == "a read would read another write"
+
+
+def test_a_slice_per_iteration_is_not_expanded(tmp_path):
+    # a row copied, scaled and half-overwritten in each i (inline_rows' helpers): fused, the column loop
+    # would carry only C's anti and output dependences, but a copy per column adds a dimension the
+    # loops lack (n^3 elements for an n^2 array): refused, and C's order stays a constraint
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < m; j++)\n    C[i][j] = A[i * m + j];\n"
+                           "  for (j = 0; j < m; j++)\n    C[i][j] *= 2.0;\n  for (j = 1; j < m; j += 2)\n"
+                           "    C[i][j] = 0.5 * C[i][j - 1];\n}")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    assert privatise.candidates(scop, deps) == frozenset({"C"})
+    result = compute_schedule(scop, deps, ScheduleOptions(), frozenset({"C"}))
+    chosen = privatise.plan(scop, deps, result.schedule, frozenset({"C"}))
+    assert chosen.expansions == {} and chosen.rejected == frozenset({"C"})
+
+
+def test_openmp_declares_a_copy_per_thread(tmp_path):
+    status, messages = polypragma(KERNELS / "doitgen.c", tmp_path, ["--target", "c", "--openmp"])
+    assert status == 0, messages
+    text = (tmp_path / "doitgen.polypragma.c").read_text()
+    # r is the parallel loop; each thread declares its own sum_private, with sum's shape
+    assert re.search(r"#pragma omp parallel for[^\n]*\n  for \(int c0 = 0; c0 < nr; \+\+c0\) \{\n"
+                     r"    double sum_private\[np\];\n", text)
+    assert "sum_private[c2] += A[c0][c1][c3] * C4[c3][c2];" in text
+    assert re.search(r"if \(c0 \+ 1 == nr && c1 \+ 1 == nq && c3 \+ 1 == np\)\n\s*sum\[c2\] = sum_private\[c2\];", text)
+    # sequential C needs no copy, and keeps the schedule it had
+    status, _ = polypragma(KERNELS / "doitgen.c", tmp_path / "seq", ["--target", "c"])
+    assert "sum_private" not in (tmp_path / "seq" / "doitgen.polypragma.c").read_text()
