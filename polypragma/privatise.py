@@ -260,6 +260,7 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
     new_refs = {id(r): r for r in scop.references}
     originals: dict[int, c_ast.Node] = {}
     substituted: dict[int, c_ast.Node] = {}  # a scalar's ID (copied body) -> the subscripted copy in its place
+    copies_back: list[tuple[str, isl.Map, isl.Map]] = []  # (statement, write of A, read of the copy)
     for name, members in chosen.expansions.items():
         array = next(a for a in scop.arrays if a.name == name)
         private = _fresh(scop, name)
@@ -324,9 +325,8 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
                                  c_ast.Assignment("=", target, source), None))
                     back_write = isl.Map.from_union_map(last)
                     back_read = relation.intersect_domain(where)
-                    rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
-                    rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
-                    rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
+                    # added after every rename: a later reference's rename would take these out
+                    copies_back.append((statement.name, back_write, back_read))
                     references.append(Reference(statement.name, name, target, True, True, True, back_write))
                     references.append(Reference(statement.name, private, source, False, True, True, back_read))
         arrays.append(Array(private, array.element_type, array.rank + len(members),
@@ -335,6 +335,11 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
         if not any_back:
             arrays = [a for a in arrays if a.name != name]
         done.append(Privatised(name, private, tuple(label for label, _ in members), any_back))
+    for statement, back_write, back_read in copies_back:
+        rel = relations[statement]
+        rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
     new_statements = []
     for s in scop.statements:
         body = bodies[s.name]
