@@ -268,7 +268,10 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
         accesses = _instances(scop, name)
         span = isl.Set.from_union_set(index.intersect_domain(accesses).range())
         lows = [span.dim_min(d) for d in range(len(members))]
-        extents = [span.dim_max(d).sub(lows[d]).add_constant_val(isl.Val.one(span.get_ctx()))
+        # defined for every parameter value, 0 where no instance accesses the array (the buffer's size
+        # is computed from them: a negative value made a huge size_t, refused by the OpenCL driver)
+        nothing = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(span.get_space().params()))
+        extents = [span.dim_max(d).sub(lows[d]).add_constant_val(isl.Val.one(span.get_ctx())).union_max(nothing)
                    for d in range(len(members))]
         footprint = None
         live_out = ranges.live_out
