@@ -277,6 +277,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
                                      options.memory, cuda=target.cuda_kernels, privatised=privatised)
             except SizeError as exc:
                 raise FatalError(str(exc), region.location) from None
+            gpu_region = target.kernel_asts(gpu_region)
         log.parts("gpu", f"{region}: ", parts, f"{len(gpu_region.arrays)} device array(s), names, constant memory")
         log("gpu", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s)")
         for kernel in gpu_region.mapping.kernels:

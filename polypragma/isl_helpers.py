@@ -6,6 +6,9 @@
   back.
 * :func:`maps_of`, :func:`sets_of`, :func:`single_map`: the pieces of a union, and its maps as one map;
   :func:`set_named`: the set of one statement in a union; :func:`union_of`: pieces as one union.
+* :func:`variable`, :func:`parameter`, :func:`with_params`: a dimension or a parameter as a function
+  on a space (the parameter added where the space lacks it), so isl objects are built through the API
+  rather than parsed from text.
 * :func:`iterator_prefix`: a prefix for generated iterators that no name of the program has.
 """
 
@@ -67,6 +70,26 @@ def single_map(umap: isl.UnionMap) -> isl.Map | None:
     for m in maps[1:]:
         result = result.union(m)
     return result
+
+
+def with_params(space: isl.Space, names) -> isl.Space:
+    """``space`` with those of the parameters ``names`` it lacks added after its own, in order."""
+    for name in names:
+        if space.find_dim_by_name(isl.dim_type.param, name) < 0:
+            n = space.dim(isl.dim_type.param)
+            space = space.add_dims(isl.dim_type.param, 1).set_dim_name(isl.dim_type.param, n, name)
+    return space
+
+
+def variable(space: isl.Space, kind, position: int) -> isl.PwAff:
+    """Dimension ``position`` of ``kind`` (set or param) as a function on the set space ``space``."""
+    return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), kind, position))
+
+
+def parameter(space: isl.Space, name: str) -> isl.PwAff:
+    """The parameter ``name`` as a function on the set space ``space`` (with it added when missing)."""
+    space = with_params(space, [name])
+    return variable(space, isl.dim_type.param, space.find_dim_by_name(isl.dim_type.param, name))
 
 
 def iterator_prefix(reserved: frozenset[str] | set[str], preferred: str = "c") -> str:

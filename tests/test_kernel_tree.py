@@ -75,7 +75,7 @@ def test_matrix_product_placement(tmp_path):
 
 def test_matrix_product_kernel_tree(tmp_path):
     scop, region = matmul(tmp_path)
-    tree = KernelTree(scop, region.memory[0], True, frozenset())
+    tree = KernelTree(scop, region.memory[0], True)
     domain = tree.tree().get_domain()
     block = "(g0 - b0) mod 65535 = 0 and (g1 - b1) mod 65535 = 0 and 0 <= g0 <= 1 and 0 <= g1 <= 1"
     # the copy of A's tile: one instance per tile (g0, g1, g2) and element (e0, e1) of the tile
@@ -110,3 +110,19 @@ def restricts(pma: isl.PwMultiAff, function: str) -> bool:
     relation = relation.intersect_params(isl.Set(BLOCKS, context=pma.get_ctx()).align_params(relation.get_space()))
     expected = isl.Map(function, context=pma.get_ctx())
     return not relation.is_empty() and relation.is_subset(expected.align_params(relation.get_space()))
+
+
+def test_a_kernel_whose_tree_ast_costs_too_much_keeps_its_data_in_global_memory(tmp_path, monkeypatch):
+    # the decision is made before --explain reads the placement: no group is reported in shared
+    # memory or registers when the kernel is built with its data in global memory
+    import polypragma.codegen.kernel_ast as kernel_ast
+
+    _, region = matmul(tmp_path)
+    settled = kernel_ast.with_kernel_asts(region, True)
+    assert settled.kernel_asts[0] is not None and settled.memory[0].tiled
+    monkeypatch.setattr(kernel_ast, "TREE_OPERATIONS", 1000)
+    settled = kernel_ast.with_kernel_asts(region, True)
+    assert settled.kernel_asts == (None,)
+    assert {g.placement for g in settled.memory[0].groups} == {Placement.GLOBAL}
+    assert all("exceeded its bound of 1000 isl operations" in g.reason for g in settled.memory[0].groups)
+    assert region.memory[0].tiled  # the GPU stage's own result is left as it was

@@ -16,7 +16,7 @@ from pycparser import c_ast
 from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
-                                           TooCostly, payload, tiled_kernel_ast)
+                                           payload)
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
@@ -369,13 +369,9 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     printer = KernelPrinter(region, syntax, kernel)
     memory = region.memory[kernel.index] if region.memory else None
     declarations: list[str] = []
-    ast = None
-    if memory is not None and memory.tiled:
-        try:
-            ast = tiled_kernel_ast(region.scop, memory, region.names.kernel, syntax.registers_across_barriers)
-        except TooCostly:
-            # the kernel with its data in global memory, as when the memory analysis exceeds its bound
-            memory = None
+    if memory is not None and memory.tiled and not region.kernel_asts:
+        raise ValueError("the kernel ASTs of a region with promoted data are built first (with_kernel_asts)")
+    ast = region.kernel_asts[kernel.index] if region.kernel_asts else None
     if ast is not None:
         if memory.placed(Placement.SHARED) and not syntax.registers_across_barriers:
             printer.between_barriers = tuple(memory.placed(Placement.PRIVATE))

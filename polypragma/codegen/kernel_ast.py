@@ -30,13 +30,15 @@ around the computations of each tile, between two barriers, with the mark above 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
+from polypragma import timing
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.gpu.memory import Group, KernelMemory, Placement
-from polypragma.isl_helpers import bounded_operations, maps_of, set_named, union_of
+from polypragma.gpu.region import GpuRegion
+from polypragma.isl_helpers import bounded_operations, maps_of, parameter, set_named, union_of, variable
 from polypragma.model import Reference, Scop
 
 # isl operations each form of a kernel's AST may take (the atomic form, then the default one); past
@@ -112,22 +114,6 @@ def _leading(umap: isl.UnionMap, first: int, count: int) -> isl.UnionMap:
     return union_of(pieces) if pieces else umap
 
 
-def _var(space: isl.Space, kind, position: int) -> isl.PwAff:
-    return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), kind, position))
-
-
-def _with_param(space: isl.Space, name: str) -> isl.Space:
-    if space.find_dim_by_name(isl.dim_type.param, name) >= 0:
-        return space
-    n = space.dim(isl.dim_type.param)
-    return space.add_dims(isl.dim_type.param, 1).set_dim_name(isl.dim_type.param, n, name)
-
-
-def _param(space: isl.Space, name: str) -> isl.PwAff:
-    space = _with_param(space, name)
-    return _var(space, isl.dim_type.param, space.find_dim_by_name(isl.dim_type.param, name))
-
-
 def _on_tiles(offset: isl.PwAff, names: tuple[str, ...], space: isl.Space) -> isl.PwAff:
     """``offset`` (over the parameters ``names``, the tile coordinates) as a function on the set space
     ``space``, whose first dimensions are those coordinates."""
@@ -137,7 +123,7 @@ def _on_tiles(offset: isl.PwAff, names: tuple[str, ...], space: isl.Space) -> is
         if position >= 0:
             domain = pa.get_domain_space()
             pa = _eliminate_param(pa.intersect_domain(
-                _var(domain, isl.dim_type.set, d).eq_set(_var(domain, isl.dim_type.param, position))), position)
+                variable(domain, isl.dim_type.set, d).eq_set(variable(domain, isl.dim_type.param, position))), position)
     if space.has_tuple_id(isl.dim_type.set):
         return pa.set_tuple_id(isl.dim_type.in_, space.get_tuple_id(isl.dim_type.set))
     return pa
@@ -154,13 +140,12 @@ class KernelTree:
     """The schedule tree of one kernel with promoted data (see the module's docstring), the copy
     statements' indices and the promoted references' ones."""
 
-    def __init__(self, scop: Scop, memory: KernelMemory, registers_across_barriers: bool, separate: frozenset):
+    def __init__(self, scop: Scop, memory: KernelMemory, registers_across_barriers: bool):
         self.scop = scop
         self.memory = memory
         self.kernel = kernel = memory.kernel
         self.tiling = tiling = kernel.tiling
         self.ctx = kernel.domain.get_ctx()
-        self.separate = separate  # schedule depths built in isl's default form, not atomic
         self.shared = memory.placed(Placement.SHARED)
         self.private = memory.placed(Placement.PRIVATE)
         self.registers_outside = not self.shared or registers_across_barriers
@@ -179,6 +164,7 @@ class KernelTree:
         self.copies: dict[str, tuple[isl.PwMultiAff, isl.PwMultiAff]] = {}
         self.kinds: dict[str, Copy | Barrier] = {}  # the statements of copies and barriers, by name
         self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
+        self._spec = None  # (domain, root spec): the tree's statements and shape, built once
 
     # -- statements ---------------------------------------------------------------------------
     def _statement(self, name: str, payload, domain: isl.Set) -> isl.Set:
@@ -213,7 +199,7 @@ class KernelTree:
         space = domain.get_space()
         tiles, mapped = self.tiling.tiles, self.tiling.mapped
         rank = domain.dim(isl.dim_type.set) - tiles
-        local = [_var(space, isl.dim_type.set, tiles + d).sub(_on_tiles(group.offsets[d], self.memory.tile_params,
+        local = [variable(space, isl.dim_type.set, tiles + d).sub(_on_tiles(group.offsets[d], self.memory.tile_params,
                                                                          space))
                  for d in range(rank)]
         schedule = None
@@ -222,7 +208,7 @@ class KernelTree:
             schedule = piece if schedule is None else schedule.flat_range_product(piece)
         mine = domain
         for j in range(mapped):
-            thread = _param(space, self.kernel.thread_params[mapped - 1 - j])
+            thread = parameter(space, self.kernel.thread_params[mapped - 1 - j])
             block = isl.Val(self.kernel.sizes.block[mapped - 1 - j], context=self.ctx)
             if j < rank:
                 condition = local[rank - 1 - j].sub(thread.align_params(local[rank - 1 - j].get_space())) \
@@ -246,8 +232,8 @@ class KernelTree:
             space = points.get_space().range()
             slots = None
             for d in range(tiling.mapped):
-                p = _var(space, isl.dim_type.set, d)
-                t = _param(space, kernel.thread_params[d])
+                p = variable(space, isl.dim_type.set, d)
+                t = parameter(space, kernel.thread_params[d])
                 offset = p.sub(t.align_params(p.get_space()))
                 block = isl.Val(kernel.sizes.block[d], context=self.ctx)
                 slot = offset.scale_down_val(block).floor()
@@ -283,7 +269,7 @@ class KernelTree:
         tile_set = self.tiles if tiles == self.tiling.tiles else self.mapped_tiles
         box = isl.Set.universe(tile_set.get_space().add_dims(isl.dim_type.set, len(counts)))
         for d, count in enumerate(counts):
-            k = _var(box.get_space(), isl.dim_type.set, tiles + d)
+            k = variable(box.get_space(), isl.dim_type.set, tiles + d)
             box = box.intersect(k.ge_set(k.sub(k))).intersect(k.lt_set(k.sub(k).add_constant_val(
                 isl.Val(count, context=self.ctx))))
         box = box.intersect(tile_set.add_dims(isl.dim_type.set, len(counts)))
@@ -300,7 +286,18 @@ class KernelTree:
         return ("band", schedule, self.tiling.tiles, unroll, None)
 
     # -- the tree -----------------------------------------------------------------------------
-    def tree(self) -> isl.Schedule:
+    def tree(self, separate: frozenset = frozenset()) -> isl.Schedule:
+        """The kernel's schedule tree, its loops at the schedule depths in ``separate`` in isl's
+        default form, the others atomic (the statements and their indices are computed once, for
+        every form asked)."""
+        if self._spec is None:
+            self._spec = self._shape()
+        domain, root = self._spec
+        schedule = isl.Schedule.from_domain(domain)
+        return _grow(schedule.get_root().child(0), root, separate).get_schedule()
+
+    def _shape(self):
+        """(domain, spec of the root band): every statement of the tree, and its shape."""
         tiling = self.tiling
         mapped, tiles = tiling.mapped, tiling.tiles
         counter = iter(range(1_000_000))
@@ -354,11 +351,7 @@ class KernelTree:
         body = ("sequence", outer_items)
         if self.private and not registers_inner:
             body = ("mark", Registers(tuple(self.private)), body)  # (between barriers, the printer declares them)
-        domain = union_of(self.domains)
-        schedule = isl.Schedule.from_domain(domain)
-        root = ("band", union_of(self.outer), 0, [], body)
-        node = _grow(schedule.get_root().child(0), root, self)
-        return node.get_schedule()
+        return union_of(self.domains), ("band", union_of(self.outer), 0, [], body)
 
     def references(self, statement: str) -> list[tuple[Reference, Group, isl.PwMultiAff]]:
         """The promoted references of a computation, each with its index in the promoted array as a
@@ -390,14 +383,17 @@ class KernelTree:
                                                                    {id(ref) for ref, _, _ in out})
         return self._references[statement]
 
-    def loop_type(self, depth: int, unrolled: bool):
-        if unrolled:
-            return isl.ast_loop_type.unroll
-        return isl.ast_loop_type.default if depth in self.separate else isl.ast_loop_type.atomic
 
 
-def _grow(node: isl.ScheduleNode, spec, builder: KernelTree) -> isl.ScheduleNode:
-    """Insert ``spec`` above the leaf ``node``; return the node where it starts."""
+def _loop_type(depth: int, unrolled: bool, separate: frozenset):
+    if unrolled:
+        return isl.ast_loop_type.unroll
+    return isl.ast_loop_type.default if depth in separate else isl.ast_loop_type.atomic
+
+
+def _grow(node: isl.ScheduleNode, spec, separate: frozenset) -> isl.ScheduleNode:
+    """Insert ``spec`` above the leaf ``node``, its loops at the depths in ``separate`` in isl's
+    default form; return the node where it starts."""
     kind = spec[0]
     ctx = node.get_ctx()
     if kind == "band":
@@ -405,20 +401,20 @@ def _grow(node: isl.ScheduleNode, spec, builder: KernelTree) -> isl.ScheduleNode
         node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(schedule.coalesce()))
         for k in range(node.band_n_member()):
             unrolled = unroll is True or (unroll and k in unroll)
-            node = node.band_member_set_ast_loop_type(k, builder.loop_type(first + k, unrolled))
+            node = node.band_member_set_ast_loop_type(k, _loop_type(first + k, unrolled, separate))
         if child is not None:
-            node = _grow(node.child(0), child, builder).parent()
+            node = _grow(node.child(0), child, separate).parent()
         return node
     if kind == "filter":
         _, uset, child = spec
         node = node.insert_filter(uset.coalesce())
         if child is not None:
-            node = _grow(node.child(0), child, builder).parent()
+            node = _grow(node.child(0), child, separate).parent()
         return node
     if kind == "mark":
         _, payload, child = spec
         node = node.insert_mark(isl.Id("registers", user=payload, context=ctx))
-        return _grow(node.child(0), child, builder).parent()
+        return _grow(node.child(0), child, separate).parent()
     if kind == "sequence":
         _, items = spec
         filters = isl.UnionSetList.alloc(ctx, len(items))
@@ -427,7 +423,7 @@ def _grow(node: isl.ScheduleNode, spec, builder: KernelTree) -> isl.ScheduleNode
         node = node.insert_sequence(filters)
         for k, (_, child) in enumerate(items):
             if child is not None:
-                node = _grow(node.child(k).child(0), child, builder).parent().parent()
+                node = _grow(node.child(k).child(0), child, separate).parent().parent()
         return node
     raise ValueError(kind)
 
@@ -492,6 +488,23 @@ def _exprs(pulled: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ..
     return tuple(build.expr_from_pw_aff(pulled.get_pw_aff(d).coalesce()) for d in range(pulled.dim(isl.dim_type.out)))
 
 
+def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuRegion:
+    """``region`` with the AST of each kernel with promoted data (:func:`tiled_kernel_ast`); a kernel
+    whose AST exceeds its bound has its data in global memory instead, the reason on each group."""
+    memory, asts = [], []
+    for kernel_memory in region.memory:
+        ast = None
+        if kernel_memory.tiled:
+            with timing.part(f"kernel {kernel_memory.kernel.index}: the AST with its promoted data"):
+                try:
+                    ast = tiled_kernel_ast(region.scop, kernel_memory, region.names.kernel, registers_across_barriers)
+                except TooCostly as exc:
+                    kernel_memory = kernel_memory.in_global_memory(str(exc))
+        memory.append(kernel_memory)
+        asts.append(ast)
+    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts))
+
+
 class TooCostly(Exception):
     """The AST of a kernel with promoted data took more than its bound of isl operations."""
 
@@ -501,38 +514,38 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_ac
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
     costly: then isl's default form.  Both within TREE_OPERATIONS isl operations, past which
-    :class:`TooCostly` is raised (the caller builds the kernel with its data in global memory)."""
+    :class:`TooCostly` is raised."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
+    builder = KernelTree(scop, memory, registers_across_barriers)
     try:
         with bounded_operations(ctx, TREE_OPERATIONS):
-            ast = _build(scop, memory, prefix, registers_across_barriers, frozenset())
+            ast = _build(builder, prefix, frozenset())
             strided = frozenset(strided_dimensions(ast, prefix, steps))
             if not strided:
                 return ast
-            ast = _build(scop, memory, prefix, registers_across_barriers, strided)
+            ast = _build(builder, prefix, strided)
             if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
                 return ast
     except isl.Error:
         pass
     try:
         with bounded_operations(ctx, TREE_OPERATIONS):
-            return _build(scop, memory, prefix, registers_across_barriers, frozenset(range(64)))
+            return _build(builder, prefix, frozenset(range(64)))
     except isl.Error:
-        raise TooCostly(f"the kernel's AST with its promoted data exceeded {TREE_OPERATIONS} isl operations") from None
+        raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {TREE_OPERATIONS} isl "
+                        "operations") from None
 
 
-def _build(scop: Scop, memory: KernelMemory, prefix: str, registers_across_barriers: bool,
-           separate: frozenset) -> isl.AstNode:
-    builder = KernelTree(scop, memory, registers_across_barriers, separate)
-    tree = builder.tree()
-    kernel = memory.kernel
+def _build(builder: KernelTree, prefix: str, separate: frozenset) -> isl.AstNode:
+    tree = builder.tree(separate)
+    kernel = builder.kernel
     context = kernel.context.align_params(tree.get_domain().get_space())
     build = ast_builder(context, prefix)
     failures = CallbackFailures()
     # islpy returns the callback's lifetime handle with the build; keep it alive while building
-    build, _handle = build.set_at_each_domain(failures.kept(StatementIndices(scop, builder)))
+    build, _handle = build.set_at_each_domain(failures.kept(StatementIndices(builder.scop, builder)))
     # statements at the same point of the tile loops stay in one part of the AST: otherwise isl may
     # generate them apart (where a tile loop has one iteration), each under its own copy of the mark
     # that declares the register arrays

@@ -9,6 +9,8 @@ any, it writes beside it.
 from __future__ import annotations
 
 from polypragma.codegen import cuda_target, opencl_target
+from polypragma.codegen.gpu import GpuSyntax
+from polypragma.codegen.kernel_ast import with_kernel_asts
 from polypragma.gpu.region import GpuRegion
 
 
@@ -17,6 +19,12 @@ class Target:
     gpu = False  # regions go through the GPU stage
     cuda_kernels = False  # kernels in CUDA C++: texture objects possible, register loops unrolled by default
     unit_suffix: str | None = None  # the suffix of a second output, ".cu" (None: the C file only)
+    kernel_syntax: type[GpuSyntax] = GpuSyntax
+
+    def kernel_asts(self, region: GpuRegion) -> GpuRegion:
+        """``region`` with the ASTs of its kernels with promoted data, as this target's kernels hold
+        them (its data in global memory where such an AST would cost too much)."""
+        return with_kernel_asts(region, self.kernel_syntax.registers_across_barriers)
 
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
         """What the C file holds before its first generated region."""
@@ -38,6 +46,7 @@ class Cuda(Target):
     gpu = True
     cuda_kernels = True
     unit_suffix = ".cu"
+    kernel_syntax = cuda_target.CudaSyntax
 
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
         return cuda_target.prototypes(regions)
@@ -52,6 +61,7 @@ class Cuda(Target):
 class OpenCL(Target):
     name = "opencl"
     gpu = True
+    kernel_syntax = opencl_target.OpenCLSyntax
 
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool) -> list[str]:
         return opencl_target.generate(regions, source, fp_contract=fp_contract)

@@ -32,7 +32,7 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
-from polypragma.isl_helpers import maps_of, sets_of
+from polypragma.isl_helpers import maps_of, parameter, sets_of, variable, with_params
 
 
 @dataclass(frozen=True)
@@ -199,20 +199,6 @@ def _host_parameter_set(prefix: isl.UnionMap, names: list[str]) -> isl.UnionSet:
     return isl.UnionSet.from_set(result)
 
 
-def _add_params(space: isl.Space, names: list[str]) -> isl.Space:
-    n = space.dim(isl.dim_type.param)
-    space = space.add_dims(isl.dim_type.param, len(names))
-    for j, name in enumerate(names):
-        space = space.set_dim_name(isl.dim_type.param, n + j, name)
-    return space
-
-
-def _param_pwaff(space: isl.Space, name: str) -> isl.PwAff:
-    """The parameter ``name`` as a PwAff on the set space ``space``."""
-    position = space.find_dim_by_name(isl.dim_type.param, name)
-    return isl.PwAff.from_aff(isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, position))
-
-
 def _bound(hull: isl.Set, exact: isl.Set, d: int, optimum) -> isl.PwAff:
     """A bound of dimension ``d``: the tile origin needs only a lower bound and the tile count
     an upper bound, not the optimum.  The exact one (``dim_min``/``dim_max`` of the schedule's
@@ -255,8 +241,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
     if mapped:
         range_set = isl.Set.from_union_set(subtree.range())
         space = range_set.get_space()
-        space = _add_params(space, [p for p in block_params + thread_params
-                                     if space.find_dim_by_name(isl.dim_type.param, p) < 0])
+        space = with_params(space, block_params + thread_params)
         n_dims = space.dim(isl.dim_type.set)
         local = isl.LocalSpace.from_space(space)
         pieces: list[isl.PwAff] = []
@@ -284,15 +269,15 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
         for d in range(mapped):
             g = isl.PwAff.from_aff(isl.Aff.var_on_domain(out_local, isl.dim_type.set, d))
             p = isl.PwAff.from_aff(isl.Aff.var_on_domain(out_local, isl.dim_type.set, mapped + d))
-            b = _param_pwaff(out_space, block_params[d])
-            t = _param_pwaff(out_space, thread_params[d])
+            b = parameter(out_space, block_params[d])
+            t = parameter(out_space, thread_params[d])
             grid = isl.Val(str(sizes.grid[d]), context=ctx)
             block = isl.Val(str(sizes.block[d]), context=ctx)
             congruence = g.sub(b).mod_val(grid).zero_set().intersect(p.sub(t).mod_val(block).zero_set())
             transform = transform.intersect_range(congruence)
             zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(kernel_context.get_space())))
-            bp = _param_pwaff(kernel_context.get_space(), block_params[d])
-            tp = _param_pwaff(kernel_context.get_space(), thread_params[d])
+            bp = parameter(kernel_context.get_space(), block_params[d])
+            tp = parameter(kernel_context.get_space(), thread_params[d])
             kernel_context = kernel_context.intersect(bp.ge_set(zero)).intersect(
                 bp.lt_set(zero.add_constant_val(grid))).intersect(tp.ge_set(zero)).intersect(
                 tp.lt_set(zero.add_constant_val(block)))
@@ -338,10 +323,15 @@ def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, 
     n_tiles, n_points = len(tiles), len(points)
 
     def congruence(n: int, params: list[str], moduli: tuple[int, ...], stem: str) -> isl.Set:
-        dims = [f"{stem}{d}" for d in range(n)]
-        conditions = [f"({dims[d]} - {params[d]}) mod {moduli[d]} = 0" for d in range(mapped)]
-        return isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : {' and '.join(conditions)} }}",
-                       context=ctx)
+        """``[params] -> { [stem0, ..] : (stem_d - params_d) mod moduli_d = 0 }``, d < mapped."""
+        space = with_params(isl.Space.set_alloc(ctx, 0, n), params)
+        for d in range(n):
+            space = space.set_dim_name(isl.dim_type.set, d, f"{stem}{d}")
+        result = isl.Set.universe(space)
+        for d in range(mapped):
+            difference = variable(space, isl.dim_type.set, d).sub(parameter(space, params[d]))
+            result = result.intersect(difference.mod_val(isl.Val(moduli[d], context=ctx)).zero_set())
+        return result
 
     return Tiling(mapped, n_tiles, to_tiles, to_points,
                   congruence(n_tiles, block_params, sizes.grid, "g"),

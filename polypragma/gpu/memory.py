@@ -34,7 +34,8 @@ from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.model import Reference, Scop
-from polypragma.isl_helpers import bounded_operations, maps_of, set_named, single_map
+from polypragma.isl_helpers import (bounded_operations, maps_of, parameter, set_named, single_map, variable,
+                                     with_params)
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
@@ -135,15 +136,24 @@ class KernelMemory:
     def placed(self, kind: Placement) -> list[Group]:
         return [g for g in self.groups if g.placement is kind]
 
+    def in_global_memory(self, reason: str) -> KernelMemory:
+        """This placement with the groups of shared memory and registers left in global memory,
+        each saying ``reason``."""
+        groups = tuple(replace(g, placement=Placement.GLOBAL, reason=reason, name="")
+                       if g.placement in (Placement.SHARED, Placement.PRIVATE) else g for g in self.groups)
+        return replace(self, groups=groups)
+
 
 def _fix_to_params(space_map: isl.Map, names: tuple[str, ...]) -> isl.Map:
     """``space_map`` ({ [g..] -> X }) with its input dimensions equal to new parameters ``names``."""
     n = space_map.dim(isl.dim_type.in_)
-    dims = ", ".join(f"d{k}" for k in range(n))
-    fixed = isl.Set(f"[{', '.join(names[:n])}] -> {{ [{dims}] : "
-                    + " and ".join(f"d{k} = {names[k]}" for k in range(n)) + " }",
-                    context=space_map.get_ctx()) if n else None
-    return space_map.intersect_domain(fixed) if fixed is not None else space_map
+    if not n:
+        return space_map
+    space = with_params(space_map.get_space().domain(), names[:n])
+    fixed = isl.Set.universe(space)
+    for k in range(n):
+        fixed = fixed.intersect(variable(space, isl.dim_type.set, k).eq_set(parameter(space, names[k])))
+    return space_map.intersect_domain(fixed)
 
 
 def _step(kernel: Kernel, dim: int) -> isl.UnionMap:
@@ -155,10 +165,10 @@ def _step(kernel: Kernel, dim: int) -> isl.UnionMap:
     full = tiling.to_tiles.flat_range_product(tiling.to_points) if tiling.to_tiles.n_map() else tiling.to_tiles
     result = isl.UnionMap.empty(kernel.domain.get_space())
     for placed in maps_of(full.intersect_domain(kernel.domain)):
-        n = placed.dim(isl.dim_type.out)
-        ins = ", ".join(f"v{k}" for k in range(n))
-        outs = ", ".join(f"v{k} + 1" if k == tiling.tiles + dim else f"v{k}" for k in range(n))
-        shift = isl.Map(f"{{ [{ins}] -> [{outs}] }}", context=kernel.domain.get_ctx())
+        shift = isl.MultiAff.identity(placed.get_space().range().map_from_set())
+        position = tiling.tiles + dim
+        shift = isl.Map.from_multi_aff(shift.set_aff(position, shift.get_aff(position).add_constant_val(
+            isl.Val.one(placed.get_ctx()))))
         result = result.union(isl.UnionMap.from_map(placed.apply_range(shift).apply_range(placed.reverse())))
     return result
 

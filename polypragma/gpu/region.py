@@ -41,6 +41,10 @@ class GpuRegion:
     uses_double: bool
     memory: tuple[KernelMemory, ...] = ()  # per kernel: reference groups and where they live
     constant: tuple[str, ...] = ()  # arrays in constant memory
+    # per kernel: the AST of a kernel with promoted data, or None (built by codegen/kernel_ast.py's
+    # with_kernel_asts once the target is known; a kernel whose AST would cost too much has its data
+    # left in global memory there, so that --explain reports where the data really lives)
+    kernel_asts: tuple = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
 
     def placement(self, kernel: Kernel, array: DeviceArray) -> Placement:
@@ -94,4 +98,4 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     memory = tuple(kernel_memory(scop, arrays, k, memory_options, constant, names.tile, "polypragma_",
                                  cuda and memory_options.texture, unroll) for k in mapping.kernels)
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, memory,
-                     tuple(sorted(constant)), privatised)
+                     tuple(sorted(constant)), privatised=privatised)
