@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="treat a region that cannot be handled as an error (exit status 1)")
     parser.add_argument("--no-reschedule", dest="reschedule", action="store_false",
                         help="keep the original loop order (parallel loops are still detected)")
+    parser.add_argument("--no-live-range-reordering", dest="live_range_reordering", action="store_false",
+                        help="keep every anti and output dependence as a constraint of the scheduler (no "
+                             "reordering of live ranges, no privatised temporaries)")
     parser.add_argument("--fusion", choices=FUSION_CHOICES, default="auto",
                         help="loop fusion: 'max' fuses whole components, 'min' keeps strongly connected "
                              "components apart, 'auto' lets isl decide (default)")
@@ -171,6 +174,7 @@ def main(argv: list[str] | None = None) -> int:
         strict=args.strict,
         verbose=args.verbose,
         schedule=ScheduleOptions(reschedule=args.reschedule, fusion=args.fusion,
+                                 live_range_reordering=args.live_range_reordering,
                                  max_operations=args.max_operations, timeout=args.schedule_timeout),
         sizes=SizeOptions(args.tile_size, args.block_size, args.grid_size, args.sizes),
         memory=MemoryOptions(shared=args.shared_memory, private=args.private_memory,

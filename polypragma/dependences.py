@@ -2,6 +2,16 @@
 
 All relations are between statement instances, ``{ S[i] -> T[j] }``: the
 source instance must run before the sink instance.
+
+For live-range reordering (Verdoolaege and Cohen, IMPACT 2016; PPCG's
+``compute_live_range_reordering_dependences`` in ppcg.c) the analysis also
+gives, as :class:`LiveRanges`, the flow dependences tagged with the
+reference at each end (``{ [S[i] -> ref3[]] -> [T[j] -> ref5[]] }``: the
+live ranges), the order dependences between live ranges (a read, or a write
+no one reads, to every later write of the element), the writes whose value
+may be live after the region, and the "forced" dependences that no
+reordering may break: a read of a value from before the region precedes the
+later writes of the element, and every write precedes a last write.
 """
 
 from __future__ import annotations
@@ -11,7 +21,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.model import Scop
-from polypragma.isl_helpers import bounded_operations, sets_of
+from polypragma.isl_helpers import bounded_operations, maps_of, sets_of
 
 # isl operations one dataflow analysis may take (about 5 s); past it the lexicographic-maximum form
 # answers, the same relation computed another way (a random program's anti dependences took isl's
@@ -25,6 +35,11 @@ class Dependences:
     anti: isl.UnionMap     # read -> later write of the element (write after read)
     output: isl.UnionMap   # write -> later write of the element
     live_in: isl.UnionMap  # reads that may see a value from before the region: { S[i] -> A[a] }
+
+    # the live ranges and their order, for live-range reordering; None where they could not be
+    # computed (a reference the model does not list, or past FLOW_OPERATIONS): the scheduler then
+    # respects every anti and output dependence
+    live_ranges: "LiveRanges | None" = None
 
     @property
     def all(self) -> isl.UnionMap:
@@ -41,6 +56,41 @@ class Dependences:
 
         return (f"flow {count(self.flow)}, anti {count(self.anti)}, output {count(self.output)} "
                 "relations between statements")
+
+
+@dataclass(frozen=True)
+class LiveRanges:
+    """The relations of live-range reordering, tagged with references ``ref<k>[]`` (k: the index in
+    ``Scop.references``); ``arrays`` gives the array of each tag."""
+
+    tagged_flow: isl.UnionMap   # { [W -> ref] -> [R -> ref'] }: R reads the value W wrote
+    tagged_order: isl.UnionMap  # { [R -> ref] -> [W -> ref'] }: a later write of what R read (or W' wrote, unread)
+    live_out: isl.UnionMap      # { W[i] -> A[a] }: writes whose value may be seen after the region
+    forced_live_in: isl.UnionMap   # { R -> W }: R reads a value from before the region, W writes it later
+    forced_live_out: isl.UnionMap  # { W -> W' }: W' may write the value seen after the region, W earlier
+    forced_may: isl.UnionMap    # anti and output dependences of arrays with may-writes: never reordered
+    live_in: isl.UnionMap       # { R[i] -> A[a] }: reads that may see a value from before the region
+    tagged_live_in: isl.UnionMap  # { [R[i] -> ref] -> A[a] }: the same, by reference
+    arrays: dict[str, str]      # tag -> array
+
+    @staticmethod
+    def tag_of(space: isl.Space) -> str:
+        """The reference tag of a tagged relation's space (its domain's)."""
+        return space.domain().unwrap().range().get_tuple_name(isl.dim_type.set)
+
+    def of_arrays(self, tagged: isl.UnionMap, names: set[str] | frozenset[str], keep: bool = True) -> isl.UnionMap:
+        """The part of a tagged relation whose source reference is to one of ``names`` (``keep``), or
+        to none of them."""
+        result = isl.UnionMap.empty(tagged.get_space())
+        for m in maps_of(tagged):
+            tag = m.get_space().domain().unwrap().range().get_tuple_name(isl.dim_type.set)
+            if (self.arrays.get(tag) in names) == keep:
+                result = result.union(isl.UnionMap.from_map(m))
+        return result
+
+    @staticmethod
+    def untagged(tagged: isl.UnionMap) -> isl.UnionMap:
+        return tagged.factor_domain()
 
 
 def _flow(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):
@@ -99,6 +149,81 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
     return sources.reverse().apply_range(reads).coalesce(), no_source.coalesce()
 
 
+def _tagged(relation: isl.Map, tag: str) -> isl.Map:
+    """``{ S[i] -> A[a] }`` as ``{ [S[i] -> tag[]] -> A[a] }``."""
+    space = relation.get_space().params().add_unnamed_tuple_ui(0).set_tuple_name(isl.dim_type.set, tag)
+    tagger = isl.Map.from_domain_and_range(relation.domain(), isl.Set.universe(space))
+    return tagger.range_product(relation).uncurry()
+
+
+def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges | None:
+    """The relations of live-range reordering under ``schedule`` (the original one by default), as
+    PPCG computes them (ppcg.c: ``compute_tagged_flow_dep_only``, ``compute_order_dependences``,
+    ``compute_live_out``, ``compute_forced_dependences``); None when the references do not account
+    for every access of the statements or isl goes past FLOW_OPERATIONS."""
+    schedule = schedule if schedule is not None else scop.schedule
+    space = scop.context.get_space()
+    reads = writes = must = isl.UnionMap.empty(space)
+    arrays: dict[str, str] = {}
+    with_may: set[str] = set()
+    for k, ref in enumerate(scop.references):
+        tag = f"ref{k}"
+        arrays[tag] = ref.array
+        piece = isl.UnionMap.from_map(_tagged(ref.relation, tag))
+        if ref.is_write:
+            writes = writes.union(piece)
+            if ref.must:
+                must = must.union(piece)
+            else:
+                with_may.add(ref.array)
+        else:
+            reads = reads.union(piece)
+    # the references must be the statements' accesses, or reordering would miss some
+    if not (reads.domain_factor_domain().is_equal(scop.reads)
+            and writes.domain_factor_domain().is_equal(scop.may_writes)
+            and must.domain_factor_domain().is_equal(scop.must_writes)):
+        return None
+    ctx = space.get_ctx()
+    try:
+        with bounded_operations(ctx, FLOW_OPERATIONS):
+            tagger = reads.union(writes).domain().unwrap().domain_map_union_pw_multi_aff()
+            tagged_schedule = schedule.pullback_union_pw_multi_aff(tagger)
+            info = isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(writes.subtract(must))
+            flow = info.set_schedule(tagged_schedule).compute_flow()
+            tagged_flow = flow.get_may_dependence()
+            tagged_live_in = flow.get_may_no_source()
+            live_in = tagged_live_in.domain_factor_domain()
+            unmatched = writes.subtract_domain(tagged_flow.domain())
+            info = isl.UnionAccessInfo.from_sink(writes).set_may_source(reads.union(unmatched))
+            tagged_order = info.set_schedule(tagged_schedule).compute_flow().get_may_dependence()
+            plain_writes, plain_must = scop.may_writes, scop.must_writes
+            info = isl.UnionAccessInfo.from_sink(plain_must).set_may_source(plain_writes)
+            covering = info.set_schedule(schedule).compute_flow().get_full_may_dependence().range_factor_range()
+            live_out = plain_writes.subtract(covering)
+            info = isl.UnionAccessInfo.from_sink(live_out).set_may_source(plain_writes)
+            forced_out = info.set_schedule(schedule).compute_flow().get_may_dependence()
+            info = isl.UnionAccessInfo.from_sink(plain_writes).set_may_source(live_in)
+            forced_in = info.set_schedule(schedule).compute_flow().get_may_dependence()
+            # may-writes: which of several sources of one read writes is unknown, so their order stays;
+            # such arrays are not reordered at all (PPCG orders only the sources sharing a sink)
+            forced_may = isl.UnionMap.empty(space)
+            if with_may:
+                tags = {t for t, a in arrays.items() if a in with_may}
+                def of(m: isl.UnionMap) -> isl.UnionMap:
+                    out = isl.UnionMap.empty(space)
+                    for piece in maps_of(m):
+                        if piece.get_space().domain().unwrap().range().get_tuple_name(isl.dim_type.set) in tags:
+                            out = out.union(isl.UnionMap.from_map(piece))
+                    return out
+                info = isl.UnionAccessInfo.from_sink(of(writes)).set_may_source(of(reads).union(of(writes)))
+                forced_may = info.set_schedule(tagged_schedule).compute_flow().get_may_dependence().factor_domain()
+    except isl.Error:
+        return None
+    return LiveRanges(tagged_flow.coalesce(), tagged_order.coalesce(), live_out.coalesce(), forced_in.coalesce(),
+                      forced_out.coalesce(), forced_may.coalesce(), live_in.coalesce(),
+                      tagged_live_in.coalesce(), arrays)
+
+
 def compute(scop: Scop) -> Dependences:
     """Flow, anti and output dependences of ``scop`` under its original schedule."""
     schedule = scop.schedule
@@ -109,5 +234,6 @@ def compute(scop: Scop) -> Dependences:
     flow_deps, live_in = _flow(reads, must, may_only, schedule)
     anti, _ = _flow(may_only, empty, reads, schedule)
     output, _ = _flow(may_only, must, may_only, schedule)
-    return Dependences(flow_deps.coalesce(), anti.coalesce(), output.coalesce(), live_in.coalesce())
+    return Dependences(flow_deps.coalesce(), anti.coalesce(), output.coalesce(), live_in.coalesce(),
+                       live_ranges(scop, schedule))
 

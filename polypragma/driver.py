@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import islpy as isl
 
@@ -19,7 +19,8 @@ from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan, scan_data
-from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands
+from polypragma import privatise
+from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands, mark_coincidence
 from polypragma.gpu.explain import explain
 from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.region import prepare, symbol_stem
@@ -276,7 +277,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     deps = dependence_analysis.compute(scop)
     log.lap("dependences", f"{region}: {deps.summary()}")
 
-    result = compute_schedule(scop, deps, options.schedule)
+    result, scop, deps, privatised = _schedule(scop, deps, options, target, log, region)
     if result.fallback_reason:
         reporter.warning(f"kept the original schedule of {region}: {result.fallback_reason}", region.location)
     log.lap("schedule", f"{region}: {'rescheduled' if result.rescheduled else 'original order'}")
@@ -291,7 +292,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         with timing.recording() as parts:
             try:
                 gpu_region = prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
-                                     options.memory, cuda=target.cuda_kernels)
+                                     options.memory, cuda=target.cuda_kernels, privatised=privatised)
             except SizeError as exc:
                 raise FatalError(str(exc), region.location) from None
             gpu_region = target.kernel_asts(gpu_region)
@@ -311,9 +312,44 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         lines = [f"if ({call} != 0) {{", c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
         log.lap("codegen", f"{region}: the call and its fallback")
         return lines, set(), gpu_region
-    lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file)
+    lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file,
+                                    privatised=privatised)
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
     return lines, used, None
+
+
+def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: Region):
+    """The schedule, with live-range reordering and, for the GPU targets and OpenMP, the temporaries privatised
+    along the parallel loops that carry their anti and output dependences (polypragma.privatise):
+    (schedule result, model, dependences, privatised arrays).  The model and the dependences are the
+    rewritten ones when arrays were privatised; the parallel members are then those that carry no
+    dependence of the rewritten program."""
+    schedule_options = options.schedule
+    privatisable = frozenset()
+    # the GPU targets and OpenMP run parallel loops in parallel; sequential C needs no copies
+    if (target.gpu or options.openmp) and schedule_options.reschedule and schedule_options.live_range_reordering:
+        privatisable = privatise.candidates(scop, deps)
+    while True:
+        result = compute_schedule(scop, deps, schedule_options, privatisable)
+        if not privatisable or not result.rescheduled:
+            return result, scop, deps, ()
+        chosen = privatise.plan(scop, deps, result.schedule, privatisable)
+        if not chosen.rejected:
+            break
+        log("schedule", f"{region}: not privatisable: {', '.join(sorted(chosen.rejected))} (a value crosses "
+            "the parallel loops that carry its anti or output dependences)")
+        privatisable = privatisable - chosen.rejected
+    rewritten, done, copy_backs = privatise.apply(scop, deps, chosen)
+    problem = privatise.verify(scop, rewritten, result.schedule, copy_backs) if done else None
+    if problem is not None:
+        log("schedule", f"{region}: privatisation dropped: {problem}")
+        return compute_schedule(scop, deps, schedule_options), scop, deps, ()
+    if done:
+        deps = dependence_analysis.compute(rewritten)
+        for p in done:
+            log("schedule", f"{region}: {p.describe()}")
+    schedule = mark_coincidence(result.schedule, deps)
+    return replace(result, schedule=schedule), rewritten, deps, done
 
 
 def _region_sizes(region: Region, options: Options) -> SizeOptions:

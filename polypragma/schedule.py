@@ -1,9 +1,19 @@
 """Scheduling: isl's scheduler on the dependences, or the original order.
 
-Validity, proximity and coincidence constraints are all set to the full
-dependences (flow, anti and output), as PPCG does without live-range
-reordering; band members the scheduler marks coincident carry no dependence
-and may run in parallel.  With rescheduling off, the original schedule tree
+With live-range reordering (on by default, as in PPCG, where a target runs
+loops in parallel and some temporary may be privatised; Verdoolaege and Cohen,
+IMPACT 2016) validity holds the flow dependences and the forced ones (reads
+of values from before the region, last writes), and the anti and output
+dependences become isl's conditional validity: the order dependences between
+live ranges need to hold only where a live range adjacent to them is carried
+by a band member, so temporaries no longer force their loops into sequence.
+Coincidence keeps the order dependences of every array except those the
+caller may privatise (``privatisable``): a member that carries only those is
+parallel once each of its iterations has its own copy
+(:mod:`polypragma.privatise`).  Without it, validity, proximity and
+coincidence are all the full dependences (flow, anti and output), as PPCG
+does without live-range reordering; band members the scheduler marks
+coincident carry no dependence and may run in parallel.  With rescheduling off, the original schedule tree
 is kept and its band members are marked coincident by a direct test on the
 dependences, so later stages see parallel loops either way.
 """
@@ -32,6 +42,7 @@ class ScheduleOptions:
     fusion: str = "auto"  # "auto": isl's clustering; "max": whole components; "min": serialize SCCs
     max_operations: int = 2_000_000  # isl operations allowed to the scheduler per region; 0: no bound
     timeout: float = 60.0  # seconds of scheduler time per region; 0: no bound
+    live_range_reordering: bool = True  # --no-live-range-reordering: anti and output dependences as validity
 
 
 @dataclass(frozen=True)
@@ -53,7 +64,38 @@ def configure_context(ctx: isl.Context, options: ScheduleOptions) -> None:
     ctx.set_ast_always_print_block(1)
 
 
-def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions) -> ScheduleResult:
+def live_range_constraints(deps: Dependences, privatisable: frozenset[str] = frozenset()):
+    """(validity, proximity, coincidence, condition, conditional validity) of live-range reordering
+    (PPCG's ``compute_schedule`` in ppcg.c with ``--live-range-reordering``).  The order dependences
+    and last-write dependences of the arrays in ``privatisable`` are left out of coincidence."""
+    ranges = deps.live_ranges
+    assert ranges is not None
+    flow = ranges.untagged(ranges.tagged_flow)
+    forced = ranges.forced_live_in.union(ranges.forced_may)
+    kept_out = ranges.forced_live_out
+    validity = flow.union(forced).union(kept_out)
+    proximity = flow.union(deps.anti).union(deps.output)
+    order_kept = ranges.untagged(ranges.of_arrays(ranges.tagged_order, privatisable, keep=False))
+    if privatisable:
+        # last writes of an array each iteration keeps a copy of: the copy-back of the live-out
+        # value (privatise.py) restores what they protect
+        last = ranges.live_out.intersect_range(_elements_of(ranges.live_out, privatisable)).domain()
+        kept_out = kept_out.subtract_range(last)
+    coincidence = flow.union(forced).union(kept_out).union(order_kept).union(ranges.forced_may)
+    return (validity.coalesce(), proximity.coalesce(), coincidence.coalesce(), ranges.tagged_flow,
+            ranges.tagged_order)
+
+
+def _elements_of(accesses: isl.UnionMap, names: frozenset[str]) -> isl.UnionSet:
+    result = isl.UnionSet.empty(accesses.get_space().params())
+    for s in sets_of(accesses.range()):
+        if s.get_tuple_name() in names:
+            result = result.union(isl.UnionSet.from_set(s))
+    return result
+
+
+def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions,
+                     privatisable: frozenset[str] = frozenset()) -> ScheduleResult:
     domain = scop.domain
     if domain.is_empty() or not options.reschedule:
         return ScheduleResult(mark_coincidence(scop.schedule, deps), False)
@@ -63,11 +105,17 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions) ->
     # of every piece of the dependences (Farkas multipliers); heat_3d's took it 4-5 s as computed,
     # half that coalesced.  The sets, hence the problems' solutions and the schedules, are the same
     dependences = deps.all.coalesce()
-    constraints = (isl.ScheduleConstraints.on_domain(domain)
-                   .set_context(scop.context)
-                   .set_validity(dependences)
-                   .set_proximity(dependences)
-                   .set_coincidence(dependences))
+    constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
+    # live-range reordering only where a temporary may be privatised: it is what makes its loops
+    # parallel, and elsewhere it costs scheduling time for nothing a parallel target uses (the order
+    # dependences relate each read to every later write: heat_3d's scheduler took 3.5 s instead of 1.4 s)
+    if options.live_range_reordering and deps.live_ranges is not None and privatisable:
+        validity, proximity, coincidence, condition, conditional = live_range_constraints(deps, privatisable)
+        constraints = (constraints.set_validity(validity).set_proximity(proximity)
+                       .set_coincidence(coincidence).set_conditional_validity(condition, conditional))
+    else:
+        constraints = (constraints.set_validity(dependences).set_proximity(dependences)
+                       .set_coincidence(dependences))
     try:
         with bounded_operations(ctx, options.max_operations):
             schedule = _bounded(constraints, options.timeout)

@@ -4,6 +4,13 @@ Each statement instance is its original body reprinted with the AST's
 expressions in place of the loop iterators, preceded by a ``#line``
 directive that points back to the user's source.  With OpenMP the outermost
 parallel loop of each nest gets ``#pragma omp parallel for``.
+
+Privatised temporaries (:mod:`polypragma.privatise`): the model gives them a copy per iteration of the
+parallel loops that carry their anti and output dependences (``sum_private[p][r][q]``).  Here one
+copy per thread is enough, as each of their live ranges stays inside one iteration of those loops and
+one thread runs its iterations in order: the copy has the original array's shape (``sum_private[p]``),
+is declared at the top of the generated block and again at the top of each OpenMP loop's body, where
+each thread's own declaration hides the shared one.
 """
 
 from __future__ import annotations
@@ -11,9 +18,11 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma.codegen.ast_build import build_ast, is_parallel
+from pycparser import c_ast
+
 from polypragma.codegen.body import BodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
-from polypragma.model import Scop
+from polypragma.model import Array, Scop, c_expression
 
 
 def line_directive(line: int, file: str) -> str:
@@ -21,8 +30,41 @@ def line_directive(line: int, file: str) -> str:
     return f'#line {line} "{escaped}"'
 
 
+class _CollapsingBodyPrinter(BodyPrinter):
+    """Statement bodies with each privatised array's per-iteration subscripts left out: the thread's
+    copy has the original array's shape."""
+
+    def __init__(self, substitutions: dict[str, str], collapsed: dict[str, tuple[int, int]]):
+        super().__init__(substitutions)
+        self.collapsed = collapsed  # copy -> (its rank, subscripts to leave out)
+
+    def visit_ArrayRef(self, n: c_ast.ArrayRef) -> str:
+        base, depth = n, 0
+        while isinstance(base, c_ast.ArrayRef):
+            base, depth = base.name, depth + 1
+        if isinstance(base, c_ast.ID) and base.name in self.collapsed:
+            rank, dropped = self.collapsed[base.name]
+            if depth == rank:
+                for _ in range(dropped):
+                    n = n.name
+                if not isinstance(n, c_ast.ArrayRef):
+                    return self.visit(n)
+        return super().visit_ArrayRef(n)
+
+
+def private_declaration(array: Array, dropped: int) -> str:
+    """``double sum_private[np];``: one thread's copy of a privatised array (its first ``rank -
+    dropped`` dimensions)."""
+    dims = []
+    for d, extent in enumerate(array.extents[: array.rank - dropped]):
+        if extent is None:
+            extent = array.footprint.dim_max(d).add_constant_val(isl.Val.one(array.footprint.get_ctx()))
+        dims.append(f"[{c_expression(extent)}]")
+    return f"{array.element_type} {array.c_name}{''.join(dims)};"
+
+
 class CPrinter(CFamilyPrinter):
-    def __init__(self, scop: Scop, openmp: bool, line_file: str):
+    def __init__(self, scop: Scop, openmp: bool, line_file: str, privatised: tuple = ()):
         super().__init__(scop.iterator_type)
         self.scop = scop
         self.openmp = openmp
@@ -30,6 +72,17 @@ class CPrinter(CFamilyPrinter):
         self.statements = {s.name: s for s in scop.statements}
         self._parallel_depth = 0
         self._omp_loops: list[bool] = []
+        arrays = {a.name: a for a in scop.arrays}
+        self.collapsed = {p.copy: (arrays[p.copy].rank, len(p.members)) for p in privatised}
+        self.private_declarations = [private_declaration(arrays[p.copy], len(p.members)) for p in privatised]
+        self.using_copies = {r.statement for r in scop.references if r.array in self.collapsed}
+        self.copies_outside_omp = False  # a statement outside OpenMP loops uses a copy: declare it on top
+
+    def for_node(self, n: isl.AstNode, depth: int) -> list[str]:
+        out = super().for_node(n, depth)
+        if self.private_declarations and out[0].startswith("#pragma omp parallel for"):
+            out[2:2] = [self.pad(depth + 1) + d for d in self.private_declarations]
+        return out
 
     def identifier(self, name: str) -> str:
         if name in self.scop.unsigned_parameters:
@@ -64,19 +117,26 @@ class CPrinter(CFamilyPrinter):
             elif not value.isidentifier() and not value.lstrip("-").isdigit():
                 value = f"({value})"
             substitutions[name] = value
-        body = BodyPrinter(substitutions).statement(statement.body, len(self.pad(depth)))
+        if statement.name in self.using_copies and not self._parallel_depth:
+            self.copies_outside_omp = True
+        printer = _CollapsingBodyPrinter(substitutions, self.collapsed) if self.collapsed else \
+            BodyPrinter(substitutions)
+        body = printer.statement(statement.body, len(self.pad(depth)))
         return [line_directive(statement.line, self.line_file), *body]
 
 
 def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, openmp: bool,
-             line_file: str) -> tuple[list[str], set[str]]:
-    """The lines that replace the region, and the helper macros they use."""
+             line_file: str, privatised: tuple = ()) -> tuple[list[str], set[str]]:
+    """The lines that replace the region, and the helper macros they use; ``privatised``: the
+    temporaries of ``scop`` that have a copy per thread (polypragma.privatise.Privatised)."""
     ast = build_ast(schedule, scop.context, dependences, scop.reserved_names)
-    printer = CPrinter(scop, openmp, line_file)
+    printer = CPrinter(scop, openmp, line_file, privatised)
     inner = printer.node(ast, 1)
     lines = list(scop.outer_declarations)
     lines.append("{")
     lines += [printer.pad(1) + d for d in scop.hoisted_declarations]
+    if printer.copies_outside_omp:
+        lines += [printer.pad(1) + d for d in printer.private_declarations]
     lines += inner
     # the original loops set these; the generated ones do not (their values after the region are unspecified)
     lines += [f"{printer.pad(1)}(void){name};" for name in scop.outer_iterators]

@@ -263,6 +263,8 @@ class KernelTree:
         inside their loop, a copy limited to the further tiles that use the elements made PoCL's
         optimiser give wrong values for adi's kernel 0)."""
         mapped = self.tiling.mapped
+        if group.array.private_copy:  # its values live and die inside the thread's iterations
+            return None
         pieces = []
         for ref, rel in zip(group.references, group.relations):
             if (into and ref.is_write and ref.must) or (not into and not ref.is_write):

@@ -38,6 +38,9 @@ class DeviceArray:
     linearise: bool  # subscripts in bodies are rewritten as one flat index
     live_in: bool = False  # values on entry may be read
     constant_elements: int | None = None  # the number of elements when it does not depend on parameters
+    # a privatised temporary's copy (polypragma.privatise): each value is written and read by one thread
+    # within one iteration of the mapped loops, so a copy in registers needs no copy in or out
+    private_copy: bool = False
 
     @property
     def scalar(self) -> bool:

@@ -28,6 +28,7 @@ def explain(region: GpuRegion) -> list[str]:
     where = f"{scop.region.file}:{scop.region.begin_line}"
     kernels = region.mapping.kernels
     out = [f"{where}: note: region {scop.region.index}: {len(kernels)} kernel(s)"]
+    out += [f"  {p.describe()}" for p in region.privatised]
     axes = "xyz"
     for kernel in kernels:
         lines = sorted({s.line for s in scop.statements if s.name in kernel.statements})

@@ -45,6 +45,7 @@ class GpuRegion:
     # with_kernel_asts once the target is known; a kernel whose AST would cost too much has its data
     # left in global memory there, so that --explain reports where the data really lives)
     kernel_asts: tuple = ()
+    privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
 
     def placement(self, kernel: Kernel, array: DeviceArray) -> Placement:
         """How ``kernel`` receives ``array``: CONSTANT, TEXTURE or GLOBAL (a buffer)."""
@@ -73,7 +74,8 @@ class GpuRegion:
 
 
 def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOptions, source: str,
-            memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False) -> GpuRegion:
+            memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False,
+            privatised: tuple = ()) -> GpuRegion:
     """The GPU stage for one region: iterator names free in the program, the host/kernel split and
     mapping, the device arrays, and each kernel's memory placement (``cuda``: the target may use
     textures and unrolls register tiles unless ``memory_options`` says otherwise)."""
@@ -84,7 +86,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
-    arrays = tuple(device_arrays(scop, deps))
+    copies = {p.copy for p in privatised}
+    arrays = tuple(replace(a, private_copy=a.name in copies) for a in device_arrays(scop, deps))
     stem = symbol_stem(source)
     function = f"polypragma_{stem}_region{scop.region.index}"
     kernel_names = tuple(f"{function}_kernel{k.index}" for k in mapping.kernels)
@@ -103,7 +106,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         memory.append(placed)
     mapping = replace(mapping, kernels=tuple(kernels))
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
-                     tuple(sorted(constant)))
+                     tuple(sorted(constant)), privatised=privatised)
 
 
 def _promoted(memory: KernelMemory) -> int:

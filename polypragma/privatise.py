@@ -1,0 +1,411 @@
+"""Privatisation of temporaries whose live ranges stay inside iterations of parallel loops.
+
+Live-range reordering (:mod:`polypragma.schedule`) lets a band member be parallel although it carries
+anti and output dependences of an array, provided each iteration of the member gets its own copy of
+the array: the array is *privatisable* there when every live range (flow dependence) of it starts and
+ends in the same iteration (Verdoolaege and Cohen, IMPACT 2016, section 5; PPCG privatises such
+arrays per thread).  Here the copy is an expansion of the array: ``sum[p]`` becomes
+``sum_private[p][r][q]``, indexed by the values of the parallel members that carry its order
+dependences (the last of them innermost, so that neighbouring threads touch neighbouring elements).
+The expansion lives on the device only (a region local), is sized by the members' ranges, and is a
+plain array of the model: every later stage (mapping, device buffers, memory placement, printing)
+takes it as it takes any other.
+
+What is seen after the region stays right: a write whose value may be live out (the last write of an
+element, from the dataflow analysis) also copies its value back to the original array, within the
+same statement instance (``if (<last write>) sum[p] = sum_private[p][r][q];``), so no other kernel and
+no extra launch is needed.
+
+Every decision is checked with isl: an array is privatised only when its flow dependences join
+instances with the same copy (:func:`plan`), and the rewritten program is kept only when, under the
+new schedule, each read reads the same write as in the original program, the same reads see values
+from before the region and the same writes are the last ones (:func:`verify`); the driver then marks
+parallel members on the rewritten program's dependences.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, replace
+
+import islpy as isl
+from pycparser import c_ast, c_parser
+
+from polypragma import dependences as dependence_analysis
+from polypragma.dependences import Dependences
+from polypragma.isl_helpers import maps_of, sets_of
+from polypragma.model import Array, Reference, Scop, Statement, _plain_c, c_expression
+
+
+@dataclass(frozen=True)
+class Privatised:
+    """One privatised array, for --explain."""
+
+    array: str
+    copy: str  # the expanded array in the kernels
+    members: tuple[str, ...]  # the parallel loops it is expanded along, as schedule members ("r", "q")
+    live_out: bool  # whether last writes copy their value back
+
+    def describe(self) -> str:
+        back = ("; the last write of each element also stores it in " + self.array) if self.live_out else \
+            "; no value of it is seen after the region"
+        return (f"{self.array}: privatised as {self.copy} (one copy per iteration of the parallel loop(s) "
+                f"{', '.join(self.members)}): each of its values is written and read in the same iteration, "
+                f"so only its anti and output dependences crossed these loops{back}")
+
+
+def candidates(scop: Scop, deps: Dependences) -> frozenset[str]:
+    """Arrays that may get a copy per iteration: written with must-writes only, every reference
+    modelled exactly, no value from before the region read (a copy would not hold it)."""
+    ranges = deps.live_ranges
+    if ranges is None:
+        return frozenset()
+    live_in = {s.get_tuple_name() for s in sets_of(deps.live_in.range())}
+    result = set()
+    for array in scop.arrays:
+        refs = [r for r in scop.references if r.array == array.name]
+        if (array.name in live_in or not any(r.is_write for r in refs)
+                or any(not r.exact or (r.is_write and not r.must) for r in refs)
+                or array.region_level):
+            continue
+        result.add(array.name)
+    return frozenset(result)
+
+
+@dataclass(frozen=True)
+class Plan:
+    expansions: dict  # array -> list of (member label, isl.UnionPwAff) in order, outermost first
+    rejected: frozenset[str]  # candidates whose order dependences a parallel member carries, not privatisable
+
+
+def _array_tags(deps: Dependences, name: str) -> set[str]:
+    return {t for t, a in deps.live_ranges.arrays.items() if a == name}
+
+
+def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: frozenset[str]) -> Plan:
+    """Which arrays of ``privatisable`` need a copy per iteration of which coincident members of
+    ``schedule`` (those that carry their order dependences), and which of them cannot have one."""
+    ranges = deps.live_ranges
+    if ranges is None or not privatisable:
+        return Plan({}, frozenset())
+    order = {a: ranges.untagged(ranges.of_arrays(ranges.tagged_order, {a})) for a in privatisable}
+    carried: dict[str, list] = {a: [] for a in privatisable}
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() != isl.schedule_node_type.band:
+            return True
+        domain = node.get_domain()
+        prefix = node.get_prefix_schedule_union_map()
+        partial = node.band_get_partial_schedule()
+        outer = prefix
+        for k in range(node.band_n_member()):
+            member = isl.UnionMap.from_union_pw_aff(partial.get_at(k))
+            if node.band_member_get_coincident(k):
+                same = outer.apply_range(outer.reverse())
+                for a, deps_a in order.items():
+                    inside = deps_a.intersect_domain(domain).intersect_range(domain).intersect(same)
+                    if inside.is_empty():
+                        continue
+                    distances = inside.apply_domain(member).apply_range(member).deltas()
+                    if not all(d.is_subset(_zero(d)) for d in sets_of(distances)):
+                        carried[a].append((domain, partial.get_at(k)))
+            outer = outer.flat_range_product(member)
+        return True
+
+    schedule.get_root().foreach_descendant_top_down(visit)
+    expansions: dict = {}
+    rejected: set[str] = set()
+    for a, where in carried.items():
+        if not where:
+            continue
+        accesses = _instances(scop, a)
+        flow = ranges.untagged(ranges.of_arrays(ranges.tagged_flow, {a}))
+        ok = True
+        members = []
+        for domain, upa in where:
+            if not accesses.is_subset(domain):
+                ok = False
+                break
+            members.append((_label(scop, upa), upa))
+        # a copy per iteration multiplies the array by the iterations' number: worth it for a temporary
+        # that every iteration reuses (doitgen's sum[p] in each (r, q)), not for an array of which
+        # each iteration touches a slice (it would grow by a dimension the loops do not have: a row
+        # copy privatised along its column loop took n^3 elements for the n^2 of the array)
+        array = next(x for x in scop.arrays if x.name == a)
+        writers = {r.statement for r in scop.references if r.array == a and r.is_write}
+        if ok and array.rank + len(members) > max(scop.statement(w).domain.dim(isl.dim_type.set) for w in writers):
+            ok = False
+        if ok:
+            index = _index_map(members)
+            ends = flow.apply_domain(index).apply_range(index).deltas()
+            ok = all(d.is_subset(_zero(d)) for d in sets_of(ends))
+        if ok:
+            expansions[a] = members
+        else:
+            rejected.add(a)
+    return Plan(expansions, frozenset(rejected))
+
+
+def _zero(s: isl.Set) -> isl.Set:
+    zero = isl.Set.universe(s.get_space())
+    for d in range(s.dim(isl.dim_type.set)):
+        zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))
+    return zero
+
+
+def _instances(scop: Scop, array: str) -> isl.UnionSet:
+    result = isl.UnionSet.empty(scop.context.get_space())
+    for r in scop.references:
+        if r.array == array:
+            result = result.union(isl.UnionSet.from_set(r.relation.domain()))
+    return result
+
+
+def _index_map(members) -> isl.UnionMap:
+    index = None
+    for _, upa in members:
+        m = isl.UnionMap.from_union_pw_aff(upa)
+        index = m if index is None else index.flat_range_product(m)
+    return index
+
+
+def _label(scop: Scop, upa: isl.UnionPwAff) -> str:
+    """The member as its first statement writes it ("r", "i + j")."""
+    for m in maps_of(isl.UnionMap.from_union_pw_aff(upa)):
+        statement = scop.statement(m.get_tuple_name(isl.dim_type.in_))
+        return _c_of(m.as_pw_multi_aff().get_at(0), statement)
+    return "?"
+
+
+def _c_of(pa: isl.PwAff, statement: Statement) -> str:
+    """``pa`` (on the statement's space) as C over its iterators and the parameters."""
+    n_param = pa.dim(isl.dim_type.param)
+    n_in = pa.dim(isl.dim_type.in_)
+    moved = pa.move_dims(isl.dim_type.param, n_param, isl.dim_type.in_, 0, n_in)
+    for k, name in enumerate(statement.iterators[:n_in]):
+        moved = moved.set_dim_id(isl.dim_type.param, n_param + k, isl.Id(name, context=pa.get_ctx()))
+    return c_expression(moved)
+
+
+def _c_condition(instances: isl.Set, statement: Statement) -> str:
+    n_param = instances.dim(isl.dim_type.param)
+    n_in = instances.dim(isl.dim_type.set)
+    moved = instances.move_dims(isl.dim_type.param, n_param, isl.dim_type.set, 0, n_in)
+    for k, name in enumerate(statement.iterators[:n_in]):
+        moved = moved.set_dim_name(isl.dim_type.param, n_param + k, name)
+    context = statement.domain.move_dims(isl.dim_type.param, n_param, isl.dim_type.set, 0, n_in)
+    for k, name in enumerate(statement.iterators[:n_in]):
+        context = context.set_dim_name(isl.dim_type.param, n_param + k, name)
+    moved = moved.params().gist(context.params())
+    build = isl.AstBuild.from_context(isl.Set.universe(moved.get_space()))
+    return _plain_c(build.expr_from_set(moved))
+
+
+_PARSER = c_parser.CParser()
+
+
+def _c_node(text: str) -> c_ast.Node:
+    unit = _PARSER.parse(f"void f(void) {{ x = ({text}); }}")
+    return unit.ext[0].body.block_items[0].rvalue
+
+
+def _base(node: c_ast.ArrayRef) -> c_ast.ID:
+    while isinstance(node, c_ast.ArrayRef):
+        node = node.name
+    return node
+
+
+def _replace_child(root: c_ast.Node, old: c_ast.Node, new: c_ast.Node) -> None:
+    """Put ``new`` where ``old`` is in the tree of ``root``."""
+    for name, child in root.children():
+        if child is old:
+            if "[" in name:
+                attribute, index = name[:-1].split("[")
+                getattr(root, attribute)[int(index)] = new
+            else:
+                setattr(root, name, new)
+            return
+        _replace_child(child, old, new)
+
+
+def _fresh(scop: Scop, stem: str) -> str:
+    taken = set(scop.reserved_names) | {a.name for a in scop.arrays} | set(scop.parameters)
+    name, k = f"{stem}_private", 1
+    while name in taken:
+        k += 1
+        name = f"{stem}_private{k}"
+    return name
+
+
+def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Privatised, ...], frozenset[str]]:
+    """``scop`` with each array of ``chosen`` replaced by its expansion, and the last writes copying
+    back to the original array; the privatised arrays; the reference tags (``ref<k>``) of the copies'
+    reads of the private copy, which read the statement instance's own write."""
+    if not chosen.expansions:
+        return scop, (), frozenset()
+    ranges = deps.live_ranges
+    statements = {s.name: s for s in scop.statements}
+    bodies: dict[str, c_ast.Node] = {}
+    memos: dict[str, dict] = {}
+    for s in scop.statements:
+        memo: dict = {}
+        bodies[s.name] = copy.deepcopy(s.body, memo)
+        memos[s.name] = memo
+    relations = {s.name: {"reads": s.reads, "must_writes": s.must_writes, "may_writes": s.may_writes}
+                 for s in scop.statements}
+    references: list[Reference] = []
+    arrays = list(scop.arrays)
+    done: list[Privatised] = []
+    write_backs: dict[str, list[c_ast.Node]] = {}
+    new_refs = {id(r): r for r in scop.references}
+    originals: dict[int, c_ast.Node] = {}
+    substituted: dict[int, c_ast.Node] = {}  # a scalar's ID (copied body) -> the subscripted copy in its place
+    copies_back: list[tuple[str, isl.Map, isl.Map]] = []  # (statement, write of A, read of the copy)
+    for name, members in chosen.expansions.items():
+        array = next(a for a in scop.arrays if a.name == name)
+        private = _fresh(scop, name)
+        index = _index_map(members)
+        accesses = _instances(scop, name)
+        span = isl.Set.from_union_set(index.intersect_domain(accesses).range())
+        lows = [span.dim_min(d) for d in range(len(members))]
+        # defined for every parameter value, 0 where no instance accesses the array (the buffer's size
+        # is computed from them: a negative value made a huge size_t, refused by the OpenCL driver)
+        nothing = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(span.get_space().params()))
+        extents = [span.dim_max(d).sub(lows[d]).add_constant_val(isl.Val.one(span.get_ctx())).union_max(nothing)
+                   for d in range(len(members))]
+        footprint = None
+        live_out = ranges.live_out
+        any_back = False
+        for ref in scop.references:
+            if ref.array != name:
+                continue
+            statement = statements[ref.statement]
+            on = index.intersect_domain(isl.UnionSet.from_set(statement.domain))
+            shifted = None
+            subscripts = []
+            per = isl.Map.from_union_map(on)  # { S[i] -> [e] }
+            pma = per.as_pw_multi_aff()
+            for d in range(len(members)):
+                pa = pma.get_at(d).sub(lows[d].add_dims(isl.dim_type.in_, pma.dim(isl.dim_type.in_)).set_tuple_id(
+                    isl.dim_type.in_, statement.domain.get_tuple_id()))
+                subscripts.append(_c_of(pa, statement))
+                piece = isl.Map.from_pw_aff(pa)
+                shifted = piece if shifted is None else shifted.flat_range_product(piece)
+            relation = ref.relation.flat_range_product(shifted).set_tuple_name(isl.dim_type.out, private)
+            footprint = relation.range() if footprint is None else footprint.union(relation.range())
+            node = memos[statement.name][id(ref.node)]
+            if id(node) not in originals:  # a compound assignment's node is a read and a write reference
+                originals[id(node)] = copy.deepcopy(node)  # A[a]: for the copy back
+                if isinstance(node, c_ast.ArrayRef):
+                    expanded = c_ast.ArrayRef(node.name, node.subscript)
+                    for text in subscripts[:-1]:
+                        expanded = c_ast.ArrayRef(expanded, _c_node(text))
+                    node.name, node.subscript = expanded, _c_node(subscripts[-1])
+                    _base(node).name = private
+                else:  # a scalar: the ID becomes a subscripted copy, in its parent
+                    expanded = c_ast.ID(private)
+                    for text in subscripts:
+                        expanded = c_ast.ArrayRef(expanded, _c_node(text))
+                    _replace_child(bodies[statement.name], node, expanded)
+                    substituted[id(node)] = expanded
+            original_subscripts = originals[id(node)]
+            node = substituted.get(id(node), node)
+            new_refs[id(ref)] = replace(ref, array=private, relation=relation)
+            rel = relations[statement.name]
+            kind = "may_writes" if ref.is_write else "reads"
+            rel[kind] = _rename(rel[kind], ref.relation, relation)
+            if ref.is_write:
+                rel["must_writes"] = _rename(rel["must_writes"], ref.relation, relation)
+                last = live_out.intersect(isl.UnionMap.from_map(ref.relation))
+                # a local of the region (not at its top level) has no value after it
+                if not last.is_empty() and not (array.kind == "local" and not array.region_level):
+                    any_back = True
+                    where = isl.Set.from_union_set(last.domain())
+                    target = copy.deepcopy(original_subscripts)
+                    source = copy.deepcopy(node)
+                    write_backs.setdefault(statement.name, []).append(
+                        c_ast.If(_c_node(_c_condition(where, statement)),
+                                 c_ast.Assignment("=", target, source), None))
+                    back_write = isl.Map.from_union_map(last)
+                    back_read = relation.intersect_domain(where)
+                    # added after every rename: a later reference's rename would take these out
+                    copies_back.append((statement.name, back_write, back_read))
+                    references.append(Reference(statement.name, name, target, True, True, True, back_write))
+                    references.append(Reference(statement.name, private, source, False, True, True, back_read))
+        arrays.append(Array(private, array.element_type, array.rank + len(members),
+                            tuple(array.extents) + tuple(extents), footprint, "local",
+                            resolved_type=array.resolved_type, c_name=private))
+        if not any_back:
+            arrays = [a for a in arrays if a.name != name]
+        done.append(Privatised(name, private, tuple(label for label, _ in members), any_back))
+    for statement, back_write, back_read in copies_back:
+        rel = relations[statement]
+        rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
+    new_statements = []
+    for s in scop.statements:
+        body = bodies[s.name]
+        if s.name in write_backs:
+            items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+            body = c_ast.Compound(items + write_backs[s.name])
+        rel = relations[s.name]
+        new_statements.append(replace(s, body=body, reads=rel["reads"], must_writes=rel["must_writes"],
+                                      may_writes=rel["may_writes"]))
+    def copied(r: Reference) -> c_ast.Node:
+        node = memos[r.statement].get(id(r.node), r.node)
+        return substituted.get(id(node), node)
+
+    refs = [replace(new_refs[id(r)], node=copied(r)) for r in scop.references]
+    copy_backs = frozenset(f"ref{len(refs) + k}" for k, r in enumerate(references) if not r.is_write)
+    refs += references
+    return replace(scop, statements=tuple(new_statements), arrays=tuple(arrays), references=tuple(refs)), \
+        tuple(done), copy_backs
+
+
+def _rename(union: isl.UnionMap, old: isl.Map, new: isl.Map) -> isl.UnionMap:
+    """``union`` with the accesses of ``old`` replaced by ``new`` (same instances)."""
+    return union.subtract(isl.UnionMap.from_map(old)).union(isl.UnionMap.from_map(new))
+
+
+def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: frozenset[str] = frozenset()) \
+        -> str | None:
+    """None when ``rewritten`` under ``schedule`` computes what ``original`` does: the same flow
+    dependences (each read reads the same write), the same reads of values from before the region and
+    the same last writes of the original arrays; else what differs.  The reads of ``copy_backs`` (the
+    copy back of a last write, which reads what its own statement instance wrote, by construction) are
+    left out: isl's dataflow analysis sees no source in the same instance."""
+    before = dependence_analysis.live_ranges(original)
+    after = dependence_analysis.live_ranges(rewritten, schedule)
+    if before is None or after is None:
+        return "the dataflow analysis gave up"
+    flow_before = before.untagged(before.tagged_flow)
+    def without_copy_backs(tagged: isl.UnionMap, sink_side: bool) -> isl.UnionMap:
+        kept = isl.UnionMap.empty(tagged.get_space())
+        for m in maps_of(tagged):
+            space = m.get_space().range() if sink_side else m.get_space()
+            tag = space.unwrap().range().get_tuple_name(isl.dim_type.set) if sink_side else after.tag_of(space)
+            if tag not in copy_backs:
+                kept = kept.union(isl.UnionMap.from_map(m))
+        return kept
+
+    flow_after = after.untagged(without_copy_backs(after.tagged_flow, True))
+    if not flow_before.is_equal(flow_after):
+        return "a read would read another write"
+    if not before.live_in.is_equal(without_copy_backs(after.tagged_live_in, False).domain_factor_domain()):
+        return "a read would see another value from before the region"
+    # the last writes of every array whose value is seen after the region (a local of the region, not
+    # at its top level, has none)
+    dead = {a.name for a in original.arrays if a.kind == "local" and not a.region_level}
+    names = {s.get_tuple_name() for s in sets_of(before.live_out.range())} - dead
+
+    def seen(live_out: isl.UnionMap) -> isl.UnionMap:
+        kept = isl.UnionMap.empty(live_out.get_space())
+        for m in maps_of(live_out):
+            if m.get_tuple_name(isl.dim_type.out) in names:
+                kept = kept.union(isl.UnionMap.from_map(m))
+        return kept
+
+    if not seen(after.live_out).is_equal(seen(before.live_out)):
+        return "another write would be the last one"
+    return None

@@ -1,0 +1,163 @@
+"""Live-range reordering and privatised temporaries (issue 17, item 4), in isl notation: the live
+ranges and their order, the forced dependences, which arrays get a copy per parallel iteration and
+along which loops, the rewritten accesses and the copy back of the last write; and the shape of the
+GPU code they give (doitgen: one kernel, r and q on blocks and threads)."""
+
+from __future__ import annotations
+
+import re
+
+import islpy as isl
+
+from harness import KERNELS, polypragma
+from test_model import model, same
+
+from polypragma import dependences, privatise
+from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands, mark_coincidence
+
+DOITGEN = """  int r, q, p, s;
+  for (r = 0; r < nr; r++)
+    for (q = 0; q < nq; q++) {
+      for (p = 0; p < np; p++) {
+        sum[p] = 0.0;
+        for (s = 0; s < np; s++)
+          sum[p] += A[r][q][s] * C4[s][p];
+      }
+      for (p = 0; p < np; p++)
+        A[r][q][p] = sum[p];
+    }"""
+DOITGEN_PARAMS = "int nr, int nq, int np, double A[nr][nq][np], double C4[np][np], double sum[np]"
+
+
+def doitgen(tmp_path):
+    scop = model(tmp_path, DOITGEN, DOITGEN_PARAMS)
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    return scop, dependences.compute(scop)
+
+
+def test_live_ranges_of_doitgen_stay_inside_one_r_q_iteration(tmp_path):
+    scop, deps = doitgen(tmp_path)
+    ranges = deps.live_ranges
+    sums = ranges.untagged(ranges.of_arrays(ranges.tagged_flow, {"sum"}))
+    assert same(sums, "[nr, nq, np] -> { S_0[r, q, p] -> S_1[r, q, p, 0] : 0 <= r < nr and 0 <= q < nq and 0 <= p < np;"
+                      " S_1[r, q, p, s] -> S_1[r, q, p, s + 1] : 0 <= r < nr and 0 <= q < nq and 0 <= p < np and"
+                      " 0 <= s <= np - 2; S_1[r, q, p, np - 1] -> S_2[r, q, p] : 0 <= r < nr and 0 <= q < nq and"
+                      " 0 <= p < np }")
+    # the last value of sum[p] is written by the last (r, q): it is what the caller sees after the region
+    assert same(ranges.live_out.intersect_range(isl.UnionSet("[nr, nq, np] -> { sum[p] }", context=scop.context.get_ctx())),
+                "[nr, nq, np] -> { S_1[nr - 1, nq - 1, p, np - 1] -> sum[p] : nr > 0 and nq > 0 and 0 <= p < np }")
+    # the read of A[r][q][s] sees the value from before the region: S_2's later write must stay after it
+    assert same(ranges.forced_live_in, "[nr, nq, np] -> { S_1[r, q, p, s] -> S_2[r, q, s] : 0 <= r < nr and "
+                                       "0 <= q < nq and 0 <= p < np and 0 <= s < np }")
+    # the order between live ranges of sum crosses r and q: this is what kept them sequential
+    order = ranges.untagged(ranges.of_arrays(ranges.tagged_order, {"sum"}))
+    assert not order.intersect(isl.UnionMap("[nr, nq, np] -> { S_2[r, q, p] -> S_0[r + 1, q', p] }",
+                                            context=scop.context.get_ctx())).is_empty()
+    assert privatise.candidates(scop, deps) == frozenset({"sum"})  # A's values from before are read
+
+
+def test_privatisable_sum_makes_r_and_q_parallel_and_is_expanded_along_them(tmp_path):
+    scop, deps = doitgen(tmp_path)
+    strict = compute_schedule(scop, deps, ScheduleOptions())
+    assert describe_bands(strict.schedule)[:2] == ["band at depth 0, 1 member(s): sequential",
+                                                   "band at depth 1, 1 member(s): sequential"]
+    relaxed = compute_schedule(scop, deps, ScheduleOptions(), frozenset({"sum"}))
+    assert describe_bands(relaxed.schedule)[0] == "band at depth 0, 2 member(s): parallel, parallel (permutable)"
+    chosen = privatise.plan(scop, deps, relaxed.schedule, frozenset({"sum"}))
+    assert chosen.rejected == frozenset() and [label for label, _ in chosen.expansions["sum"]] == ["r", "q"]
+    rewritten, done, copy_backs = privatise.apply(scop, deps, chosen)
+    assert [(p.array, p.copy, p.members, p.live_out) for p in done] == [("sum", "sum_private", ("r", "q"), True)]
+    assert privatise.verify(scop, rewritten, relaxed.schedule, copy_backs) is None
+    s1 = rewritten.statement("S_1")
+    domain = "0 <= r < nr and 0 <= q < nq and 0 <= p < np and 0 <= s < np"
+    # the copy: sum[p] as sum_private[p][r][q]; the last write also stores its value in sum[p]
+    assert same(s1.reads, f"[nr, nq, np] -> {{ S_1[r, q, p, s] -> A[r, q, s] : {domain}; S_1[r, q, p, s] -> C4[s, p] : "
+                          f"{domain}; S_1[r, q, p, s] -> sum_private[p, r, q] : {domain} }}")
+    assert same(s1.must_writes, f"[nr, nq, np] -> {{ S_1[r, q, p, s] -> sum_private[p, r, q] : {domain}; "
+                                "S_1[nr - 1, nq - 1, p, np - 1] -> sum[p] : nr > 0 and nq > 0 and 0 <= p < np }")
+    private = next(a for a in rewritten.arrays if a.name == "sum_private")
+    assert private.kind == "local" and private.rank == 3
+    # on the rewritten program, r and q carry no dependence at all
+    final = mark_coincidence(relaxed.schedule, dependences.compute(rewritten))
+    assert describe_bands(final)[0] == "band at depth 0, 2 member(s): parallel, parallel (permutable)"
+
+
+def test_a_value_that_crosses_iterations_is_not_privatised(tmp_path):
+    # even rows write u, odd rows read what the row before wrote: the flow crosses i
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < m; j++)\n    if (i % 2 == 0)\n"
+                           "      A[j] = C[i][j];\n  for (j = 0; j < m; j++)\n    B[i * m + j] = A[j];\n}")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    assert "A" in privatise.candidates(scop, deps)  # no value from before the region is read
+    result = compute_schedule(scop, deps, ScheduleOptions(), frozenset({"A"}))
+    # j (outermost now) is parallel; the flow keeps i in sequence
+    assert describe_bands(result.schedule) == ["band at depth 0, 2 member(s): parallel, sequential (permutable)"]
+    chosen = privatise.plan(scop, deps, result.schedule, frozenset({"A"}))
+    assert chosen.expansions == {} and chosen.rejected == frozenset()
+
+
+def test_a_temporary_read_before_it_is_written_is_no_candidate(tmp_path):
+    # A[j] of row 0 is read before any write: a copy per i would not hold it
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < m; j++) {\n    B[i * m + j] = A[j];\n"
+                           "    A[j] = C[i][j];\n  }")
+    deps = dependences.compute(scop)
+    assert "A" not in privatise.candidates(scop, deps)
+
+
+def test_doitgen_is_one_kernel_with_the_temporary_on_the_device_only(tmp_path):
+    status, messages = polypragma(KERNELS / "doitgen.c", tmp_path, ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    unit = (tmp_path / "doitgen.polypragma.cu").read_text()
+    host = unit[unit.index("int polypragma_doitgen_region0("):]
+    assert len(re.findall(r"<<<grid, block>>>", host)) == 1
+    assert "for (int c0" not in host  # no host loop around the launch
+    assert "sum: privatised as sum_private (one copy per iteration of the parallel loop(s) r, q)" in messages
+    assert "sum_private: device only" in messages
+    assert re.search(r"if \(.*== nr && .*== nq && .*== np\)\n\s*sum\[k5\] = sum_private\[", unit)
+    # without live-range reordering: a launch per (r, q) pair, inside two host loops
+    status, messages = polypragma(KERNELS / "doitgen.c", tmp_path / "old",
+                                  ["--target", "cuda", "--no-live-range-reordering"])
+    old = (tmp_path / "old" / "doitgen.polypragma.cu").read_text()
+    assert "for (int c0" in old and len(re.findall(r"<<<grid, block>>>", old)) == 2
+
+
+def test_verify_refuses_a_copy_that_a_value_crosses(tmp_path):
+    # u[j] written in even rows, read in the next row: a copy per i would lose the value
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < m; j++)\n    if (i % 2 == 0)\n"
+                           "      A[j] = C[i][j];\n  for (j = 0; j < m; j++)\n    B[i * m + j] = A[j];\n}")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    along_i = isl.UnionPwAff("[n, m] -> { S_0[i, j] -> [(i)]; S_1[i, j] -> [(i)] }", context=scop.context.get_ctx())
+    forced = privatise.Plan({"A": [("i", along_i)]}, frozenset())
+    rewritten, done, copy_backs = privatise.apply(scop, deps, forced)
+    assert done[0].copy == "A_private"
+    assert privatise.verify(scop, rewritten, scop.schedule, copy_backs) == "a read would read another write"
+
+
+def test_a_slice_per_iteration_is_not_expanded(tmp_path):
+    # a row copied, scaled and half-overwritten in each i (inline_rows' helpers): fused, the column loop
+    # would carry only C's anti and output dependences, but a copy per column adds a dimension the
+    # loops lack (n^3 elements for an n^2 array): refused, and C's order stays a constraint
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < m; j++)\n    C[i][j] = A[i * m + j];\n"
+                           "  for (j = 0; j < m; j++)\n    C[i][j] *= 2.0;\n  for (j = 1; j < m; j += 2)\n"
+                           "    C[i][j] = 0.5 * C[i][j - 1];\n}")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    assert privatise.candidates(scop, deps) == frozenset({"C"})
+    result = compute_schedule(scop, deps, ScheduleOptions(), frozenset({"C"}))
+    chosen = privatise.plan(scop, deps, result.schedule, frozenset({"C"}))
+    assert chosen.expansions == {} and chosen.rejected == frozenset({"C"})
+
+
+def test_openmp_declares_a_copy_per_thread(tmp_path):
+    status, messages = polypragma(KERNELS / "doitgen.c", tmp_path, ["--target", "c", "--openmp"])
+    assert status == 0, messages
+    text = (tmp_path / "doitgen.polypragma.c").read_text()
+    # r is the parallel loop; each thread declares its own sum_private, with sum's shape
+    assert re.search(r"#pragma omp parallel for[^\n]*\n  for \(int c0 = 0; c0 < nr; \+\+c0\) \{\n"
+                     r"    double sum_private\[np\];\n", text)
+    assert "sum_private[c2] += A[c0][c1][c3] * C4[c3][c2];" in text
+    assert re.search(r"if \(c0 \+ 1 == nr && c1 \+ 1 == nq && c3 \+ 1 == np\)\n\s*sum\[c2\] = sum_private\[c2\];", text)
+    # sequential C needs no copy, and keeps the schedule it had
+    status, _ = polypragma(KERNELS / "doitgen.c", tmp_path / "seq", ["--target", "c"])
+    assert "sum_private" not in (tmp_path / "seq" / "doitgen.polypragma.c").read_text()
