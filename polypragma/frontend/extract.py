@@ -76,12 +76,15 @@ class RegionExtractor:
         self.not_inlined: dict[str, str] = {}  # void functions whose calls could not be inlined, and why
 
         def inline(call: c_ast.FuncCall):
+            if isinstance(call.name, c_ast.ID) and call.name.name in _HINTS:
+                return None  # dropped by the walk, even where the file defines a stub of it
             result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope))
             if isinstance(result, str):
                 self.not_inlined.setdefault(call.name.name, result)
             return result
 
-        self.items = normalise(items, set(goto_targets), inline)
+        self.notes: dict[int, str] = {}  # why normalise left a statement as it was (by id)
+        self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)
@@ -506,7 +509,7 @@ class RegionExtractor:
         if isinstance(node, c_ast.Return):
             return self._return(node, walk)
         if isinstance(node, c_ast.Switch):
-            raise self.unsupported("'switch' statement", node)
+            raise self.unsupported("'switch' statement", node, self.notes.get(id(node), "is not supported"))
         return self._statement(node, walk)
 
     def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool) -> isl.Schedule | None:

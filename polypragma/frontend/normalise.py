@@ -12,7 +12,11 @@
   ``if (c) { X } else { R }``, and a ``continue`` that ends the body is dropped.
 * ``*(p + e)`` is ``p[e]`` and ``*p`` is ``p[0]``, as C defines them.
 * ``if (c) break;`` first in a loop body joins the loop's condition (``while (1) { if (i >= n) break; ...``
-  is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted.
+  is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted;
+  a ``for`` without initialisation and increment is the ``while`` loop it means.
+* A ``switch`` is the chain of conditions on its scrutinee it means (:mod:`polypragma.frontend.switch`).
+* A ``for`` header with comma expressions is a loop on one iterator, the other variables it steps
+  functions of that iterator (:mod:`polypragma.frontend.for_headers`).
 
 The region's items are copied first: the user's AST is not changed.
 """
@@ -24,18 +28,32 @@ from typing import Callable
 
 from pycparser import c_ast
 
+from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.loops import loop_step
+from polypragma.frontend.switch import switch_conditions
 
 
 _INLINE_DEPTH = 8  # calls inlined into inlined bodies, at most (a recursive function is not inlined)
 
 
 def normalise(items: list[c_ast.Node], goto_targets: set[str],
-              inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None) -> list[c_ast.Node]:
+              inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None,
+              used_after: set[str] = frozenset(), notes: dict[int, str] | None = None) -> list[c_ast.Node]:
+    """The region's ``items`` rewritten (a copy).  ``used_after``: names the function reads after the
+    region.  ``notes`` receives, by ``id`` of a statement left as it is, why it could not be rewritten
+    (a switch), for the diagnostic."""
     _State.inline = inline
     _State.depth = 0
+    _State.notes = notes if notes is not None else {}
+    items = [_dereferences(copy.deepcopy(item)) for item in items]
+    _State.uses = {}
+    for item in items:
+        for n in _walk(item):
+            if isinstance(n, c_ast.ID):
+                _State.uses[n.name] = _State.uses.get(n.name, 0) + 1
+    _State.used_after = set(used_after)
     try:
-        return _block([_dereferences(copy.deepcopy(item)) for item in items], goto_targets)
+        return _block(items, goto_targets)
     finally:
         _State.inline = None
 
@@ -43,10 +61,25 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
 class _State:
     inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None
     depth = 0
+    notes: dict[int, str] = {}
+    uses: dict[str, int] = {}  # occurrences of each name in the region
+    used_after: set[str] = set()
+
+
+def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
+    def read_elsewhere(name: str) -> bool:
+        inside = sum(1 for n in _walk(loop) if isinstance(n, c_ast.ID) and n.name == name)
+        return name in _State.used_after or _State.uses.get(name, 0) > inside
+
+    return split_header(loop, read_elsewhere)
 
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
-    items = [_statement(item, targets) for item in items]
+    flat: list[c_ast.Node] = []
+    for item in items:
+        parts = _split_header(item) if isinstance(item, c_ast.For) else None
+        flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
+    items = [_statement(item, targets) for item in flat]
     out: list[c_ast.Node] = []
     k = 0
     while k < len(items):
@@ -74,6 +107,20 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
                 return _statement(body, targets)
             finally:
                 _State.depth -= 1
+    if isinstance(node, c_ast.For):
+        parts = _split_header(node)
+        if parts is not None:
+            return _statement(c_ast.Compound(parts, coord=node.coord), targets)
+        if node.init is None and node.next is None:
+            # for (; c; ) is while (c), for (;;) is while (1): a counted loop when set just before
+            node = c_ast.While(node.cond if node.cond is not None else c_ast.Constant("int", "1"), node.stmt,
+                               coord=node.coord)
+    if isinstance(node, c_ast.Switch):
+        chain = switch_conditions(node)
+        if isinstance(chain, str):
+            _State.notes[id(node)] = chain
+        else:
+            return _statement(chain, targets)
     if isinstance(node, c_ast.Compound):
         node.block_items = _block(node.block_items or [], targets)
     elif isinstance(node, c_ast.If):
