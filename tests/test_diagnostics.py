@@ -198,14 +198,28 @@ CASES = [
             B[i] = A[i];
         }
     """, 3, 13, ("'return' statement", "under a condition on data")),
+    # a switch is the chain of conditions it means, unless a case leaves it under a condition
     Case("switch", """
         for (i = 0; i < n; i++) {
             switch (i % 3) {
+            case 0: if (A[i] > 0.0) break; A[i] = 1.0; break;
+            default: A[i] = 2.0;
+            }
+        }
+    """, 2, 9, ("'switch' statement", "'break' under a condition")),
+    Case("switch-scrutinee-with-side-effects", """
+        for (i = 0; i < n; i++) {
+            switch (s++) {
             case 0: A[i] = 1.0; break;
             default: A[i] = 2.0;
             }
         }
-    """, 2, 9, ("'switch' statement",)),
+    """, 2, 9, ("'switch' statement", "side effects")),
+    # several variables in a for header: the others set once, or stepped with the iterator
+    Case("for-header-step-not-constant", """
+        for (i = 0, j = 1; i < n; i++, j *= 2)
+            A[i] = j;
+    """, 1, 10, ("loop initialisation 'i = 0, j = 1'", "increment 'j *= 2'")),
     Case("call-printf", """
         for (i = 0; i < n; i++)
             printf("%f\\n", A[i]);

@@ -801,6 +801,10 @@ class RegionExtractor:
                     "its final value; not supported: declare it in the loop, 'for (int "
                     f"{name} = ...'")
             return name, init.rvalue, variable.ctype.base, variable.ctype.is_unsigned
+        if id(node) in self.notes:
+            raise self.unsupported(f"loop initialisation '{_text(init)}'", init,
+                                   f"of a header with several variables is not supported: the header "
+                                   f"{self.notes[id(node)]}")
         raise self.unsupported("loop initialisation" if init is not None else "'for' loop without initialisation",
                                init if init is not None else node, "is not of the form 'i = start'")
 

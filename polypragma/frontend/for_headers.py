@@ -22,49 +22,53 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from polypragma.frontend.loops import loop_step
 
 
 def split_header(loop: c_ast.For, read_elsewhere: Callable[[str], bool],
-                 enums: dict[str, int] | None = None) -> list[c_ast.Node] | None:
-    """The statements ``loop`` means with one iterator (the loop among them), or None when its header has
-    no comma or cannot be so written.  ``read_elsewhere(name)``: whether ``name`` may be read outside the
+                 enums: dict[str, int] | None = None) -> list[c_ast.Node] | str | None:
+    """The statements ``loop`` means with one iterator (the loop among them), None when its header has
+    no comma, or why it cannot be so written.  ``read_elsewhere(name)``: whether ``name`` may be read outside the
     loop (then a variable of the header declared before it gets its final value after it)."""
     inits = _initialisations(loop.init)
     steps = list(loop.next.exprs) if isinstance(loop.next, c_ast.ExprList) else [loop.next] if loop.next else []
-    if inits is None or (len(inits) < 2 and len(steps) < 2):
+    if len(steps) < 2 and not (isinstance(loop.init, c_ast.ExprList) or
+                               (isinstance(loop.init, c_ast.DeclList) and len(loop.init.decls) > 1)):
         return None
+    if inits is None:
+        return "sets something other than variables"
     names = [name for name, _, _ in inits]
     if len(set(names)) != len(names):
-        return None
+        return "sets a variable twice"
     step_of: dict[str, int] = {}
     for step in steps:
         name = _stepped_name(step)
         single = c_ast.For(None, None, step, None)
         value = loop_step(single, name, enums or {}) if name else None
         if not value or name not in names or name in step_of:
-            return None  # an increment that is not a constant step of a variable of the header
+            return (f"has the increment '{_G.visit(step)}', which is not a constant step of a variable it "
+                    "initialises")
         step_of[name] = value
     if not step_of:
-        return None
+        return "steps none of its variables"
     # the iterator: the stepped variable with the smallest step (the others' steps are multiples of it)
     iterator = min(step_of, key=lambda n: (abs(step_of[n]), names.index(n)))
     values = {name: value for name, value, _ in inits}
     for name, value, _ in inits:
         if value is not None and any(isinstance(n, c_ast.ID) and n.name in names for n in _walk(value)):
-            return None  # an initialisation reading a variable of the header
+            return f"initialises '{name}' from another variable of the header"
     for name in step_of:
         if name != iterator and (_written(loop.stmt, name) or _written(loop.cond, name)
                                  or _declared(loop.stmt, name)):
-            return None  # not a function of the iterator
+            return f"steps '{name}', which the loop also writes (it is no function of the iterator)"
     derived: dict[str, c_ast.Node] = {}
     for name, step in step_of.items():
         if name == iterator:
             continue
         if step % step_of[iterator] or values[name] is None:
-            return None
+            return f"steps '{name}' by {step}, not a multiple of the step of '{iterator}'"
         derived[name] = _affine_in(iterator, values[iterator], values[name], step // step_of[iterator],
                                    loop.coord)
     declared = isinstance(loop.init, c_ast.DeclList)
@@ -88,6 +92,9 @@ def split_header(loop: c_ast.For, read_elsewhere: Callable[[str], bool],
             result.append(c_ast.Assignment("=", c_ast.ID(name, coord=loop.coord), copy.deepcopy(value),
                                            coord=loop.coord))
     return result
+
+
+_G = c_generator.CGenerator()
 
 
 def _initialisations(init: c_ast.Node | None) -> list[tuple[str, c_ast.Node | None, c_ast.Node | None]] | None:

@@ -71,7 +71,11 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
         inside = sum(1 for n in _walk(loop) if isinstance(n, c_ast.ID) and n.name == name)
         return name in _State.used_after or _State.uses.get(name, 0) > inside
 
-    return split_header(loop, read_elsewhere)
+    parts = split_header(loop, read_elsewhere)
+    if isinstance(parts, str):
+        _State.notes[id(loop)] = parts
+        return None
+    return parts
 
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
