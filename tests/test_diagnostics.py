@@ -140,40 +140,6 @@ def _body(text: str) -> str:
 
 
 CASES = [
-    # a while loop that is not counted is run as written, as one statement: a return cannot leave it
-    Case("while-loop", """
-        i = 1;
-        while (i < n) {
-            if (A[i] < 0.0)
-                return;
-            i = 2 * i;
-        }
-    """, 4, 13, ("'return' statement", "inside a loop run as written")),
-    Case("do-while-loop", """
-        i = 0;
-        do {
-            if (A[i] < 0.0)
-                return;
-            i++;
-        } while (i < n);
-    """, 4, 13, ("'return' statement", "inside a loop run as written")),
-    Case("goto", """
-        for (i = 0; i < n; i++) {
-            if (i > 10)
-                goto done;
-            A[i] = 0.0;
-        }
-        done:
-        ;
-    """, 3, 13, ("'goto'",)),
-    Case("label", """
-        for (i = 0; i < n; i++) {
-        again:
-            A[i] = 0.0;
-            if (i == 0)
-                goto again;
-        }
-    """, 2, 5, ("label",)),
     Case("break", """
         for (i = 0; i < n; i++) {
             if (i > 2) {
@@ -191,13 +157,6 @@ CASES = [
             B[i] = A[i];
         }
     """, 4, 17, ("'continue' statement",)),
-    Case("return", """
-        for (i = 0; i < n; i++) {
-            if (A[i] < 0.0)
-                return;
-            B[i] = A[i];
-        }
-    """, 3, 13, ("'return' statement", "under a condition on data")),
     # a switch is the chain of conditions it means, unless a case leaves it under a condition
     Case("switch", """
         for (i = 0; i < n; i++) {
@@ -310,6 +269,79 @@ CASES = [
             B[i] = 0.0;
     """, 1, 16, ("static local 'calls'",)),
 ]
+
+
+# returns and gotos the model cannot place (conditions on data, a return in a loop run as written, a goto
+# backward): the region is one statement run as written on the c target; the GPU targets refuse it there
+EXIT_CASES = [
+    Case("return-in-while-loop", """
+        i = 1;
+        while (i < n) {
+            if (A[i] < 0.0)
+                return;
+            i = 2 * i;
+        }
+    """, 4, 13, ("'return' statement", "inside a loop run as written", "run as written on the c target")),
+    Case("return-in-do-while-loop", """
+        i = 0;
+        do {
+            if (A[i] < 0.0)
+                return;
+            i++;
+        } while (i < n);
+    """, 4, 13, ("'return' statement", "inside a loop run as written")),
+    Case("return-under-data", """
+        for (i = 0; i < n; i++) {
+            if (A[i] < 0.0)
+                return;
+            B[i] = A[i];
+        }
+    """, 3, 13, ("'return' statement", "under a condition on data")),
+    Case("return-of-iterator", """
+        for (i = 0; i < n; i++) {
+            if (i == k)
+                return;
+            B[i] = A[i];
+        }
+        for (i = 0; i < n; i++)
+            if (i > m)
+                return;
+    """, 3, 13, ("'return' statement", "not supported by the GPU targets yet")),
+    Case("goto-under-data", """
+        for (i = 0; i < n; i++) {
+            if (A[i] > 10.0)
+                goto done;
+            A[i] = 0.0;
+        }
+        done:
+        ;
+    """, 3, 13, ("'goto done' statement", "under a condition on data")),
+    Case("goto-backward", """
+        for (i = 0; i < n; i++) {
+        again:
+            A[i] = 0.0;
+            if (i == n + 5)
+                goto again;
+        }
+    """, 5, 13, ("'goto again'", "not later in a block holding it")),
+]
+
+
+@pytest.mark.parametrize("case", EXIT_CASES, ids=lambda c: c.id)
+def test_exit_the_model_cannot_place_runs_as_written_on_c_and_is_refused_by_gpu_targets(case: Case, tmp_path: Path):
+    text = case_source(case)
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "c")
+    assert status == 0 and stderr == "", stderr
+    assert _MARKER in generated_path(source, tmp_path / "c").read_text()
+    status, stderr = polypragma(source, tmp_path / "opencl", ["--target", "opencl"])
+    assert status == 0, stderr
+    (diag,) = diagnostics(stderr)
+    assert diag.severity == "warning" and diag.message.startswith("region left as written: "), diag.message
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + case.line - 1, case.col), diag
+    for word in case.construct:
+        assert word in diag.message, diag.message
+    assert_untouched(source, text)
 
 
 def case_source(case: Case) -> str:
@@ -605,7 +637,7 @@ BAD_REGION = """\
         while (j <= i) {
             z[i] += y[j] + x[i];
             if (z[i] > 100.0)
-                return;
+                fflush(stdout);
             j = 2 * j + 1;
         }
     }
@@ -655,7 +687,7 @@ def test_only_the_unsupported_region_is_left_as_written(order: str, tmp_path: Pa
     assert status == 0, stderr
     (diag,) = diagnostics(stderr)
     assert diag.severity == "warning"
-    assert "'return' statement" in diag.message
+    assert "call to 'fflush'" in diag.message
     assert (diag.line, diag.col) == (line_of(text, "while (j <= i)") + 3, 17)
     assert_untouched(source, text)
 
@@ -679,7 +711,7 @@ def test_strict_fails_on_the_unsupported_one_of_two_regions(tmp_path: Path):
     status, stderr = polypragma(source, tmp_path / "out", ["--strict"])
     assert status == 1, stderr
     (diag,) = diagnostics(stderr)
-    assert diag.severity == "error" and "'return' statement" in diag.message
+    assert diag.severity == "error" and "call to 'fflush'" in diag.message
     assert diag.line == line_of(text, "while (j <= i)") + 3
     assert_untouched(source, text)
 
@@ -766,7 +798,7 @@ def test_quiet_without_verbose(tmp_path: Path):
 
 def test_command_line_exit_status(tmp_path: Path):
     """The real command (python -m polypragma): statuses and stderr as above, no traceback."""
-    case = next(c for c in CASES if c.id == "while-loop")
+    case = next(c for c in CASES if c.id == "continue")
     text = case_source(case)
     source = write_source(tmp_path, "kernel.c", text)
     marked = write_source(tmp_path, "marked.c", MARKUP["scop-never-closed"][0])

@@ -28,6 +28,16 @@ PURE_FUNCTIONS = frozenset(
 ) | {"abs", "labs", "llabs"}
 
 
+class ExitOnData(Unsupported):
+    """A ``return`` or ``goto`` the model cannot place (under a condition on data, in a loop run as
+    written, or to a label that is not later in a block holding it): the extractor then takes the whole
+    region as one statement run as written (the c target), which may hold them."""
+
+    def __init__(self, construct: str, location, why: str):
+        super().__init__(construct, location, why)
+        self.construct, self.location, self.why = construct, location, why
+
+
 @dataclass
 class Subscript:
     """One subscript: its affine value, or failing that its polynomial form."""
@@ -75,7 +85,7 @@ class AccessCollector:
                  model_name: Callable[[Variable], str],
                  location: Callable[[c_ast.Node], object],
                  enums: dict[str, int], file_function: Callable[[str], str | None] | None = None,
-                 types=None):
+                 types=None, exits: bool = False):
         self.statement = statement
         self.domain = domain
         self.builder = builder
@@ -91,6 +101,7 @@ class AccessCollector:
         self.result = StatementAccesses()
         self.private: list[set[str]] = [set()]
         self.loops = 0  # loops of the statement around the node being walked (a break stays inside)
+        self.exits = exits  # the statement is the whole region: returns, gotos and labels stay inside it
 
     # -- helpers -------------------------------------------------------
     def _is_private(self, name: str) -> bool:
@@ -148,11 +159,20 @@ class AccessCollector:
             return  # inside a loop of the statement: its control stays in the statement
         elif isinstance(node, c_ast.Return):
             # a return the model can place sits under affine conditions only (extract.py)
+            if self.exits:
+                self.expression(node.expr, may)
+                return
             if self.loops:
-                raise self._unsupported("'return' statement", node, "inside a loop run as written (a while loop, "
-                                        "or a loop bounded by data) is not supported")
-            raise self._unsupported("'return' statement", node,
-                                    "under a condition on data (or in a block declaring locals) is not supported")
+                raise ExitOnData("'return' statement", self.location(node), "inside a loop run as written (a while "
+                                 "loop, or a loop bounded by data) is not supported")
+            raise ExitOnData("'return' statement", self.location(node),
+                             "under a condition on data (or in a block declaring locals) is not supported")
+        elif isinstance(node, c_ast.Goto):
+            if not self.exits:
+                raise ExitOnData(f"'goto {node.name}' statement", self.location(node),
+                                 "under a condition on data (or in a loop run as written) is not supported")
+        elif isinstance(node, c_ast.Label) and self.exits:
+            self.statement_node(node.stmt, may)
         elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Label, c_ast.Switch)):
             raise self._unsupported(f"'{type(node).__name__.lower()}' statement", node)
         else:

@@ -19,8 +19,9 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from polypragma.diagnostics import Location, Unsupported
-from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
+from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord, ExitOnData
 from polypragma.frontend.arrays import build_arrays
+from polypragma.frontend.exits import Exit, apply_exits
 from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.normalise import is_break, normalise
 from polypragma.frontend.loops import loop_domain, loop_step
@@ -50,6 +51,15 @@ class _Walk:
 
 
 @dataclass
+class _Frame:
+    """A block being walked: where a ``goto`` finds its label, and what it may skip."""
+    items: list[c_ast.Node]
+    depth: int  # loops around the block
+    index: int = 0  # the item being walked
+    first: int = 0  # index in the walk's statements of the first statement of that item
+
+
+@dataclass
 class _Hoisted:
     variable: Variable
     new_name: str
@@ -60,7 +70,14 @@ class RegionExtractor:
     def __init__(self, ctx: isl.Context, region: Region, items: list[c_ast.Node], scope: Scope,
                  types: TypeTable, reserved_names: set[str], *, source_lines: list[str] | None = None,
                  used_outside: dict[str, c_ast.Node] | None = None,
-                 origins: dict[str, list[c_ast.Node]] | None = None, goto_targets: frozenset[str] = frozenset()):
+                 origins: dict[str, list[c_ast.Node]] | None = None, goto_targets: frozenset[str] = frozenset(),
+                 as_written: ExitOnData | None = None):
+        self._arguments = (ctx, region, items, scope, types, reserved_names)
+        self._options = dict(source_lines=source_lines, used_outside=used_outside, origins=origins,
+                             goto_targets=goto_targets)
+        # set when a return or goto could not be modelled (a condition on data): the region is one
+        # statement, run as written
+        self.as_written = as_written
         self.ctx = ctx
         self.source_lines = source_lines or []
         self.used_outside = used_outside or {}
@@ -105,9 +122,11 @@ class RegionExtractor:
         # with a value the model knows (a function of the parameters), and not assigned otherwise
         self.exit_values: dict[str, isl.PwAff] = {}
         self.called: dict[str, c_ast.Node] = {}
-        # early returns: pseudo-statements (R_k, in self.statements while the walk builds the schedule)
-        # whose instances are the points where the return is reached and taken
-        self.returns: list[tuple[str, c_ast.Return]] = []
+        # returns and gotos: pseudo-statements (R_k and G_k, in self.statements while the walk builds the
+        # schedule) whose instances are the points where they are reached and taken (frontend/exits.py)
+        self.exits: list[Exit] = []
+        self._frames: list[_Frame] = []
+        self._pending: dict[str, list[Exit]] = {}  # gotos whose label the walk has not reached yet
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -288,12 +307,28 @@ class RegionExtractor:
 
     # -- walking -----------------------------------------------------------
     def extract(self) -> Scop:
+        try:
+            return self._extract()
+        except ExitOnData as exc:
+            if self.as_written is not None:
+                raise
+            # a return or goto the model cannot place: the region is one statement, run as written
+            return RegionExtractor(*self._arguments, **self._options, as_written=exc)._extract()
+
+    def _extract(self) -> Scop:
         universe = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params))
         walk = _Walk([], universe, self.outer.child())
-        schedule = self._block(self.items, walk, region_level=True)
+        if self.as_written is not None:
+            schedule = self._region_as_statement(walk)
+        else:
+            schedule = self._block(self.items, walk, region_level=True)
+        if self._pending:
+            name, pending = next(iter(self._pending.items()))
+            raise ExitOnData(f"'goto {name}'", self.location(pending[0].node),
+                             "jumps to a label that is not later in a block holding it")
         returns = ()
-        if self.returns:
-            schedule, returns = self._early_returns(schedule)
+        if self.exits:
+            schedule, returns = self._exits(schedule)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
         self._check_aliases()
@@ -330,60 +365,52 @@ class RegionExtractor:
             returns=returns,
         )
 
-    def _early_returns(self, schedule: isl.Schedule) -> tuple[isl.Schedule | None, tuple]:
-        """Model the region's ``return`` statements as pet does: an instance of any statement runs
-        only when no return was taken before it in the original execution order.  Every instance of a
-        pseudo-statement R_k is a point where its return is reached (affine conditions, breaks) and
-        taken; the instances later than one of them in the original schedule are removed from the
-        domains, and so are those of the returns themselves, leaving at most one taken return.  Its
-        condition on the parameters (the remaining domain is not empty) is returned with the
-        expression to return, for the c target to print after the generated code."""
-        names = {name for name, _ in self.returns}
-        maps: list[isl.Map] = []
-        domains = {s.name: s.domain for s in self.statements}
-        schedule.get_map().foreach_map(
-            lambda m: maps.append(m.intersect_domain(domains[m.get_tuple_name(isl.dim_type.in_)])))
-        width = max(m.dim(isl.dim_type.out) for m in maps)
-        padded = None
-        for m in maps:
-            # a common range space: sequences place a constant before any difference in depth, so
-            # padding the shorter schedules with zeros keeps the order
-            n = m.dim(isl.dim_type.out)
-            m = m.add_dims(isl.dim_type.out, width - n)
-            for d in range(n, width):
-                m = m.fix_si(isl.dim_type.out, d, 0)
-            m = m.reset_tuple_id(isl.dim_type.out)
-            for d in range(width):
-                m = m.set_dim_id(isl.dim_type.out, d, isl.Id(f"t{d}", context=self.ctx))
-            piece = isl.UnionMap.from_map(m)
-            padded = piece if padded is None else padded.union(piece)
-        taken = isl.UnionMap.empty(padded.get_space())
-        for m in maps:
-            if m.get_tuple_name(isl.dim_type.in_) in names:
-                taken = taken.union(padded.intersect_domain(isl.UnionSet.from_set(m.domain())))
-        killed = taken.lex_lt_union_map(padded).range()
-        statements, returns, kept = [], [], None
-        for statement in self.statements:
-            domain = statement.domain.subtract(
-                killed.extract_set(statement.domain.get_space())).coalesce()
-            if statement.name in names:
-                node = dict(self.returns)[statement.name]
-                if not domain.is_empty():
-                    returns.append((domain.params().coalesce(), node.expr, self.location(node)))
-                continue
-            statements.append(Statement(statement.name, domain, statement.body, statement.iterators,
-                                        statement.iterator_types, statement.line, statement.reads,
-                                        statement.must_writes, statement.may_writes, statement.renames))
-            piece = isl.UnionSet.from_set(domain)
-            kept = piece if kept is None else kept.union(piece)
-        self.statements = statements
+    def _exits(self, schedule: isl.Schedule) -> tuple[isl.Schedule | None, tuple]:
+        """Cut the domains where a return or goto was taken before (frontend/exits.py).  A return that
+        remains possible is returned with its condition on the parameters and the expression to return,
+        for the c target to print after the generated code."""
+        gotos = [e for e in self.exits if isinstance(e.node, c_ast.Goto)]
+        for a in gotos:
+            for b in gotos:
+                if a.first < b.first < a.end < b.end:
+                    raise ExitOnData(f"'goto {a.node.name}'", self.location(a.node),
+                                     f"skips a part of what 'goto {b.node.name}' (line {b.node.coord.line}) skips")
+        self.statements, schedule, taken = apply_exits(self.statements, schedule, self.exits)
+        returns = []
+        for exit in self.exits:
+            if isinstance(exit.node, c_ast.Return) and not taken[exit.name].is_empty():
+                returns.append((taken[exit.name].params().coalesce(), exit.node.expr, self.location(exit.node)))
         if returns:
             self.device_unsupported.append((
                 "'return' statement", returns[0][2],
                 "is not supported by the GPU targets yet (the c target models it)"))
-        if kept is None:
-            return None, tuple(returns)
-        return schedule.intersect_domain(kept), tuple(returns)
+        return schedule, tuple(returns)
+
+    def _region_as_statement(self, walk: _Walk) -> isl.Schedule | None:
+        """The region as one statement run as written (a return or goto on data is in it): its
+        declarations are hoisted as at the top of any region, their initialisations assignments of it."""
+        body: list[c_ast.Node] = []
+        for item in self.items:
+            decls = [item] if isinstance(item, c_ast.Decl) else item.decls if isinstance(item, c_ast.DeclList) else None
+            if decls is None:
+                body.append(item)
+                continue
+            for decl in decls:
+                self._declaration(decl, walk, region_level=True, initialise=False)
+                if decl.init is not None:
+                    body.append(c_ast.Assignment("=", c_ast.ID(decl.name, coord=decl.coord), decl.init,
+                                                 coord=decl.coord))
+        for item in self.items:
+            for decl in ([item] if isinstance(item, c_ast.Decl) else item.decls if isinstance(item, c_ast.DeclList)
+                         else []):
+                if isinstance(decl.init, c_ast.InitList):
+                    raise self.unsupported(f"initializer list of '{decl.name}'", decl)
+        self.device_unsupported.append((
+            self.as_written.construct, self.as_written.location,
+            f"{self.as_written.why}; the region is run as written on the c target, not supported by the GPU "
+            "targets"))
+        return self._statement(c_ast.Compound(body, coord=self.items[0].coord if self.items else None), walk,
+                               exits=True)
 
     def _return(self, node: c_ast.Return, walk: _Walk) -> isl.Schedule | None:
         """A ``return`` where the enclosing conditions are affine: a pseudo-statement whose instances
@@ -396,13 +423,15 @@ class RegionExtractor:
                 variable = walk.scope.lookup(child.name)
                 if child.name in loop_names or child.name in self.outer_iterators \
                         or (variable is not None and variable.declared_in_region):
-                    raise self.unsupported(
-                        f"'return {_text(node.expr)}'", child,
-                        f"is not supported: it returns a value computed from '{child.name}', a loop iterator "
-                        "or local of the region")
+                    raise ExitOnData(
+                        f"'return {_text(node.expr)}'", self.location(child),
+                        f"returns a value computed from '{child.name}', a loop iterator or local of the region")
         if walk.domain.is_empty():
             return None
-        name = f"R_{len(self.statements)}"
+        return self._exit(node, walk, "R", 0, 0)
+
+    def _exit(self, node: c_ast.Node, walk: _Walk, prefix: str, depth: int, first: int) -> isl.Schedule | None:
+        name = f"{prefix}_{len(self.statements)}"
         domain = walk.domain.set_tuple_name(name)
         empty = isl.UnionMap.empty(domain.get_space().params())
         self.statements.append(Statement(
@@ -410,8 +439,23 @@ class RegionExtractor:
             iterator_types=tuple(l.ctype for l in walk.loops),
             line=node.coord.line if node.coord else self.region.begin_line,
             reads=empty, must_writes=empty, may_writes=empty))
-        self.returns.append((name, node))
+        exit = Exit(name, node, depth, first, None if prefix == "R" else 0)
+        self.exits.append(exit)
+        if isinstance(node, c_ast.Goto):
+            self._pending.setdefault(node.name, []).append(exit)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _goto(self, node: c_ast.Goto, walk: _Walk) -> isl.Schedule | None:
+        """A ``goto`` to a label later in a block that holds it (see frontend/exits.py): it skips the
+        statements of that block from the item holding it up to the label, in the same iterations of the
+        loops around the block."""
+        for frame in reversed(self._frames):
+            if any(isinstance(item, c_ast.Label) and item.name == node.name for item in frame.items[frame.index + 1:]):
+                if walk.domain.is_empty():
+                    return None
+                return self._exit(node, walk, "G", frame.depth, frame.first)
+        raise ExitOnData(f"'goto {node.name}'", self.location(node),
+                         "jumps to a label that is not later in a block holding it")
 
     def _extended_types(self) -> None:
         """Values of GCC's extended types (``_Float16``, ``__float128``...): the c target keeps them as
@@ -470,10 +514,20 @@ class RegionExtractor:
 
     def _block(self, items: list[c_ast.Node], walk: _Walk, region_level: bool = False) -> isl.Schedule | None:
         pieces = []
-        for item in items:
-            piece = self._item(item, walk, region_level)
-            if piece is not None:
-                pieces.append(piece)
+        frame = _Frame(items, len(walk.loops))
+        self._frames.append(frame)
+        try:
+            for k, item in enumerate(items):
+                frame.index, frame.first = k, len(self.statements)
+                if isinstance(item, c_ast.Label):
+                    # the gotos to it skip up to here
+                    for exit in self._pending.pop(item.name, []):
+                        exit.end = len(self.statements)
+                piece = self._item(item, walk, region_level)
+                if piece is not None:
+                    pieces.append(piece)
+        finally:
+            self._frames.pop()
         return _sequence(pieces)
 
     def _item(self, node: c_ast.Node, walk: _Walk, region_level: bool) -> isl.Schedule | None:
@@ -502,8 +556,13 @@ class RegionExtractor:
             # not a counted loop (normalise.py made those 'for' loops): one statement, run as written, its
             # accesses those of its condition and body (may-writes)
             return self._statement(node, walk)
-        if isinstance(node, (c_ast.Goto, c_ast.Label)):
-            raise self.unsupported("'goto' or label", node)
+        if isinstance(node, c_ast.Goto):
+            return self._goto(node, walk)
+        if isinstance(node, c_ast.Label):
+            # a label some goto targets (normalise.py dropped the others): the goto ends its range here
+            # when the label is an item of a block (_block), else it is not found and the region runs
+            # as written
+            return self._item(node.stmt, walk, region_level)
         if isinstance(node, (c_ast.Break, c_ast.Continue)):
             raise self.unsupported(f"'{type(node).__name__.lower()}' statement", node)
         if isinstance(node, c_ast.Return):
@@ -512,7 +571,8 @@ class RegionExtractor:
             raise self.unsupported("'switch' statement", node, self.notes.get(id(node), "is not supported"))
         return self._statement(node, walk)
 
-    def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool) -> isl.Schedule | None:
+    def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool,
+                     initialise: bool = True) -> isl.Schedule | None:
         if isinstance(decl.type, c_ast.FuncDecl) or "typedef" in (decl.storage or []):
             raise self.unsupported("declaration of a function or type", decl)
         if "static" in (decl.storage or []):
@@ -540,7 +600,7 @@ class RegionExtractor:
         self.hoisted[id(decl)] = _Hoisted(variable, new_name, region_level)
         text = _declaration_text(decl, new_name)
         (self.outer_declarations if region_level else self.hoisted_declarations).append(text)
-        if decl.init is None:
+        if decl.init is None or not initialise:
             return None
         if isinstance(decl.init, c_ast.InitList):
             raise self.unsupported(f"initializer list of '{decl.name}'", decl)
@@ -832,14 +892,15 @@ class RegionExtractor:
         return _sequence([p for p in pieces if p is not None])
 
     # -- statements ------------------------------------------------------------
-    def _statement(self, node: c_ast.Node, walk: _Walk) -> isl.Schedule | None:
+    def _statement(self, node: c_ast.Node, walk: _Walk, exits: bool = False) -> isl.Schedule | None:
+        """One statement of the model; ``exits``: it may hold returns and gotos (it is the whole region)."""
         if walk.domain.is_empty():
             return None
         name = f"S_{len(self.statements)}"
         builder = self._builder(walk)
         collector = AccessCollector(
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
-            self.location, self.types.enumerators, self._file_function, self.types)
+            self.location, self.types.enumerators, self._file_function, self.types, exits=exits)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
         for callee, call in collector.result.called.items():
             if callee not in self.called and callee not in self.functions.definitions:
@@ -922,8 +983,8 @@ class RegionExtractor:
         for s in self.statements:
             empty = s.reads
             relations = [reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty)]
-            if self.returns:
-                # the accesses were collected over the domain before the returns cut it
+            if self.exits:
+                # the accesses were collected over the domain before the returns and gotos cut it
                 relations = [r.intersect_domain(isl.UnionSet.from_set(s.domain)) for r in relations]
             statements.append(Statement(
                 s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line, *relations, s.renames))
