@@ -140,23 +140,25 @@ def _body(text: str) -> str:
 
 
 CASES = [
+    # a break or continue in an if comes out of it unless what runs before it changes the condition
     Case("break", """
         for (i = 0; i < n; i++) {
-            if (i > 2) {
-                B[i] = A[i];
+            if (A[i] > 2.0) {
+                A[i] = 0.0;
                 break;
             }
         }
     """, 4, 13, ("'break' statement",)),
     Case("continue", """
         for (i = 0; i < n; i++) {
-            if (i % 2 == 0) {
-                if (A[i] > 0.0)
+            if (A[i] > 0.0) {
+                A[i] = -1.0;
+                if (i % 2 == 0)
                     continue;
             }
             B[i] = A[i];
         }
-    """, 4, 17, ("'continue' statement",)),
+    """, 5, 17, ("'continue' statement",)),
     # a switch is the chain of conditions it means, unless a case leaves it under a condition
     Case("switch", """
         for (i = 0; i < n; i++) {
@@ -1046,7 +1048,7 @@ def test_iterator_hidden_after_the_region_is_not_used(after: str, used: bool, tm
     ("static void put(double *x, int k) { x[k] = 0.0; }", "put(&A[len[i]], i);", "has a subscript that reads memory"),
     ("static void put(double *x, int k) { x[k] = 0.0; g(x); }", "put(A + 1, i);",
      "uses its pointer parameter 'x' other than through a subscript or '*'"),
-    ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, B[i]);", "'B[i]' reads memory"),
+    ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, A[i]);", "'A[i]' reads memory the body writes"),
     ("static void put(double *x, int k) { k++; x[k] = 0.0; }", "put(A, i);", "its parameter 'k'"),
     ("static void put(double *x, int k) { if (k) return; x[k] = 0.0; }", "put(A, i);", "returns early"),
 ], ids=["element-of-a-row", "subscript-reads-memory", "pointer-passed-on", "argument-reads-memory",
