@@ -67,6 +67,12 @@ class StatementAccesses:
     called: dict[str, c_ast.Node] = field(default_factory=dict)  # pure functions called, with a call
     exit_uses: set[str] = field(default_factory=set)  # loop iterators read after their loops
     members: list[c_ast.Node] = field(default_factory=list)  # struct member accesses (kernels have none yet)
+    external: list[c_ast.FuncCall] = field(default_factory=list)  # calls to functions without a body
+
+
+# what a function without a body may do besides its arguments (output, its own state): every call reads
+# and writes it, so the calls keep their order
+EXTERNAL_STATE = Variable("polypragma_external_state", CType("int", True, False))
 
 
 class AccessCollector:
@@ -214,8 +220,11 @@ class AccessCollector:
                 elif why is not None:
                     raise self._unsupported(shown, node, f"may have side effects and is not supported ('{name}' "
                                             f"{why})")
-                else:
+                elif name is None:
                     raise self._unsupported(shown, node, "may have side effects and is not supported")
+                else:
+                    self._external_call(node, name, may)
+                    return
             for arg in (node.args.exprs if node.args else []):
                 self.expression(arg, may)
         elif isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
@@ -227,6 +236,61 @@ class AccessCollector:
                 self.expression(e, may)
         else:
             raise self._unsupported(f"expression '{type(node).__name__}'", node)
+
+    def _external_call(self, node: c_ast.FuncCall, name: str, may: bool) -> None:
+        """A call to a function the file declares without a body (or a library's), modelled as pet models
+        one: it reads its arguments, and reads and may write the whole of every array or variable it is
+        given the address of (read only where the parameter points to const); it reads and writes the
+        external state, so such calls keep their order.  The extractor adds the file's globals the region
+        accesses, which the function may also reach."""
+        function = self.lookup(name)
+        params = None
+        if function is not None and isinstance(function.decl, c_ast.Decl) \
+                and isinstance(function.decl.type, c_ast.FuncDecl) and function.decl.type.args is not None:
+            params = [p for p in function.decl.type.args.params if isinstance(p, (c_ast.Decl, c_ast.Typename))]
+        self.result.external.append(node)
+        for k, arg in enumerate(node.args.exprs if node.args else []):
+            target = arg
+            while isinstance(target, c_ast.Cast):
+                target = target.expr
+            addressed = isinstance(target, c_ast.UnaryOp) and target.op == "&"
+            if addressed:
+                target = target.expr
+            while isinstance(target, c_ast.BinaryOp) and target.op in ("+", "-"):
+                self.expression(target.right, may)
+                target = target.left
+            subscripts = []
+            base = target
+            while isinstance(base, c_ast.ArrayRef):
+                subscripts.append(base.subscript)
+                base = base.name
+            if isinstance(base, c_ast.ID) and self._is_private(base.name) and (addressed or subscripts == []):
+                for subscript in subscripts:
+                    self.expression(subscript, may)
+                continue  # a local of the statement: nothing to model
+            variable = self.lookup(base.name) if isinstance(base, c_ast.ID) else None
+            by_reference = variable is not None and (addressed or len(subscripts) < variable.ctype.rank) \
+                and not (isinstance(variable.decl, c_ast.Decl) and isinstance(variable.decl.type, c_ast.FuncDecl))
+            if not by_reference:
+                self.expression(arg, may)
+                continue
+            for subscript in subscripts:
+                self.expression(subscript, may)
+            kind = self.classify(base.name, variable)
+            if kind != "array":
+                raise self._unsupported(f"call to '{name}'", node,
+                                        f"may write '{base.name}' through its argument '{_text(arg)}', which the "
+                                        "region may not write (a parameter, iterator or constant); not supported")
+            whole = [Subscript(None, None, arg)] * variable.ctype.rank
+            const = params is not None and k < len(params) and _points_to_const(params[k].type)
+            for is_write in (False, True) if not const else (False,):
+                self.result.records.append(AccessRecord(
+                    self.statement, variable, self.model_name(variable), is_write, False, whole,
+                    self.domain, self.builder, arg))
+        for is_write in (False, True):
+            self.result.records.append(AccessRecord(
+                self.statement, EXTERNAL_STATE, EXTERNAL_STATE.name, is_write, not may, [], self.domain,
+                self.builder, node))
 
     def lvalue(self, node: c_ast.Node, may: bool, also_read: bool) -> None:
         if not isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
@@ -386,3 +450,16 @@ class AccessCollector:
             return meaning is not None and meaning[0] in ("dim", "param")
 
         return Subscript(None, polynomial(node, is_symbol, self.enums), node)
+
+
+def _points_to_const(node: c_ast.Node) -> bool:
+    """Whether a parameter's type is a pointer (or array) to const data."""
+    while isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+        node = node.type
+    return isinstance(node, c_ast.TypeDecl) and "const" in (node.quals or [])
+
+
+def _text(node: c_ast.Node) -> str:
+    from pycparser import c_generator
+
+    return c_generator.CGenerator().visit(node)

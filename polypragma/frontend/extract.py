@@ -19,7 +19,8 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from polypragma.diagnostics import Location, Unsupported
-from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord, ExitOnData
+from polypragma.frontend.accesses import (EXTERNAL_STATE, PURE_FUNCTIONS, AccessCollector, AccessRecord, ExitOnData,
+                                          Subscript)
 from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.exits import Exit, apply_exits
 from polypragma.frontend.functions import FileFunctions, inline_call
@@ -91,6 +92,8 @@ class RegionExtractor:
                 globals_ = set(scope_chain.names)
             scope_chain = scope_chain.parent
         self.not_inlined: dict[str, str] = {}  # void functions whose calls could not be inlined, and why
+        self.globals = globals_
+        self.external: list[tuple[str, isl.Set, AffineBuilder, c_ast.Node]] = []  # statements calling them
 
         def inline(call: c_ast.FuncCall):
             if isinstance(call.name, c_ast.ID) and call.name.name in _HINTS:
@@ -331,6 +334,7 @@ class RegionExtractor:
             schedule, returns = self._exits(schedule)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
+        self._external_globals()
         self._check_aliases()
         self._extended_types()
         arrays, statements, references = self._finish()
@@ -456,6 +460,27 @@ class RegionExtractor:
                 return self._exit(node, walk, "G", frame.depth, frame.first)
         raise ExitOnData(f"'goto {node.name}'", self.location(node),
                          "jumps to a label that is not later in a block holding it")
+
+    def _external_globals(self) -> None:
+        """A function without a body may reach the file's globals: a statement calling one reads and may
+        write every global the region accesses (accesses.py models its arguments)."""
+        if not self.external:
+            return
+        root = self.outer
+        while root.parent is not None:
+            root = root.parent
+        accessed: dict[str, AccessRecord] = {}
+        for record in self.records:
+            variable = record.variable
+            if variable is not EXTERNAL_STATE and root.names.get(variable.name) is variable \
+                    and record.name == variable.name:
+                accessed.setdefault(variable.name, record)
+        for name, domain, builder, call in self.external:
+            for record in accessed.values():
+                whole = [Subscript(None, None, call)] * record.variable.ctype.rank
+                for is_write in (False, True):
+                    self.records.append(AccessRecord(name, record.variable, record.name, is_write, False, whole,
+                                                     domain, builder, call))
 
     def _extended_types(self) -> None:
         """Values of GCC's extended types (``_Float16``, ``__float128``...): the c target keeps them as
@@ -923,6 +948,12 @@ class RegionExtractor:
                                             "is not supported by the GPU targets yet"))
         self._private_arrays(node)
         self.records.extend(collector.result.records)
+        for call in collector.result.external[:1]:
+            self.external.append((name, walk.domain, builder, call))
+            self.device_unsupported.append((
+                f"call to '{call.name.name}'", self.location(call),
+                "is not supported by the GPU targets: the file declares it without a body (or a library "
+                "defines it), so kernels have no version of it to call"))
         self.read_only_scalars |= collector.result.read_only_scalars
         renames = {}
         for record in collector.result.records:

@@ -1,0 +1,56 @@
+// RUN: -- 1 1
+// RUN: -- 2 7
+// RUN: -- 3 16
+// covers: calls to functions without a body in the file (the C library's), modelled as pet models
+//         them: arguments read, what a call is given the address of read and may be written, and the
+//         calls kept in their order (output printed from the region in the original order on every
+//         variant, OpenMP included); the GPU targets refuse them with a located warning
+// external_calls: rounding, splitting and copying rows, with a trace printed as it goes
+#include <string.h>
+#include "kernels.h"
+
+static void kernel_external(int n, double A[n][n], double B[n][n], long r[n], double frac[n])
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        r[i] = lround(A[i][i] * 10.0);
+        printf("row %d rounds to %ld\n", i, r[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        double whole;
+        frac[i] = modf(A[i][0] * 7.0, &whole);
+        B[i][0] = whole;
+    }
+    for (int i = 1; i < n; i++) {
+        memcpy(B[i], A[i - 1], n * sizeof(double));
+        printf("copied row %d\n", i - 1);
+    }
+    for (int i = 0; i < n; i++)
+        A[i][i] = B[i][i] + frac[i];
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int seed = arg_int(argc, argv, 1, 1);
+    int n = arg_size(argc, argv, 2, 12);
+    double (*A)[n] = (double (*)[n])alloc_doubles(n * n);
+    double (*B)[n] = (double (*)[n])alloc_doubles(n * n);
+    long *r = malloc(n * sizeof(long));
+    double *frac = alloc_doubles(n);
+
+    rng_seed(seed);
+    init_array_2d(&A[0][0], n, n);
+    init_array_2d(&B[0][0], n, n);
+
+    kernel_external(n, A, B, r, frac);
+
+    print_array_2d("A", &A[0][0], n, n);
+    print_array_2d("B", &B[0][0], n, n);
+    print_array_1d("frac", frac, n);
+    free(A);
+    free(B);
+    free(r);
+    free(frac);
+    return 0;
+}
