@@ -15,8 +15,9 @@ pet's and PPCG's test files, and a ``main`` that prints the results) is
   the CPU fallback) and run; its output compared with the original's (exactly for c and openmp, up to a
   relative 1e-9 for opencl, whose arithmetic may round differently).
 
-``--source-root DIR`` measures the polypragma of another source tree (e.g. ``git archive`` of an older
-commit unpacked into DIR): it is imported instead of the installed one.
+``--source-root DIR`` measures the polypragma of another source tree (``git archive COMMIT polypragma |
+tar -x -C DIR``): it is imported instead of the installed one; ``--source-commit COMMIT`` names it in the
+report.
 
 Writes bench/results/frontend_coverage_<label>.md and .json.  A program counts as regenerated on a
 target when all its regions are; it counts as correct when its generated program compiles and prints
@@ -149,6 +150,7 @@ def main() -> int:
     parser.add_argument("--targets", default=",".join(TARGETS))
     parser.add_argument("--only", help="a regular expression on program names")
     parser.add_argument("--source-root", type=Path)
+    parser.add_argument("--source-commit", help="the commit the source root holds (for the report)")
     args = parser.parse_args()
     targets = [t for t in args.targets.split(",") if t]
     if "cuda" in targets and shutil.which(NVCC) is None:
@@ -186,12 +188,14 @@ def write(label: str, targets: list[str], programs: list[dict], args) -> None:
     measured = [p for p in programs if "targets" in p]
     lines = [f"# Frontend coverage: {label}", "",
              f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M} UTC, "
-             f"{'source tree ' + str(args.source_root) if args.source_root else 'commit ' + commit()}, "
+             + (f"source tree {args.source_root}" + (f" (commit {args.source_commit})" if args.source_commit else "")
+                if args.source_root else f"commit {commit()}") + ", "
              f"{len(measured)} programs of bench/frontend.", "",
              "Command: `.venv/bin/python bench/frontend_coverage.py --label " + label
              + (f" --targets {args.targets}" if args.targets != ",".join(TARGETS) else "")
              + (f" --only '{args.only}'" if args.only else "")
-             + (f" --source-root {args.source_root}" if args.source_root else "") + "`", "",
+             + (f" --source-root {args.source_root}" if args.source_root else "")
+             + (f" --source-commit {args.source_commit}" if args.source_commit else "") + "`", "",
              "## Summary", "", "| target | regenerated | left as written | correct output | failures |",
              "| --- | --- | --- | --- | --- |"]
     for target in targets:
