@@ -257,6 +257,25 @@ CASES = [
                 A[i] = 0.0;
         B[0] = i;
     """, 4, 12, ("loop iterator 'i'", "outside its loop")),
+    # a loop a break or goto may leave: its iterator's value after it is not the one its condition gives
+    # (the model once printed n for 'i' where C leaves m)
+    Case("iterator-read-after-a-loop-left-by-break", """
+        for (i = 0; i < n; i++) {
+            A[i] = 0.0;
+            if (i == m)
+                break;
+        }
+        B[0] = i;
+    """, 6, 12, ("loop iterator 'i'", "outside its loop")),
+    Case("iterator-read-after-a-loop-left-by-goto", """
+        for (i = 0; i < n; i++) {
+            if (i == m)
+                goto out;
+            A[i] = 0.0;
+        }
+        out:
+        B[0] = i;
+    """, 7, 12, ("loop iterator 'i'", "outside its loop")),
     Case("pointer-declared-in-region", """
         double *q = A;
         for (i = 0; i < n; i++)

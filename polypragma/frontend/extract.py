@@ -744,6 +744,9 @@ class RegionExtractor:
             partial = piece if partial is None else partial.union(piece)
         if loop.modulus:
             self.exit_values.pop(name, None)  # not modelled for a wrapping iterator: a stale value after it
+        elif _leaves_early(node.stmt):
+            # a break or goto may leave it before its condition fails: not the value the model computes
+            self.exit_values.pop(name, None)
         else:
             self._exit_value(node, name, walk, domain, lower, step, position)
         if partial is None:
@@ -1087,6 +1090,17 @@ def _walk(node: c_ast.Node):
     yield node
     for _, child in node.children():
         yield from _walk(child)
+
+
+def _leaves_early(node: c_ast.Node | None) -> bool:
+    """Whether a loop body holds a ``break`` of its loop or a ``goto`` (which may leave it)."""
+    if node is None:
+        return False
+    if isinstance(node, (c_ast.Break, c_ast.Goto)):
+        return True
+    if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
+        return any(isinstance(n, c_ast.Goto) for n in _walk(node))
+    return any(_leaves_early(child) for _, child in node.children())
 
 
 def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
