@@ -973,13 +973,17 @@ def test_pointer_set_from_another_array_only_read(tmp_path: Path):
     ("static double f(double x) { return x + side_effect(1); }", "calls 'side_effect'"),
 ], ids=["global", "pointer", "recursive", "impure-callee"])
 def test_impure_file_function_message(definition: str, why: str, tmp_path: Path):
-    """A function the file defines is callable when it is pure; otherwise the warning says why not."""
+    """A function the file defines is a device function when it is pure; otherwise the c target models it
+    as one without a body (its arguments read, the calls in order) and the GPU targets say why not."""
     text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
         "    for (i = 0; i < n; i++)\n        B[i] = f(A[i]);\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
-    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert status == 0 and stderr == "", stderr
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "opencl"])
     assert status == 0
     (diag,) = diagnostics(stderr)
+    assert "not supported by the GPU targets" in diag.message, stderr
     assert (diag.line, diag.col) == (line_of(text, "B[i] = f(A[i]);"), 16), stderr
     assert "call to 'f'" in diag.message and why in diag.message, stderr
 
@@ -1081,12 +1085,15 @@ def test_iterator_hidden_after_the_region_is_not_used(after: str, used: bool, tm
 ], ids=["element-of-a-row", "subscript-reads-memory", "pointer-passed-on", "argument-reads-memory",
         "parameter-changed", "early-return"])
 def test_call_not_inlined_message(definition: str, call: str, why: str, tmp_path: Path):
-    """A call to a void function of the file is inlined where that means the same; otherwise the
-    warning says why not, at the call."""
+    """A call to a void function of the file is inlined where that means the same; otherwise the c target
+    models it as a call to a function without a body, and the GPU targets' warning says why not, at the
+    call."""
     text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
         f"    for (i = 0; i < n; i++)\n        {call}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
-    status, stderr = polypragma(source, tmp_path / "out")
+    status, stderr = polypragma(source, tmp_path / "c")
+    assert status == 0 and stderr == "", stderr  # the c target runs the call as a call
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "opencl"])
     assert status == 0
     (diag,) = diagnostics(stderr)
     assert (diag.line, diag.col) == (line_of(text, call), 9), stderr

@@ -68,6 +68,7 @@ class StatementAccesses:
     exit_uses: set[str] = field(default_factory=set)  # loop iterators read after their loops
     members: list[c_ast.Node] = field(default_factory=list)  # struct member accesses (kernels have none yet)
     external: list[c_ast.FuncCall] = field(default_factory=list)  # calls to functions without a body
+    external_why: dict[str, str] = field(default_factory=dict)  # for a function of the file: why it is not pure
 
 
 # what a function without a body may do besides its arguments (output, its own state): every call reads
@@ -218,8 +219,11 @@ class AccessCollector:
                 if why == "":
                     self.result.called.setdefault(name, node)
                 elif why is not None:
-                    raise self._unsupported(shown, node, f"may have side effects and is not supported ('{name}' "
-                                            f"{why})")
+                    # a function of the file that is not pure and cannot be inlined: modelled as one
+                    # without a body is (what it does stays behind the call)
+                    self.result.external_why.setdefault(name, why)
+                    self._external_call(node, name, may)
+                    return
                 elif name is None:
                     raise self._unsupported(shown, node, "may have side effects and is not supported")
                 else:
@@ -238,8 +242,8 @@ class AccessCollector:
             raise self._unsupported(f"expression '{type(node).__name__}'", node)
 
     def _external_call(self, node: c_ast.FuncCall, name: str, may: bool) -> None:
-        """A call to a function the file declares without a body (or a library's), modelled as pet models
-        one: it reads its arguments, and reads and may write the whole of every array or variable it is
+        """A call to a function the file declares without a body (or a library's, or one of the file's that
+        is not pure and cannot be inlined), modelled as pet models one without a body: it reads its arguments, and reads and may write the whole of every array or variable it is
         given the address of (read only where the parameter points to const); it reads and writes the
         external state, so such calls keep their order.  The extractor adds the file's globals the region
         accesses, which the function may also reach."""

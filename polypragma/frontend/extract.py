@@ -951,10 +951,13 @@ class RegionExtractor:
                                             "is not supported by the GPU targets yet"))
         self._private_arrays(node)
         self.records.extend(collector.result.records)
-        for call in collector.result.external[:1]:
+        for call in collector.result.external[:1]:  # (the globals it may reach: once per statement)
             self.external.append((name, walk.domain, builder, call))
+            callee = call.name.name
+            why = collector.result.external_why.get(callee)
             self.device_unsupported.append((
-                f"call to '{call.name.name}'", self.location(call),
+                f"call to '{callee}'", self.location(call),
+                f"is not supported by the GPU targets: '{callee}' {why}" if why is not None else
                 "is not supported by the GPU targets: the file declares it without a body (or a library "
                 "defines it), so kernels have no version of it to call"))
         self.read_only_scalars |= collector.result.read_only_scalars

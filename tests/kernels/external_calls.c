@@ -4,10 +4,34 @@
 // covers: calls to functions without a body in the file (the C library's), modelled as pet models
 //         them: arguments read, what a call is given the address of read and may be written, and the
 //         calls kept in their order (output printed from the region in the original order on every
-//         variant, OpenMP included); the GPU targets refuse them with a located warning
+//         variant, OpenMP included); functions of the file that are not pure and cannot be inlined (a
+//         counter in a global, an early return, recursion) modelled the same way; the GPU targets refuse
+//         them with a located warning
 // external_calls: rounding, splitting and copying rows, with a trace printed as it goes
 #include <string.h>
 #include "kernels.h"
+
+static int calls;
+
+static double counted(double x)
+{
+    calls++;
+    return 2.0 * x + calls;
+}
+
+static void clip_row(int n, double *row)
+{
+    for (int k = 0; k < n; k++) {
+        if (row[k] > 1.5)
+            return;
+        row[k] *= 3.0;
+    }
+}
+
+static long fib(int k)
+{
+    return k < 2 ? k : fib(k - 1) + fib(k - 2);
+}
 
 static void kernel_external(int n, double A[n][n], double B[n][n], long r[n], double frac[n])
 {
@@ -27,6 +51,11 @@ static void kernel_external(int n, double A[n][n], double B[n][n], long r[n], do
     }
     for (int i = 0; i < n; i++)
         A[i][i] = B[i][i] + frac[i];
+    for (int i = 0; i < n; i++) {
+        B[i][n - 1] = counted(A[i][0]);
+        clip_row(n, B[i]);
+        r[i] += fib(i % 12);
+    }
 #pragma endscop
 }
 
@@ -48,6 +77,9 @@ int main(int argc, char **argv)
     print_array_2d("A", &A[0][0], n, n);
     print_array_2d("B", &B[0][0], n, n);
     print_array_1d("frac", frac, n);
+    for (int i = 0; i < n; i++)
+        printf("r[%d] = %ld\n", i, r[i]);
+    print_int_scalar("calls", calls);
     free(A);
     free(B);
     free(r);
