@@ -16,7 +16,8 @@
 * ``*(p + e)`` is ``p[e]`` and ``*p`` is ``p[0]``, as C defines them.
 * ``if (c) break;`` first in a loop body joins the loop's condition (``while (1) { if (i >= n) break; ...``
   is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted;
-  a ``for`` without initialisation and increment is the ``while`` loop it means.
+  a ``for`` without initialisation and increment is the ``while`` loop it means, and one without
+  increment whose body steps its iterator last (``for (i = 0; i < n;) { ...; i++; }``) a counted loop.
 * A ``switch`` is the chain of conditions on its scrutinee it means (:mod:`polypragma.frontend.switch`).
 * A ``for`` header with comma expressions is a loop on one iterator, the other variables it steps
   functions of that iterator (:mod:`polypragma.frontend.for_headers`).
@@ -118,6 +119,15 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
         parts = _split_header(node)
         if parts is not None:
             return _statement(c_ast.Compound(parts, coord=node.coord), targets)
+        if node.next is None and node.init is not None and node.cond is not None:
+            # for (i = 0; i < n;) { ...; i++; }: the increment is the body's last statement
+            init = node.init
+            before = init.decls[0] if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 else \
+                init if isinstance(init, c_ast.Assignment) else None
+            counted = _counted(before, c_ast.While(node.cond, node.stmt, coord=node.coord), []) \
+                if before is not None else None
+            if counted is not None:
+                node = counted
         if node.init is None and node.next is None:
             # for (; c; ) is while (c), for (;;) is while (1): a counted loop when set just before
             node = c_ast.While(node.cond if node.cond is not None else c_ast.Constant("int", "1"), node.stmt,
