@@ -59,7 +59,13 @@ def construct_of(message: str) -> str:
     """The construct a warning names, with the user's names taken out so that warnings group."""
     head = re.split(r" (?:is|are|may|mixes|compares|wraps|leaves|depends|inside|under|in the|of type|with no)\b",
                     message, maxsplit=1)[0]
-    return re.sub(r"'([^']*)'", lambda m: m.group(0) if m.group(1) in KEYWORDS else "'…'", head)
+    def name_out(match: re.Match) -> str:
+        words = match.group(1).split()
+        if words and words[0] in KEYWORDS:
+            return f"'{words[0]}{' …' if len(words) > 1 else ''}'"  # 'goto done' as 'goto …'
+        return "'…'"
+
+    return re.sub(r"'([^']*)'", name_out, head)
 
 
 def region_count(path: Path) -> int:
