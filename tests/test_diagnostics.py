@@ -373,6 +373,18 @@ def test_c_only_construct_is_regenerated_by_c_and_refused_by_gpu_targets(case: C
     assert_untouched(source, text)
 
 
+def test_label_that_a_goto_outside_the_region_targets_is_kept(tmp_path: Path):
+    """Gotos inside a region are modelled and their labels dropped; a label a goto outside the region
+    targets must stay, so that region is left as written."""
+    text = ("void f(int n, double *A)\n{\n    int i;\n    if (n < 0)\n        goto inside;\n#pragma scop\n"
+            "    for (i = 0; i < n; i++)\n        A[i] = 0;\ninside:\n    A[0] = 1;\n#pragma endscop\n}\n")
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    (diag,) = diagnostics(stderr)
+    assert status == 0 and (diag.line, diag.col) == (9, 1), stderr
+    assert "label 'inside' is the target of a 'goto' outside the region" in diag.message
+
+
 def case_source(case: Case) -> str:
     return PROLOGUE + _body(case.body) + EPILOGUE
 

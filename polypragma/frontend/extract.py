@@ -103,6 +103,13 @@ class RegionExtractor:
                 self.not_inlined.setdefault(call.name.name, result)
             return result
 
+        # a label of the region that only gotos outside it target: the generated code would lose it
+        inside = {n.name for item in items for n in _walk(item) if isinstance(n, c_ast.Goto)}
+        for item in items:
+            for n in _walk(item):
+                if isinstance(n, c_ast.Label) and n.name in goto_targets and n.name not in inside:
+                    raise Unsupported(f"label '{n.name}'", self.location(n),
+                                      "is the target of a 'goto' outside the region; not supported")
         self.notes: dict[int, str] = {}  # why normalise left a statement as it was (by id)
         self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes)
         self.outer = scope
