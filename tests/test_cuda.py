@@ -23,7 +23,7 @@ LEFT_AS_WRITTEN = {"banded": "elements of 'Ab' accessed cannot be bounded",
                    "unsigned_loops": "unsigned_loops.c:26:24: warning: region left as written: loop condition 'i < n'",
                    "early_return": "early_return.c:20:17: warning: region left as written: 'return' statement",
                    "unsigned_wrap": "unsigned_wrap.c:16:5: warning: region left as written: loop 'k' of type",
-                   "external_calls": "external_calls.c:40:16: warning: region left as written: call to 'lround'",
+                   "external_calls": "external_calls.c:52:16: warning: region left as written: call to 'lround'",
                    "exits_on_data": "exits_on_data.c:37:17: warning: region left as written: 'goto done' statement"}
 
 

@@ -285,12 +285,22 @@ class AccessCollector:
                 raise self._unsupported(f"call to '{name}'", node,
                                         f"may write '{base.name}' through its argument '{_text(arg)}', which the "
                                         "region may not write (a parameter, iterator or constant); not supported")
-            whole = [Subscript(None, None, arg)] * variable.ctype.rank
             const = params is not None and k < len(params) and _points_to_const(params[k].type)
-            for is_write in (False, True) if not const else (False,):
-                self.result.records.append(AccessRecord(
-                    self.statement, variable, self.model_name(variable), is_write, False, whole,
-                    self.domain, self.builder, arg))
+            targets = [variable]
+            if self.types is not None and isinstance(variable.decl, c_ast.Decl) \
+                    and self.types.aggregate(variable.decl.type) is not None:
+                # a struct: the model's arrays are its members (p__x), each reached whole
+                leaves = self._leaves(variable.decl.type, [])
+                if leaves is None:
+                    raise self._unsupported(f"call to '{name}'", node,
+                                            f"is given '{_text(arg)}', which holds a union; not supported")
+                targets = [self._member(arg, variable, kind, fields) for fields in leaves]
+            for target_variable in targets:
+                whole = [Subscript(None, None, arg)] * target_variable.ctype.rank
+                for is_write in (False, True) if not const else (False,):
+                    self.result.records.append(AccessRecord(
+                        self.statement, target_variable, self.model_name(target_variable), is_write, False,
+                        whole, self.domain, self.builder, arg))
         for is_write in (False, True):
             self.result.records.append(AccessRecord(
                 self.statement, EXTERNAL_STATE, EXTERNAL_STATE.name, is_write, not may, [], self.domain,

@@ -476,12 +476,13 @@ class RegionExtractor:
         root = self.outer
         while root.parent is not None:
             root = root.parent
+        declared = {id(v.decl) for v in root.names.values() if v.decl is not None}
         accessed: dict[str, AccessRecord] = {}
         for record in self.records:
-            variable = record.variable
-            if variable is not EXTERNAL_STATE and root.names.get(variable.name) is variable \
-                    and record.name == variable.name:
-                accessed.setdefault(variable.name, record)
+            # a global, or a member of a global struct (p__x shares the declaration of p)
+            if record.variable is not EXTERNAL_STATE and id(record.variable.decl) in declared \
+                    and not record.variable.declared_in_region:
+                accessed.setdefault(record.name, record)
         for name, domain, builder, call in self.external:
             for record in accessed.values():
                 whole = [Subscript(None, None, call)] * record.variable.ctype.rank

@@ -28,12 +28,24 @@ static void clip_row(int n, double *row)
     }
 }
 
+struct cell {
+    double value;
+    double history[2];
+};
+
+static void reset(struct cell *c, double v)
+{
+    c->history[1] = c->history[0];
+    c->history[0] = c->value;
+    c->value = v;
+}
+
 static long fib(int k)
 {
     return k < 2 ? k : fib(k - 1) + fib(k - 2);
 }
 
-static void kernel_external(int n, double A[n][n], double B[n][n], long r[n], double frac[n])
+static void kernel_external(int n, double A[n][n], double B[n][n], long r[n], double frac[n], struct cell c[n])
 {
 #pragma scop
     for (int i = 0; i < n; i++) {
@@ -56,6 +68,12 @@ static void kernel_external(int n, double A[n][n], double B[n][n], long r[n], do
         clip_row(n, B[i]);
         r[i] += fib(i % 12);
     }
+    for (int i = 0; i < n; i++) {
+        reset(&c[i], A[i][i]);
+        c[i].value += c[i].history[0];
+    }
+    for (int i = 1; i < n; i++)
+        c[i].history[1] += c[i - 1].value;
 #pragma endscop
 }
 
@@ -67,12 +85,18 @@ int main(int argc, char **argv)
     double (*B)[n] = (double (*)[n])alloc_doubles(n * n);
     long *r = malloc(n * sizeof(long));
     double *frac = alloc_doubles(n);
+    struct cell *c = malloc(n * sizeof(struct cell));
 
     rng_seed(seed);
     init_array_2d(&A[0][0], n, n);
     init_array_2d(&B[0][0], n, n);
+    for (int i = 0; i < n; i++) {
+        c[i].value = 0.5 * i;
+        c[i].history[0] = 0.25;
+        c[i].history[1] = -1.0;
+    }
 
-    kernel_external(n, A, B, r, frac);
+    kernel_external(n, A, B, r, frac, c);
 
     print_array_2d("A", &A[0][0], n, n);
     print_array_2d("B", &B[0][0], n, n);
@@ -80,6 +104,9 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++)
         printf("r[%d] = %ld\n", i, r[i]);
     print_int_scalar("calls", calls);
+    for (int i = 0; i < n; i++)
+        printf("c[%d] = %.17g %.17g %.17g\n", i, c[i].value, c[i].history[0], c[i].history[1]);
+    free(c);
     free(A);
     free(B);
     free(r);
