@@ -243,8 +243,9 @@ class AccessCollector:
 
     def _external_call(self, node: c_ast.FuncCall, name: str, may: bool) -> None:
         """A call to a function the file declares without a body (or a library's, or one of the file's that
-        is not pure and cannot be inlined), modelled as pet models one without a body: it reads its arguments, and reads and may write the whole of every array or variable it is
-        given the address of (read only where the parameter points to const); it reads and writes the
+        is not pure and cannot be inlined), modelled as pet models one without a body: it reads its
+        arguments, and reads and may write the whole of every array or variable it is given the address of
+        (read only where the parameter points to const; a struct's members each); it reads and writes the
         external state, so such calls keep their order.  The extractor adds the file's globals the region
         accesses, which the function may also reach."""
         function = self.lookup(name)
