@@ -425,9 +425,9 @@ class RegionExtractor:
 
     def _return(self, node: c_ast.Return, walk: _Walk) -> isl.Schedule | None:
         """A ``return`` where the enclosing conditions are affine: a pseudo-statement whose instances
-        are the points where it is reached (see :meth:`_early_returns`).  Its value is computed after
-        the generated code, when nothing else has run since: it may not name the region's iterators or
-        locals, which have no value there."""
+        are the points where it is reached (see :meth:`_exits`).  Its value is computed after
+        the generated code, when nothing else has run since: one naming the region's iterators or locals,
+        which have no value there, makes the region one statement run as written."""
         loop_names = {l.c_name for l in walk.loops}
         for child in _walk(node.expr) if node.expr is not None else ():
             if isinstance(child, c_ast.ID):
