@@ -276,6 +276,14 @@ CASES = [
         out:
         B[0] = i;
     """, 7, 12, ("loop iterator 'i'", "outside its loop")),
+    # a loop run as written (a bound on data) sets the iterator: the value an earlier loop left is stale
+    Case("iterator-read-after-a-loop-run-as-written", """
+        for (i = 0; i < n; i++)
+            A[i] = 0.0;
+        for (i = 0; i < n && A[i] < 1.0; i++)
+            A[i] = 1.0;
+        B[0] = i;
+    """, 5, 12, ("loop iterator 'i'", "outside its loop")),
     Case("pointer-declared-in-region", """
         double *q = A;
         for (i = 0; i < n; i++)

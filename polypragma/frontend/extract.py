@@ -945,6 +945,11 @@ class RegionExtractor:
                     "is not supported by the GPU targets: it is declared pure, but the file does not define "
                     "it, so kernels have no version of it to call"))
             self.called.setdefault(callee, call)
+        for loop in (n for n in _walk(node) if isinstance(n, c_ast.For)):
+            if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
+                # a loop run as written sets the function's iterator: a value the model computed for an
+                # earlier loop on it is stale (a loop stopped by a break on data left 5 where n was read)
+                self.exit_values.pop(loop.init.lvalue.name, None)
         for loop in (n for n in _walk(node) if isinstance(n, c_ast.For) and n is not node):
             if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
                 # kernels do not see the function's variable
