@@ -739,7 +739,9 @@ class RegionExtractor:
                     "is not supported by the GPU targets unless its iterator is declared in it "
                     f"('for (int {name} = ...')"))
             return self._statement(node, walk)
+        self._breaks_taken = None
         child = self._loop_body(node.stmt, body_walk, loop, position)
+        breaks_taken, self._breaks_taken = self._breaks_taken, None
         if child is None:
             return None
         partial = None
@@ -752,20 +754,21 @@ class RegionExtractor:
             partial = piece if partial is None else partial.union(piece)
         if loop.modulus:
             self.exit_values.pop(name, None)  # not modelled for a wrapping iterator: a stale value after it
-        elif _leaves_early(node.stmt):
-            # a break or goto may leave it before its condition fails: not the value the model computes
+        elif _leaves_early(node.stmt, breaks=breaks_taken is None):
+            # a goto (or a break the model did not place) may leave it before its condition fails
             self.exit_values.pop(name, None)
         else:
-            self._exit_value(node, name, walk, domain, lower, step, position)
+            self._exit_value(node, name, walk, domain, lower, step, position, breaks_taken)
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
 
     def _exit_value(self, node: c_ast.For, name: str, walk: _Walk, domain: isl.Set, lower: isl.PwAff,
-                    step: int, position: int) -> None:
+                    step: int, position: int, breaks_taken: isl.Set | None = None) -> None:
         """Record the value a loop of the region's top level leaves in an iterator declared before the
         region: the first value of its progression that fails the condition, i.e. the last iteration
-        plus the step, or the start when it runs no iteration."""
+        plus the step, or the start when it runs no iteration; where a break is taken (``breaks_taken``,
+        the iteration it is taken at, if any), that iteration's value (a break skips the step)."""
         self.exit_values.pop(name, None)
         if walk.loops or not isinstance(node.init, c_ast.Assignment) or name in self._assigned_in_statements:
             return
@@ -776,7 +779,12 @@ class RegionExtractor:
             isl.Val(str(step), context=self.ctx))
         start = lower.drop_dims(isl.dim_type.in_, position, 1)  # it does not involve the iterator
         none = walk.domain.subtract(last_value.domain())
-        self.exit_values[name] = last_value.union_max(start.intersect_domain(none)).coalesce()
+        value = last_value.union_max(start.intersect_domain(none)).coalesce()
+        if breaks_taken is not None and not breaks_taken.is_empty():
+            stops = isl.Map.from_range(breaks_taken)
+            stop = isl.PwMultiAff.from_map(stops.lexmax() if step < 0 else stops.lexmin()).get_pw_aff(0)
+            value = stop.union_max(value.intersect_domain(walk.domain.subtract(stop.domain()))).coalesce()
+        self.exit_values[name] = value
 
     def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
         """Whether a loop whose condition is not affine can be one statement: its condition reads data
@@ -869,6 +877,8 @@ class RegionExtractor:
             piece = self._block(segment, _Walk(walk.loops, reached.intersect(alive).coalesce(), scope))
             if piece is not None:
                 pieces.append(piece)
+        # where the loop stops at a break (set after the segments: their loops reset it)
+        self._breaks_taken = any_taken.intersect(alive).coalesce()
         return _sequence(pieces)
 
     def _loop_init(self, node: c_ast.For, scope: Scope, walk: _Walk) -> tuple[str, c_ast.Node, str, bool]:
@@ -1108,15 +1118,16 @@ def _walk(node: c_ast.Node):
         yield from _walk(child)
 
 
-def _leaves_early(node: c_ast.Node | None) -> bool:
-    """Whether a loop body holds a ``break`` of its loop or a ``goto`` (which may leave it)."""
+def _leaves_early(node: c_ast.Node | None, breaks: bool = True) -> bool:
+    """Whether a loop body holds a ``goto`` (which may leave it) or, with ``breaks``, a ``break`` of its
+    loop."""
     if node is None:
         return False
-    if isinstance(node, (c_ast.Break, c_ast.Goto)):
+    if isinstance(node, c_ast.Goto) or (breaks and isinstance(node, c_ast.Break)):
         return True
     if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
         return any(isinstance(n, c_ast.Goto) for n in _walk(node))
-    return any(_leaves_early(child) for _, child in node.children())
+    return any(_leaves_early(child, breaks) for _, child in node.children())
 
 
 def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
