@@ -253,7 +253,7 @@ def test_compile_errors_and_warnings_are_python_exceptions():
         polypragma.compile("void f(int n)\n{\n  int = ;\n}\n", target="c")
     with pytest.warns(polypragma.CompileWarning, match="left as written"):
         mod = polypragma.compile("void f(int n, double *x)\n{\n#pragma scop\n"
-                                 "  for (int i = 0; i < n; i++)\n    switch (i) { case 0: x[i] = 0; break; default: x[i] = 1; }\n"
+                                 "  for (int i = 0; i < n; i++)\n    switch (i) { case 0: if (x[i] > 0) break; x[i] = 0; break; default: x[i] = 1; }\n"
                                  "#pragma endscop\n}\n",
                                  target="c")
     assert "left as written" in mod.explain()

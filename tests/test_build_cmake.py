@@ -139,7 +139,7 @@ int count_positive(int n, double *a)
   int k = 0;
 #pragma scop
   while (k < n && a[k] > LIMIT) {
-    switch (k % 2) { default: k++; }
+    switch (k % 2) { default: if (a[k] > 100.0) break; k++; }
   }
 #pragma endscop
   return k;

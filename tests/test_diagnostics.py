@@ -140,80 +140,52 @@ def _body(text: str) -> str:
 
 
 CASES = [
-    # a while loop that is not counted is run as written, as one statement: a return cannot leave it
-    Case("while-loop", """
-        i = 1;
-        while (i < n) {
-            if (A[i] < 0.0)
-                return;
-            i = 2 * i;
-        }
-    """, 4, 13, ("'return' statement", "inside a loop run as written")),
-    Case("do-while-loop", """
-        i = 0;
-        do {
-            if (A[i] < 0.0)
-                return;
-            i++;
-        } while (i < n);
-    """, 4, 13, ("'return' statement", "inside a loop run as written")),
-    Case("goto", """
-        for (i = 0; i < n; i++) {
-            if (i > 10)
-                goto done;
-            A[i] = 0.0;
-        }
-        done:
-        ;
-    """, 3, 13, ("'goto'",)),
-    Case("label", """
-        for (i = 0; i < n; i++) {
-        again:
-            A[i] = 0.0;
-            if (i == 0)
-                goto again;
-        }
-    """, 2, 5, ("label",)),
+    # a break or continue in an if comes out of it unless what runs before it changes the condition
     Case("break", """
         for (i = 0; i < n; i++) {
-            if (i > 2) {
-                B[i] = A[i];
+            if (A[i] > 2.0) {
+                A[i] = 0.0;
                 break;
             }
         }
     """, 4, 13, ("'break' statement",)),
     Case("continue", """
         for (i = 0; i < n; i++) {
-            if (i % 2 == 0) {
-                if (A[i] > 0.0)
+            if (A[i] > 0.0) {
+                A[i] = -1.0;
+                if (i % 2 == 0)
                     continue;
             }
             B[i] = A[i];
         }
-    """, 4, 17, ("'continue' statement",)),
-    Case("return", """
-        for (i = 0; i < n; i++) {
-            if (A[i] < 0.0)
-                return;
-            B[i] = A[i];
-        }
-    """, 3, 13, ("'return' statement", "under a condition on data")),
+    """, 5, 17, ("'continue' statement",)),
+    # a switch is the chain of conditions it means, unless a case leaves it under a condition
     Case("switch", """
         for (i = 0; i < n; i++) {
             switch (i % 3) {
+            case 0: if (A[i] > 0.0) break; A[i] = 1.0; break;
+            default: A[i] = 2.0;
+            }
+        }
+    """, 2, 9, ("'switch' statement", "'break' under a condition")),
+    Case("switch-scrutinee-with-side-effects", """
+        for (i = 0; i < n; i++) {
+            switch (s++) {
             case 0: A[i] = 1.0; break;
             default: A[i] = 2.0;
             }
         }
-    """, 2, 9, ("'switch' statement",)),
-    Case("call-printf", """
+    """, 2, 9, ("'switch' statement", "side effects")),
+    # several variables in a for header: the others set once, or stepped with the iterator
+    Case("for-header-step-not-constant", """
+        for (i = 0, j = 1; i < n; i++, j *= 2)
+            A[i] = j;
+    """, 1, 10, ("loop initialisation 'i = 0, j = 1'", "increment 'j *= 2'")),
+    # a function without a body may be called (the c target), but not with the address of a parameter
+    Case("call-writing-a-parameter", """
         for (i = 0; i < n; i++)
-            printf("%f\\n", A[i]);
-    """, 2, 9, ("call to 'printf'", "side effects")),
-    Case("call-user-function", """
-        for (i = 0; i < n; i++)
-            A[i] = side_effect(i);
-    """, 2, 16, ("call to 'side_effect'", "side effects")),
+            A[i] = side_effect(&m);
+    """, 2, 16, ("call to 'side_effect'", "may write 'm' through its argument '&m'")),
     Case("call-function-pointer", """
         for (i = 0; i < n; i++)
             A[i] = (*side_effect)(i);
@@ -285,6 +257,25 @@ CASES = [
                 A[i] = 0.0;
         B[0] = i;
     """, 4, 12, ("loop iterator 'i'", "outside its loop")),
+    # a loop a goto may leave: its iterator's value after it is not the one its condition gives (the
+    # model once printed n for 'i' where C leaves m; after a break it now gives the break's iteration)
+    Case("iterator-read-after-a-loop-left-by-goto", """
+        for (i = 0; i < n; i++) {
+            if (i == m)
+                goto out;
+            A[i] = 0.0;
+        }
+        out:
+        B[0] = i;
+    """, 7, 12, ("loop iterator 'i'", "outside its loop")),
+    # a loop run as written (a bound on data) sets the iterator: the value an earlier loop left is stale
+    Case("iterator-read-after-a-loop-run-as-written", """
+        for (i = 0; i < n; i++)
+            A[i] = 0.0;
+        for (i = 0; i < n && A[i] < 1.0; i++)
+            A[i] = 1.0;
+        B[0] = i;
+    """, 5, 12, ("loop iterator 'i'", "outside its loop")),
     Case("pointer-declared-in-region", """
         double *q = A;
         for (i = 0; i < n; i++)
@@ -296,6 +287,102 @@ CASES = [
             B[i] = 0.0;
     """, 1, 16, ("static local 'calls'",)),
 ]
+
+
+# constructs the c target regenerates and the GPU targets refuse, at the construct
+C_ONLY_CASES = [
+    # functions without a body: pet's model (arguments read, what they are given the address of read and
+    # may be written, calls kept in order); kernels have no version of them
+    Case("call-printf", """
+        for (i = 0; i < n; i++)
+            printf("%f\\n", A[i]);
+    """, 2, 9, ("call to 'printf'", "declares it without a body")),
+    Case("call-user-function", """
+        for (i = 0; i < n; i++)
+            A[i] = side_effect(i);
+    """, 2, 16, ("call to 'side_effect'", "declares it without a body")),
+    # returns and gotos the model cannot place (conditions on data, a return in a loop run as written, a
+    # goto backward): the region is one statement run as written
+    Case("return-in-while-loop", """
+        i = 1;
+        while (i < n) {
+            if (A[i] < 0.0)
+                return;
+            i = 2 * i;
+        }
+    """, 4, 13, ("'return' statement", "inside a loop run as written", "run as written on the c target")),
+    Case("return-in-do-while-loop", """
+        i = 0;
+        do {
+            if (A[i] < 0.0)
+                return;
+            i++;
+        } while (i < n);
+    """, 4, 13, ("'return' statement", "inside a loop run as written")),
+    Case("return-under-data", """
+        for (i = 0; i < n; i++) {
+            if (A[i] < 0.0)
+                return;
+            B[i] = A[i];
+        }
+    """, 3, 13, ("'return' statement", "under a condition on data")),
+    Case("return-of-iterator", """
+        for (i = 0; i < n; i++) {
+            if (i == k)
+                return;
+            B[i] = A[i];
+        }
+        for (i = 0; i < n; i++)
+            if (i > m)
+                return;
+    """, 3, 13, ("'return' statement", "not supported by the GPU targets yet")),
+    Case("goto-under-data", """
+        for (i = 0; i < n; i++) {
+            if (A[i] > 10.0)
+                goto done;
+            A[i] = 0.0;
+        }
+        done:
+        ;
+    """, 3, 13, ("'goto done' statement", "under a condition on data")),
+    Case("goto-backward", """
+        for (i = 0; i < n; i++) {
+        again:
+            A[i] = 0.0;
+            if (i == n + 5)
+                goto again;
+        }
+    """, 5, 13, ("'goto again'", "not later in a block holding it")),
+]
+
+
+@pytest.mark.parametrize("case", C_ONLY_CASES, ids=lambda c: c.id)
+def test_c_only_construct_is_regenerated_by_c_and_refused_by_gpu_targets(case: Case, tmp_path: Path):
+    text = case_source(case)
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "c")
+    assert status == 0 and stderr == "", stderr
+    assert _MARKER in generated_path(source, tmp_path / "c").read_text()
+    status, stderr = polypragma(source, tmp_path / "opencl", ["--target", "opencl"])
+    assert status == 0, stderr
+    (diag,) = diagnostics(stderr)
+    assert diag.severity == "warning" and diag.message.startswith("region left as written: "), diag.message
+    assert (diag.line, diag.col) == (BODY_FIRST_LINE + case.line - 1, case.col), diag
+    for word in case.construct:
+        assert word in diag.message, diag.message
+    assert_untouched(source, text)
+
+
+def test_label_that_a_goto_outside_the_region_targets_is_kept(tmp_path: Path):
+    """Gotos inside a region are modelled and their labels dropped; a label a goto outside the region
+    targets must stay, so that region is left as written."""
+    text = ("void f(int n, double *A)\n{\n    int i;\n    if (n < 0)\n        goto inside;\n#pragma scop\n"
+            "    for (i = 0; i < n; i++)\n        A[i] = 0;\ninside:\n    A[0] = 1;\n#pragma endscop\n}\n")
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "out")
+    (diag,) = diagnostics(stderr)
+    assert status == 0 and (diag.line, diag.col) == (9, 1), stderr
+    assert "label 'inside' is the target of a 'goto' outside the region" in diag.message
 
 
 def case_source(case: Case) -> str:
@@ -591,7 +678,7 @@ BAD_REGION = """\
         while (j <= i) {
             z[i] += y[j] + x[i];
             if (z[i] > 100.0)
-                return;
+                (*kernel)(n);
             j = 2 * j + 1;
         }
     }
@@ -641,8 +728,8 @@ def test_only_the_unsupported_region_is_left_as_written(order: str, tmp_path: Pa
     assert status == 0, stderr
     (diag,) = diagnostics(stderr)
     assert diag.severity == "warning"
-    assert "'return' statement" in diag.message
-    assert (diag.line, diag.col) == (line_of(text, "while (j <= i)") + 3, 17)
+    assert "call through a function pointer" in diag.message
+    assert (diag.line, diag.col) == (line_of(text, "while (j <= i)") + 3, 19)
     assert_untouched(source, text)
 
     output = generated_path(source, outdir).read_text()
@@ -665,7 +752,7 @@ def test_strict_fails_on_the_unsupported_one_of_two_regions(tmp_path: Path):
     status, stderr = polypragma(source, tmp_path / "out", ["--strict"])
     assert status == 1, stderr
     (diag,) = diagnostics(stderr)
-    assert diag.severity == "error" and "'return' statement" in diag.message
+    assert diag.severity == "error" and "call through a function pointer" in diag.message
     assert diag.line == line_of(text, "while (j <= i)") + 3
     assert_untouched(source, text)
 
@@ -752,7 +839,7 @@ def test_quiet_without_verbose(tmp_path: Path):
 
 def test_command_line_exit_status(tmp_path: Path):
     """The real command (python -m polypragma): statuses and stderr as above, no traceback."""
-    case = next(c for c in CASES if c.id == "while-loop")
+    case = next(c for c in CASES if c.id == "continue")
     text = case_source(case)
     source = write_source(tmp_path, "kernel.c", text)
     marked = write_source(tmp_path, "marked.c", MARKUP["scop-never-closed"][0])
@@ -898,13 +985,17 @@ def test_pointer_set_from_another_array_only_read(tmp_path: Path):
     ("static double f(double x) { return x + side_effect(1); }", "calls 'side_effect'"),
 ], ids=["global", "pointer", "recursive", "impure-callee"])
 def test_impure_file_function_message(definition: str, why: str, tmp_path: Path):
-    """A function the file defines is callable when it is pure; otherwise the warning says why not."""
+    """A function the file defines is a device function when it is pure; otherwise the c target models it
+    as one without a body (its arguments read, the calls in order) and the GPU targets say why not."""
     text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
         "    for (i = 0; i < n; i++)\n        B[i] = f(A[i]);\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
-    status, stderr = polypragma(source, tmp_path / "out", ["--target", "c"])
+    status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert status == 0 and stderr == "", stderr
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "opencl"])
     assert status == 0
     (diag,) = diagnostics(stderr)
+    assert "not supported by the GPU targets" in diag.message, stderr
     assert (diag.line, diag.col) == (line_of(text, "B[i] = f(A[i]);"), 16), stderr
     assert "call to 'f'" in diag.message and why in diag.message, stderr
 
@@ -1000,18 +1091,21 @@ def test_iterator_hidden_after_the_region_is_not_used(after: str, used: bool, tm
     ("static void put(double *x, int k) { x[k] = 0.0; }", "put(&A[len[i]], i);", "has a subscript that reads memory"),
     ("static void put(double *x, int k) { x[k] = 0.0; g(x); }", "put(A + 1, i);",
      "uses its pointer parameter 'x' other than through a subscript or '*'"),
-    ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, B[i]);", "'B[i]' reads memory"),
+    ("static void put(double *x, double v) { x[0] = v; x[1] = v; }", "put(A, A[i]);", "'A[i]' reads memory the body writes"),
     ("static void put(double *x, int k) { k++; x[k] = 0.0; }", "put(A, i);", "its parameter 'k'"),
     ("static void put(double *x, int k) { if (k) return; x[k] = 0.0; }", "put(A, i);", "returns early"),
 ], ids=["element-of-a-row", "subscript-reads-memory", "pointer-passed-on", "argument-reads-memory",
         "parameter-changed", "early-return"])
 def test_call_not_inlined_message(definition: str, call: str, why: str, tmp_path: Path):
-    """A call to a void function of the file is inlined where that means the same; otherwise the
-    warning says why not, at the call."""
+    """A call to a void function of the file is inlined where that means the same; otherwise the c target
+    models it as a call to a function without a body, and the GPU targets' warning says why not, at the
+    call."""
     text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
         f"    for (i = 0; i < n; i++)\n        {call}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
-    status, stderr = polypragma(source, tmp_path / "out")
+    status, stderr = polypragma(source, tmp_path / "c")
+    assert status == 0 and stderr == "", stderr  # the c target runs the call as a call
+    status, stderr = polypragma(source, tmp_path / "out", ["--target", "opencl"])
     assert status == 0
     (diag,) = diagnostics(stderr)
     assert (diag.line, diag.col) == (line_of(text, call), 9), stderr

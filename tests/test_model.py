@@ -23,7 +23,7 @@ def model(tmp_path, body: str, params: str = "int n, int m, double *A, double *B
     types = TypeTable(ast)
     scope = scope_at(ast, where.function, where.path, types, where.items[0])
     return RegionExtractor(isl.Context(), regions[0], where.items, scope, types, identifiers(ast),
-                           used_outside=where.used_outside).extract()
+                           used_outside=where.used_outside, goto_targets=where.goto_targets).extract()
 
 
 def same(a, b: str) -> bool:
@@ -97,11 +97,15 @@ def test_data_dependent_condition_gives_may_writes(tmp_path):
 
 @pytest.mark.parametrize("body, construct", [
     ("for (i = 0; i < n * m; i++) A[i] = 0;", "loop condition 'i < n * m' is not affine: product of two variables"),
-    ("while (n > 0) { if (A[0] > 0) return; n--; }", "'return' statement inside a loop run as written"),
+    ("for (i = 0; i < n; i++) { if (i == 2) goto later; A[i] = 0; }\nlater:\nfor (j = 0; j < n; j++) {\n"
+     "  if (j == 3) goto sooner; B[j] = 0; }\nsooner:\n;", None),
 ])
 def test_unsupported_constructs_name_themselves(tmp_path, body, construct):
     from polypragma.diagnostics import Unsupported
 
+    if construct is None:
+        model(tmp_path, body)
+        return
     with pytest.raises(Unsupported) as info:
         model(tmp_path, body)
     assert construct in info.value.message
@@ -134,9 +138,33 @@ def test_return_removes_every_later_instance(tmp_path):
     assert same(condition, "[n, m] -> { : 0 <= m <= 2n - 2 }") and value is None
 
 
-def test_return_value_may_not_use_an_iterator(tmp_path):
-    with pytest.raises(Unsupported, match="'return i'.*'i', a loop iterator"):
-        model(tmp_path, "for (i = 0; i < n; i++)\n  if (i == m)\n    return i;", "int n, int m")
+def test_a_return_the_model_cannot_place_makes_the_region_one_statement(tmp_path):
+    # a value computed from an iterator, a return in a loop run as written: the region runs as written,
+    # its writes may-writes, and the GPU targets are told why they cannot take it
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  if (i == m)\n    return i;", "int n, int m")
+    (statement,) = scop.statements
+    assert same(statement.domain, "[n, m] -> { S_0[] }") and scop.returns == ()
+    assert "'return i'" in scop.device_unsupported[0][0]
+    scop = model(tmp_path, "while (n > 0) { if (A[0] > 0) return; A[n] = 0; n--; }")
+    (statement,) = scop.statements
+    assert same(statement.may_writes, "{ S_0[] -> A[o0]; S_0[] -> n[] }")
+    assert "inside a loop run as written" in scop.device_unsupported[0][2]
+
+
+def test_goto_skips_what_lies_between_it_and_its_label_in_the_same_outer_iterations(tmp_path):
+    # the goto to the end of the body skips S_1 in the same i (a continue of the j loop's row); the one
+    # out of the nest skips S_4's later instances, not S_5 after the label
+    scop = model(tmp_path, "for (i = 0; i < n; i++) {\n  for (j = 0; j < n; j++) {\n    if (j == i + m)\n"
+                           "      goto next;\n    A[j] += 1;\n  }\n  B[i] = 0;\nnext:\n  A[i] = 1;\n}\n"
+                           "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++) {\n    if (i + j == m) goto out;\n"
+                           "    C[i][j] = 0;\n  }\nout:\nB[0] = 1;")
+    first, second, third, fourth, fifth = scop.statements
+    assert same(first.domain, "[n, m] -> { S_1[i, j] : 0 <= i < n and 0 <= j < n and (i + m < 0 or j < i + m) }")
+    assert same(second.domain, "[n, m] -> { S_2[i] : 0 <= i < n and (i + m < 0 or i + m >= n) }")
+    assert same(third.domain, "[n, m] -> { S_3[i] : 0 <= i < n }")
+    taken = "exists (i0, j0 : 0 <= i0 < n and 0 <= j0 < n and i0 + j0 = m and (i0 < i or (i0 = i and j0 <= j)))"
+    assert same(fourth.domain, f"[n, m] -> {{ S_5[i, j] : 0 <= i < n and 0 <= j < n and not {taken} }}")
+    assert same(fifth.domain, "[n, m] -> { S_6[] }")
 
 
 def test_member_through_a_pointer_is_a_member_of_its_first_element(tmp_path):

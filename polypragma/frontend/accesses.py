@@ -28,6 +28,16 @@ PURE_FUNCTIONS = frozenset(
 ) | {"abs", "labs", "llabs"}
 
 
+class ExitOnData(Unsupported):
+    """A ``return`` or ``goto`` the model cannot place (under a condition on data, in a loop run as
+    written, or to a label that is not later in a block holding it): the extractor then takes the whole
+    region as one statement run as written (the c target), which may hold them."""
+
+    def __init__(self, construct: str, location, why: str):
+        super().__init__(construct, location, why)
+        self.construct, self.location, self.why = construct, location, why
+
+
 @dataclass
 class Subscript:
     """One subscript: its affine value, or failing that its polynomial form."""
@@ -57,6 +67,13 @@ class StatementAccesses:
     called: dict[str, c_ast.Node] = field(default_factory=dict)  # pure functions called, with a call
     exit_uses: set[str] = field(default_factory=set)  # loop iterators read after their loops
     members: list[c_ast.Node] = field(default_factory=list)  # struct member accesses (kernels have none yet)
+    external: list[c_ast.FuncCall] = field(default_factory=list)  # calls to functions without a body
+    external_why: dict[str, str] = field(default_factory=dict)  # for a function of the file: why it is not pure
+
+
+# what a function without a body may do besides its arguments (output, its own state): every call reads
+# and writes it, so the calls keep their order
+EXTERNAL_STATE = Variable("polypragma_external_state", CType("int", True, False))
 
 
 class AccessCollector:
@@ -75,7 +92,7 @@ class AccessCollector:
                  model_name: Callable[[Variable], str],
                  location: Callable[[c_ast.Node], object],
                  enums: dict[str, int], file_function: Callable[[str], str | None] | None = None,
-                 types=None):
+                 types=None, exits: bool = False):
         self.statement = statement
         self.domain = domain
         self.builder = builder
@@ -91,6 +108,7 @@ class AccessCollector:
         self.result = StatementAccesses()
         self.private: list[set[str]] = [set()]
         self.loops = 0  # loops of the statement around the node being walked (a break stays inside)
+        self.exits = exits  # the statement is the whole region: returns, gotos and labels stay inside it
 
     # -- helpers -------------------------------------------------------
     def _is_private(self, name: str) -> bool:
@@ -148,11 +166,20 @@ class AccessCollector:
             return  # inside a loop of the statement: its control stays in the statement
         elif isinstance(node, c_ast.Return):
             # a return the model can place sits under affine conditions only (extract.py)
+            if self.exits:
+                self.expression(node.expr, may)
+                return
             if self.loops:
-                raise self._unsupported("'return' statement", node, "inside a loop run as written (a while loop, "
-                                        "or a loop bounded by data) is not supported")
-            raise self._unsupported("'return' statement", node,
-                                    "under a condition on data (or in a block declaring locals) is not supported")
+                raise ExitOnData("'return' statement", self.location(node), "inside a loop run as written (a while "
+                                 "loop, or a loop bounded by data) is not supported")
+            raise ExitOnData("'return' statement", self.location(node),
+                             "under a condition on data (or in a block declaring locals) is not supported")
+        elif isinstance(node, c_ast.Goto):
+            if not self.exits:
+                raise ExitOnData(f"'goto {node.name}' statement", self.location(node),
+                                 "under a condition on data (or in a loop run as written) is not supported")
+        elif isinstance(node, c_ast.Label) and self.exits:
+            self.statement_node(node.stmt, may)
         elif isinstance(node, (c_ast.Goto, c_ast.Break, c_ast.Continue, c_ast.Label, c_ast.Switch)):
             raise self._unsupported(f"'{type(node).__name__.lower()}' statement", node)
         else:
@@ -192,10 +219,16 @@ class AccessCollector:
                 if why == "":
                     self.result.called.setdefault(name, node)
                 elif why is not None:
-                    raise self._unsupported(shown, node, f"may have side effects and is not supported ('{name}' "
-                                            f"{why})")
-                else:
+                    # a function of the file that is not pure and cannot be inlined: modelled as one
+                    # without a body is (what it does stays behind the call)
+                    self.result.external_why.setdefault(name, why)
+                    self._external_call(node, name, may)
+                    return
+                elif name is None:
                     raise self._unsupported(shown, node, "may have side effects and is not supported")
+                else:
+                    self._external_call(node, name, may)
+                    return
             for arg in (node.args.exprs if node.args else []):
                 self.expression(arg, may)
         elif isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
@@ -207,6 +240,72 @@ class AccessCollector:
                 self.expression(e, may)
         else:
             raise self._unsupported(f"expression '{type(node).__name__}'", node)
+
+    def _external_call(self, node: c_ast.FuncCall, name: str, may: bool) -> None:
+        """A call to a function the file declares without a body (or a library's, or one of the file's that
+        is not pure and cannot be inlined), modelled as pet models one without a body: it reads its
+        arguments, and reads and may write the whole of every array or variable it is given the address of
+        (read only where the parameter points to const; a struct's members each); it reads and writes the
+        external state, so such calls keep their order.  The extractor adds the file's globals the region
+        accesses, which the function may also reach."""
+        function = self.lookup(name)
+        params = None
+        if function is not None and isinstance(function.decl, c_ast.Decl) \
+                and isinstance(function.decl.type, c_ast.FuncDecl) and function.decl.type.args is not None:
+            params = [p for p in function.decl.type.args.params if isinstance(p, (c_ast.Decl, c_ast.Typename))]
+        self.result.external.append(node)
+        for k, arg in enumerate(node.args.exprs if node.args else []):
+            target = arg
+            while isinstance(target, c_ast.Cast):
+                target = target.expr
+            addressed = isinstance(target, c_ast.UnaryOp) and target.op == "&"
+            if addressed:
+                target = target.expr
+            while isinstance(target, c_ast.BinaryOp) and target.op in ("+", "-"):
+                self.expression(target.right, may)
+                target = target.left
+            subscripts = []
+            base = target
+            while isinstance(base, c_ast.ArrayRef):
+                subscripts.append(base.subscript)
+                base = base.name
+            if isinstance(base, c_ast.ID) and self._is_private(base.name) and (addressed or subscripts == []):
+                for subscript in subscripts:
+                    self.expression(subscript, may)
+                continue  # a local of the statement: nothing to model
+            variable = self.lookup(base.name) if isinstance(base, c_ast.ID) else None
+            by_reference = variable is not None and (addressed or len(subscripts) < variable.ctype.rank) \
+                and not (isinstance(variable.decl, c_ast.Decl) and isinstance(variable.decl.type, c_ast.FuncDecl))
+            if not by_reference:
+                self.expression(arg, may)
+                continue
+            for subscript in subscripts:
+                self.expression(subscript, may)
+            kind = self.classify(base.name, variable)
+            if kind != "array":
+                raise self._unsupported(f"call to '{name}'", node,
+                                        f"may write '{base.name}' through its argument '{_text(arg)}', which the "
+                                        "region may not write (a parameter, iterator or constant); not supported")
+            const = params is not None and k < len(params) and _points_to_const(params[k].type)
+            targets = [variable]
+            if self.types is not None and isinstance(variable.decl, c_ast.Decl) \
+                    and self.types.aggregate(variable.decl.type) is not None:
+                # a struct: the model's arrays are its members (p__x), each reached whole
+                leaves = self._leaves(variable.decl.type, [])
+                if leaves is None:
+                    raise self._unsupported(f"call to '{name}'", node,
+                                            f"is given '{_text(arg)}', which holds a union; not supported")
+                targets = [self._member(arg, variable, kind, fields) for fields in leaves]
+            for target_variable in targets:
+                whole = [Subscript(None, None, arg)] * target_variable.ctype.rank
+                for is_write in (False, True) if not const else (False,):
+                    self.result.records.append(AccessRecord(
+                        self.statement, target_variable, self.model_name(target_variable), is_write, False,
+                        whole, self.domain, self.builder, arg))
+        for is_write in (False, True):
+            self.result.records.append(AccessRecord(
+                self.statement, EXTERNAL_STATE, EXTERNAL_STATE.name, is_write, not may, [], self.domain,
+                self.builder, node))
 
     def lvalue(self, node: c_ast.Node, may: bool, also_read: bool) -> None:
         if not isinstance(node, (c_ast.ArrayRef, c_ast.ID, c_ast.StructRef)):
@@ -366,3 +465,16 @@ class AccessCollector:
             return meaning is not None and meaning[0] in ("dim", "param")
 
         return Subscript(None, polynomial(node, is_symbol, self.enums), node)
+
+
+def _points_to_const(node: c_ast.Node) -> bool:
+    """Whether a parameter's type is a pointer (or array) to const data."""
+    while isinstance(node, (c_ast.PtrDecl, c_ast.ArrayDecl)):
+        node = node.type
+    return isinstance(node, c_ast.TypeDecl) and "const" in (node.quals or [])
+
+
+def _text(node: c_ast.Node) -> str:
+    from pycparser import c_generator
+
+    return c_generator.CGenerator().visit(node)

@@ -19,8 +19,10 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from polypragma.diagnostics import Location, Unsupported
-from polypragma.frontend.accesses import PURE_FUNCTIONS, AccessCollector, AccessRecord
+from polypragma.frontend.accesses import (EXTERNAL_STATE, PURE_FUNCTIONS, AccessCollector, AccessRecord, ExitOnData,
+                                          Subscript)
 from polypragma.frontend.arrays import build_arrays
+from polypragma.frontend.exits import Exit, apply_exits
 from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.normalise import is_break, normalise
 from polypragma.frontend.loops import loop_domain, loop_step
@@ -50,6 +52,15 @@ class _Walk:
 
 
 @dataclass
+class _Frame:
+    """A block being walked: where a ``goto`` finds its label, and what it may skip."""
+    items: list[c_ast.Node]
+    depth: int  # loops around the block
+    index: int = 0  # the item being walked
+    first: int = 0  # index in the walk's statements of the first statement of that item
+
+
+@dataclass
 class _Hoisted:
     variable: Variable
     new_name: str
@@ -60,7 +71,14 @@ class RegionExtractor:
     def __init__(self, ctx: isl.Context, region: Region, items: list[c_ast.Node], scope: Scope,
                  types: TypeTable, reserved_names: set[str], *, source_lines: list[str] | None = None,
                  used_outside: dict[str, c_ast.Node] | None = None,
-                 origins: dict[str, list[c_ast.Node]] | None = None, goto_targets: frozenset[str] = frozenset()):
+                 origins: dict[str, list[c_ast.Node]] | None = None, goto_targets: frozenset[str] = frozenset(),
+                 as_written: ExitOnData | None = None):
+        self._arguments = (ctx, region, items, scope, types, reserved_names)
+        self._options = dict(source_lines=source_lines, used_outside=used_outside, origins=origins,
+                             goto_targets=goto_targets)
+        # set when a return or goto could not be modelled (a condition on data): the region is one
+        # statement, run as written
+        self.as_written = as_written
         self.ctx = ctx
         self.source_lines = source_lines or []
         self.used_outside = used_outside or {}
@@ -74,14 +92,26 @@ class RegionExtractor:
                 globals_ = set(scope_chain.names)
             scope_chain = scope_chain.parent
         self.not_inlined: dict[str, str] = {}  # void functions whose calls could not be inlined, and why
+        self.globals = globals_
+        self.external: list[tuple[str, isl.Set, AffineBuilder, c_ast.Node]] = []  # statements calling them
 
         def inline(call: c_ast.FuncCall):
+            if isinstance(call.name, c_ast.ID) and call.name.name in _HINTS:
+                return None  # dropped by the walk, even where the file defines a stub of it
             result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope))
             if isinstance(result, str):
                 self.not_inlined.setdefault(call.name.name, result)
             return result
 
-        self.items = normalise(items, set(goto_targets), inline)
+        # a label of the region that only gotos outside it target: the generated code would lose it
+        inside = {n.name for item in items for n in _walk(item) if isinstance(n, c_ast.Goto)}
+        for item in items:
+            for n in _walk(item):
+                if isinstance(n, c_ast.Label) and n.name in goto_targets and n.name not in inside:
+                    raise Unsupported(f"label '{n.name}'", self.location(n),
+                                      "is the target of a 'goto' outside the region; not supported")
+        self.notes: dict[int, str] = {}  # why normalise left a statement as it was (by id)
+        self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)
@@ -102,9 +132,11 @@ class RegionExtractor:
         # with a value the model knows (a function of the parameters), and not assigned otherwise
         self.exit_values: dict[str, isl.PwAff] = {}
         self.called: dict[str, c_ast.Node] = {}
-        # early returns: pseudo-statements (R_k, in self.statements while the walk builds the schedule)
-        # whose instances are the points where the return is reached and taken
-        self.returns: list[tuple[str, c_ast.Return]] = []
+        # returns and gotos: pseudo-statements (R_k and G_k, in self.statements while the walk builds the
+        # schedule) whose instances are the points where they are reached and taken (frontend/exits.py)
+        self.exits: list[Exit] = []
+        self._frames: list[_Frame] = []
+        self._pending: dict[str, list[Exit]] = {}  # gotos whose label the walk has not reached yet
         self._prepass()
 
     # -- locations and errors --------------------------------------------
@@ -285,14 +317,31 @@ class RegionExtractor:
 
     # -- walking -----------------------------------------------------------
     def extract(self) -> Scop:
+        try:
+            return self._extract()
+        except ExitOnData as exc:
+            if self.as_written is not None:
+                raise
+            # a return or goto the model cannot place: the region is one statement, run as written
+            return RegionExtractor(*self._arguments, **self._options, as_written=exc)._extract()
+
+    def _extract(self) -> Scop:
         universe = isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params))
         walk = _Walk([], universe, self.outer.child())
-        schedule = self._block(self.items, walk, region_level=True)
+        if self.as_written is not None:
+            schedule = self._region_as_statement(walk)
+        else:
+            schedule = self._block(self.items, walk, region_level=True)
+        if self._pending:
+            name, pending = next(iter(self._pending.items()))
+            raise ExitOnData(f"'goto {name}'", self.location(pending[0].node),
+                             "jumps to a label that is not later in a block holding it")
         returns = ()
-        if self.returns:
-            schedule, returns = self._early_returns(schedule)
+        if self.exits:
+            schedule, returns = self._exits(schedule)
         if schedule is None:
             schedule = isl.Schedule.from_domain(isl.UnionSet.empty(universe.get_space().params()))
+        self._external_globals()
         self._check_aliases()
         self._extended_types()
         arrays, statements, references = self._finish()
@@ -327,79 +376,73 @@ class RegionExtractor:
             returns=returns,
         )
 
-    def _early_returns(self, schedule: isl.Schedule) -> tuple[isl.Schedule | None, tuple]:
-        """Model the region's ``return`` statements as pet does: an instance of any statement runs
-        only when no return was taken before it in the original execution order.  Every instance of a
-        pseudo-statement R_k is a point where its return is reached (affine conditions, breaks) and
-        taken; the instances later than one of them in the original schedule are removed from the
-        domains, and so are those of the returns themselves, leaving at most one taken return.  Its
-        condition on the parameters (the remaining domain is not empty) is returned with the
-        expression to return, for the c target to print after the generated code."""
-        names = {name for name, _ in self.returns}
-        maps: list[isl.Map] = []
-        domains = {s.name: s.domain for s in self.statements}
-        schedule.get_map().foreach_map(
-            lambda m: maps.append(m.intersect_domain(domains[m.get_tuple_name(isl.dim_type.in_)])))
-        width = max(m.dim(isl.dim_type.out) for m in maps)
-        padded = None
-        for m in maps:
-            # a common range space: sequences place a constant before any difference in depth, so
-            # padding the shorter schedules with zeros keeps the order
-            n = m.dim(isl.dim_type.out)
-            m = m.add_dims(isl.dim_type.out, width - n)
-            for d in range(n, width):
-                m = m.fix_si(isl.dim_type.out, d, 0)
-            m = m.reset_tuple_id(isl.dim_type.out)
-            for d in range(width):
-                m = m.set_dim_id(isl.dim_type.out, d, isl.Id(f"t{d}", context=self.ctx))
-            piece = isl.UnionMap.from_map(m)
-            padded = piece if padded is None else padded.union(piece)
-        taken = isl.UnionMap.empty(padded.get_space())
-        for m in maps:
-            if m.get_tuple_name(isl.dim_type.in_) in names:
-                taken = taken.union(padded.intersect_domain(isl.UnionSet.from_set(m.domain())))
-        killed = taken.lex_lt_union_map(padded).range()
-        statements, returns, kept = [], [], None
-        for statement in self.statements:
-            domain = statement.domain.subtract(
-                killed.extract_set(statement.domain.get_space())).coalesce()
-            if statement.name in names:
-                node = dict(self.returns)[statement.name]
-                if not domain.is_empty():
-                    returns.append((domain.params().coalesce(), node.expr, self.location(node)))
-                continue
-            statements.append(Statement(statement.name, domain, statement.body, statement.iterators,
-                                        statement.iterator_types, statement.line, statement.reads,
-                                        statement.must_writes, statement.may_writes, statement.renames))
-            piece = isl.UnionSet.from_set(domain)
-            kept = piece if kept is None else kept.union(piece)
-        self.statements = statements
+    def _exits(self, schedule: isl.Schedule) -> tuple[isl.Schedule | None, tuple]:
+        """Cut the domains where a return or goto was taken before (frontend/exits.py).  A return that
+        remains possible is returned with its condition on the parameters and the expression to return,
+        for the c target to print after the generated code."""
+        gotos = [e for e in self.exits if isinstance(e.node, c_ast.Goto)]
+        for a in gotos:
+            for b in gotos:
+                if a.first < b.first < a.end < b.end:
+                    raise ExitOnData(f"'goto {a.node.name}'", self.location(a.node),
+                                     f"skips a part of what 'goto {b.node.name}' (line {b.node.coord.line}) skips")
+        self.statements, schedule, taken = apply_exits(self.statements, schedule, self.exits)
+        returns = []
+        for exit in self.exits:
+            if isinstance(exit.node, c_ast.Return) and not taken[exit.name].is_empty():
+                returns.append((taken[exit.name].params().coalesce(), exit.node.expr, self.location(exit.node)))
         if returns:
             self.device_unsupported.append((
                 "'return' statement", returns[0][2],
                 "is not supported by the GPU targets yet (the c target models it)"))
-        if kept is None:
-            return None, tuple(returns)
-        return schedule.intersect_domain(kept), tuple(returns)
+        return schedule, tuple(returns)
+
+    def _region_as_statement(self, walk: _Walk) -> isl.Schedule | None:
+        """The region as one statement run as written (a return or goto on data is in it): its
+        declarations are hoisted as at the top of any region, their initialisations assignments of it."""
+        body: list[c_ast.Node] = []
+        for item in self.items:
+            decls = [item] if isinstance(item, c_ast.Decl) else item.decls if isinstance(item, c_ast.DeclList) else None
+            if decls is None:
+                body.append(item)
+                continue
+            for decl in decls:
+                self._declaration(decl, walk, region_level=True, initialise=False)
+                if decl.init is not None:
+                    body.append(c_ast.Assignment("=", c_ast.ID(decl.name, coord=decl.coord), decl.init,
+                                                 coord=decl.coord))
+        for item in self.items:
+            for decl in ([item] if isinstance(item, c_ast.Decl) else item.decls if isinstance(item, c_ast.DeclList)
+                         else []):
+                if isinstance(decl.init, c_ast.InitList):
+                    raise self.unsupported(f"initializer list of '{decl.name}'", decl)
+        self.device_unsupported.append((
+            self.as_written.construct, self.as_written.location,
+            f"{self.as_written.why}; the region is run as written on the c target, not supported by the GPU "
+            "targets"))
+        return self._statement(c_ast.Compound(body, coord=self.items[0].coord if self.items else None), walk,
+                               exits=True)
 
     def _return(self, node: c_ast.Return, walk: _Walk) -> isl.Schedule | None:
         """A ``return`` where the enclosing conditions are affine: a pseudo-statement whose instances
-        are the points where it is reached (see :meth:`_early_returns`).  Its value is computed after
-        the generated code, when nothing else has run since: it may not name the region's iterators or
-        locals, which have no value there."""
+        are the points where it is reached (see :meth:`_exits`).  Its value is computed after
+        the generated code, when nothing else has run since: one naming the region's iterators or locals,
+        which have no value there, makes the region one statement run as written."""
         loop_names = {l.c_name for l in walk.loops}
         for child in _walk(node.expr) if node.expr is not None else ():
             if isinstance(child, c_ast.ID):
                 variable = walk.scope.lookup(child.name)
                 if child.name in loop_names or child.name in self.outer_iterators \
                         or (variable is not None and variable.declared_in_region):
-                    raise self.unsupported(
-                        f"'return {_text(node.expr)}'", child,
-                        f"is not supported: it returns a value computed from '{child.name}', a loop iterator "
-                        "or local of the region")
+                    raise ExitOnData(
+                        f"'return {_text(node.expr)}'", self.location(child),
+                        f"returns a value computed from '{child.name}', a loop iterator or local of the region")
         if walk.domain.is_empty():
             return None
-        name = f"R_{len(self.statements)}"
+        return self._exit(node, walk, "R", 0, 0)
+
+    def _exit(self, node: c_ast.Node, walk: _Walk, prefix: str, depth: int, first: int) -> isl.Schedule | None:
+        name = f"{prefix}_{len(self.statements)}"
         domain = walk.domain.set_tuple_name(name)
         empty = isl.UnionMap.empty(domain.get_space().params())
         self.statements.append(Statement(
@@ -407,8 +450,45 @@ class RegionExtractor:
             iterator_types=tuple(l.ctype for l in walk.loops),
             line=node.coord.line if node.coord else self.region.begin_line,
             reads=empty, must_writes=empty, may_writes=empty))
-        self.returns.append((name, node))
+        exit = Exit(name, node, depth, first, None if prefix == "R" else 0)
+        self.exits.append(exit)
+        if isinstance(node, c_ast.Goto):
+            self._pending.setdefault(node.name, []).append(exit)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
+
+    def _goto(self, node: c_ast.Goto, walk: _Walk) -> isl.Schedule | None:
+        """A ``goto`` to a label later in a block that holds it (see frontend/exits.py): it skips the
+        statements of that block from the item holding it up to the label, in the same iterations of the
+        loops around the block."""
+        for frame in reversed(self._frames):
+            if any(isinstance(item, c_ast.Label) and item.name == node.name for item in frame.items[frame.index + 1:]):
+                if walk.domain.is_empty():
+                    return None
+                return self._exit(node, walk, "G", frame.depth, frame.first)
+        raise ExitOnData(f"'goto {node.name}'", self.location(node),
+                         "jumps to a label that is not later in a block holding it")
+
+    def _external_globals(self) -> None:
+        """A function without a body may reach the file's globals: a statement calling one reads and may
+        write every global the region accesses (accesses.py models its arguments)."""
+        if not self.external:
+            return
+        root = self.outer
+        while root.parent is not None:
+            root = root.parent
+        declared = {id(v.decl) for v in root.names.values() if v.decl is not None}
+        accessed: dict[str, AccessRecord] = {}
+        for record in self.records:
+            # a global, or a member of a global struct (p__x shares the declaration of p)
+            if record.variable is not EXTERNAL_STATE and id(record.variable.decl) in declared \
+                    and not record.variable.declared_in_region:
+                accessed.setdefault(record.name, record)
+        for name, domain, builder, call in self.external:
+            for record in accessed.values():
+                whole = [Subscript(None, None, call)] * record.variable.ctype.rank
+                for is_write in (False, True):
+                    self.records.append(AccessRecord(name, record.variable, record.name, is_write, False, whole,
+                                                     domain, builder, call))
 
     def _extended_types(self) -> None:
         """Values of GCC's extended types (``_Float16``, ``__float128``...): the c target keeps them as
@@ -467,10 +547,20 @@ class RegionExtractor:
 
     def _block(self, items: list[c_ast.Node], walk: _Walk, region_level: bool = False) -> isl.Schedule | None:
         pieces = []
-        for item in items:
-            piece = self._item(item, walk, region_level)
-            if piece is not None:
-                pieces.append(piece)
+        frame = _Frame(items, len(walk.loops))
+        self._frames.append(frame)
+        try:
+            for k, item in enumerate(items):
+                frame.index, frame.first = k, len(self.statements)
+                if isinstance(item, c_ast.Label):
+                    # the gotos to it skip up to here
+                    for exit in self._pending.pop(item.name, []):
+                        exit.end = len(self.statements)
+                piece = self._item(item, walk, region_level)
+                if piece is not None:
+                    pieces.append(piece)
+        finally:
+            self._frames.pop()
         return _sequence(pieces)
 
     def _item(self, node: c_ast.Node, walk: _Walk, region_level: bool) -> isl.Schedule | None:
@@ -499,17 +589,23 @@ class RegionExtractor:
             # not a counted loop (normalise.py made those 'for' loops): one statement, run as written, its
             # accesses those of its condition and body (may-writes)
             return self._statement(node, walk)
-        if isinstance(node, (c_ast.Goto, c_ast.Label)):
-            raise self.unsupported("'goto' or label", node)
+        if isinstance(node, c_ast.Goto):
+            return self._goto(node, walk)
+        if isinstance(node, c_ast.Label):
+            # a label some goto targets (normalise.py dropped the others): the goto ends its range here
+            # when the label is an item of a block (_block), else it is not found and the region runs
+            # as written
+            return self._item(node.stmt, walk, region_level)
         if isinstance(node, (c_ast.Break, c_ast.Continue)):
             raise self.unsupported(f"'{type(node).__name__.lower()}' statement", node)
         if isinstance(node, c_ast.Return):
             return self._return(node, walk)
         if isinstance(node, c_ast.Switch):
-            raise self.unsupported("'switch' statement", node)
+            raise self.unsupported("'switch' statement", node, self.notes.get(id(node), "is not supported"))
         return self._statement(node, walk)
 
-    def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool) -> isl.Schedule | None:
+    def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool,
+                     initialise: bool = True) -> isl.Schedule | None:
         if isinstance(decl.type, c_ast.FuncDecl) or "typedef" in (decl.storage or []):
             raise self.unsupported("declaration of a function or type", decl)
         if "static" in (decl.storage or []):
@@ -537,7 +633,7 @@ class RegionExtractor:
         self.hoisted[id(decl)] = _Hoisted(variable, new_name, region_level)
         text = _declaration_text(decl, new_name)
         (self.outer_declarations if region_level else self.hoisted_declarations).append(text)
-        if decl.init is None:
+        if decl.init is None or not initialise:
             return None
         if isinstance(decl.init, c_ast.InitList):
             raise self.unsupported(f"initializer list of '{decl.name}'", decl)
@@ -643,7 +739,9 @@ class RegionExtractor:
                     "is not supported by the GPU targets unless its iterator is declared in it "
                     f"('for (int {name} = ...')"))
             return self._statement(node, walk)
+        self._breaks_taken = None
         child = self._loop_body(node.stmt, body_walk, loop, position)
+        breaks_taken, self._breaks_taken = self._breaks_taken, None
         if child is None:
             return None
         partial = None
@@ -656,17 +754,21 @@ class RegionExtractor:
             partial = piece if partial is None else partial.union(piece)
         if loop.modulus:
             self.exit_values.pop(name, None)  # not modelled for a wrapping iterator: a stale value after it
+        elif _leaves_early(node.stmt, breaks=breaks_taken is None):
+            # a goto (or a break the model did not place) may leave it before its condition fails
+            self.exit_values.pop(name, None)
         else:
-            self._exit_value(node, name, walk, domain, lower, step, position)
+            self._exit_value(node, name, walk, domain, lower, step, position, breaks_taken)
         if partial is None:
             return child
         return child.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(partial))
 
     def _exit_value(self, node: c_ast.For, name: str, walk: _Walk, domain: isl.Set, lower: isl.PwAff,
-                    step: int, position: int) -> None:
+                    step: int, position: int, breaks_taken: isl.Set | None = None) -> None:
         """Record the value a loop of the region's top level leaves in an iterator declared before the
         region: the first value of its progression that fails the condition, i.e. the last iteration
-        plus the step, or the start when it runs no iteration."""
+        plus the step, or the start when it runs no iteration; where a break is taken (``breaks_taken``,
+        the iteration it is taken at, if any), that iteration's value (a break skips the step)."""
         self.exit_values.pop(name, None)
         if walk.loops or not isinstance(node.init, c_ast.Assignment) or name in self._assigned_in_statements:
             return
@@ -677,7 +779,12 @@ class RegionExtractor:
             isl.Val(str(step), context=self.ctx))
         start = lower.drop_dims(isl.dim_type.in_, position, 1)  # it does not involve the iterator
         none = walk.domain.subtract(last_value.domain())
-        self.exit_values[name] = last_value.union_max(start.intersect_domain(none)).coalesce()
+        value = last_value.union_max(start.intersect_domain(none)).coalesce()
+        if breaks_taken is not None and not breaks_taken.is_empty():
+            stops = isl.Map.from_range(breaks_taken)
+            stop = isl.PwMultiAff.from_map(stops.lexmax() if step < 0 else stops.lexmin()).get_pw_aff(0)
+            value = stop.union_max(value.intersect_domain(walk.domain.subtract(stop.domain()))).coalesce()
+        self.exit_values[name] = value
 
     def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
         """Whether a loop whose condition is not affine can be one statement: its condition reads data
@@ -770,6 +877,8 @@ class RegionExtractor:
             piece = self._block(segment, _Walk(walk.loops, reached.intersect(alive).coalesce(), scope))
             if piece is not None:
                 pieces.append(piece)
+        # where the loop stops at a break (set after the segments: their loops reset it)
+        self._breaks_taken = any_taken.intersect(alive).coalesce()
         return _sequence(pieces)
 
     def _loop_init(self, node: c_ast.For, scope: Scope, walk: _Walk) -> tuple[str, c_ast.Node, str, bool]:
@@ -798,6 +907,10 @@ class RegionExtractor:
                     "its final value; not supported: declare it in the loop, 'for (int "
                     f"{name} = ...'")
             return name, init.rvalue, variable.ctype.base, variable.ctype.is_unsigned
+        if id(node) in self.notes:
+            raise self.unsupported(f"loop initialisation '{_text(init)}'", init,
+                                   f"of a header with several variables is not supported: the header "
+                                   f"{self.notes[id(node)]}")
         raise self.unsupported("loop initialisation" if init is not None else "'for' loop without initialisation",
                                init if init is not None else node, "is not of the form 'i = start'")
 
@@ -825,14 +938,15 @@ class RegionExtractor:
         return _sequence([p for p in pieces if p is not None])
 
     # -- statements ------------------------------------------------------------
-    def _statement(self, node: c_ast.Node, walk: _Walk) -> isl.Schedule | None:
+    def _statement(self, node: c_ast.Node, walk: _Walk, exits: bool = False) -> isl.Schedule | None:
+        """One statement of the model; ``exits``: it may hold returns and gotos (it is the whole region)."""
         if walk.domain.is_empty():
             return None
         name = f"S_{len(self.statements)}"
         builder = self._builder(walk)
         collector = AccessCollector(
             name, walk.domain, builder, walk.scope.lookup, self._classify(walk), self._model_name,
-            self.location, self.types.enumerators, self._file_function, self.types)
+            self.location, self.types.enumerators, self._file_function, self.types, exits=exits)
         collector.statement_node(node, may=isinstance(node, c_ast.If))
         for callee, call in collector.result.called.items():
             if callee not in self.called and callee not in self.functions.definitions:
@@ -841,6 +955,11 @@ class RegionExtractor:
                     "is not supported by the GPU targets: it is declared pure, but the file does not define "
                     "it, so kernels have no version of it to call"))
             self.called.setdefault(callee, call)
+        for loop in (n for n in _walk(node) if isinstance(n, c_ast.For)):
+            if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
+                # a loop run as written sets the function's iterator: a value the model computed for an
+                # earlier loop on it is stale (a loop stopped by a break on data left 5 where n was read)
+                self.exit_values.pop(loop.init.lvalue.name, None)
         for loop in (n for n in _walk(node) if isinstance(n, c_ast.For) and n is not node):
             if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
                 # kernels do not see the function's variable
@@ -855,6 +974,15 @@ class RegionExtractor:
                                             "is not supported by the GPU targets yet"))
         self._private_arrays(node)
         self.records.extend(collector.result.records)
+        for call in collector.result.external[:1]:  # (the globals it may reach: once per statement)
+            self.external.append((name, walk.domain, builder, call))
+            callee = call.name.name
+            why = collector.result.external_why.get(callee)
+            self.device_unsupported.append((
+                f"call to '{callee}'", self.location(call),
+                f"is not supported by the GPU targets: '{callee}' {why}" if why is not None else
+                "is not supported by the GPU targets: the file declares it without a body (or a library "
+                "defines it), so kernels have no version of it to call"))
         self.read_only_scalars |= collector.result.read_only_scalars
         renames = {}
         for record in collector.result.records:
@@ -915,8 +1043,8 @@ class RegionExtractor:
         for s in self.statements:
             empty = s.reads
             relations = [reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty)]
-            if self.returns:
-                # the accesses were collected over the domain before the returns cut it
+            if self.exits:
+                # the accesses were collected over the domain before the returns and gotos cut it
                 relations = [r.intersect_domain(isl.UnionSet.from_set(s.domain)) for r in relations]
             statements.append(Statement(
                 s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line, *relations, s.renames))
@@ -988,6 +1116,18 @@ def _walk(node: c_ast.Node):
     yield node
     for _, child in node.children():
         yield from _walk(child)
+
+
+def _leaves_early(node: c_ast.Node | None, breaks: bool = True) -> bool:
+    """Whether a loop body holds a ``goto`` (which may leave it) or, with ``breaks``, a ``break`` of its
+    loop."""
+    if node is None:
+        return False
+    if isinstance(node, c_ast.Goto) or (breaks and isinstance(node, c_ast.Break)):
+        return True
+    if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
+        return any(isinstance(n, c_ast.Goto) for n in _walk(node))
+    return any(_leaves_early(child, breaks) for _, child in node.children())
 
 
 def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:

@@ -134,6 +134,7 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
     substitution: dict[str, c_ast.Node] = {}
     # pointer and array parameters given a row or an element of an array (A[i], &A[i][j], A + k)
     parts: dict[str, tuple[str, c_ast.ArrayRef]] = {}
+    reading: list[c_ast.Node] = []  # scalar arguments that read memory
     for param, arg in zip(params, args):
         if any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
                (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in _walk(arg)):
@@ -141,8 +142,10 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
         if types.ctype(param.type).is_scalar and any(
                 isinstance(n, (c_ast.ArrayRef, c_ast.StructRef)) or (isinstance(n, c_ast.UnaryOp) and n.op == "*")
                 for n in _walk(arg)):
-            # C reads it once, at the call; the body might change that element before reading it again
-            return f"cannot be inlined: the argument '{_G.visit(arg)}' reads memory"
+            if any(isinstance(n, c_ast.StructRef) or (isinstance(n, c_ast.UnaryOp) and n.op == "*")
+                   for n in _walk(arg)):
+                return f"cannot be inlined: the argument '{_G.visit(arg)}' reads memory"
+            reading.append(arg)  # read where the body reads it: the same value unless the body writes it
         if not types.ctype(param.type).is_scalar and not isinstance(arg, c_ast.ID):
             part = _array_part(arg)
             if isinstance(part, str):
@@ -179,6 +182,25 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
         if (types.ctype(param.type).is_scalar or param.name in parts) and any(
                 isinstance(n, c_ast.ID) and n.name in written for n in _walk(arg)):
             return f"cannot be inlined: the body assigns a variable the argument '{_G.visit(arg)}' reads"
+    if reading:
+        # C reads such an argument once, at the call; the body may read it again only where nothing it
+        # writes can have changed it (distinct arrays are disjoint in the model)
+        written_arrays = set()
+        for node in _walk(body):
+            target = node.lvalue if isinstance(node, c_ast.Assignment) else \
+                node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") else None
+            if isinstance(target, (c_ast.ArrayRef, c_ast.UnaryOp)):
+                name = _base_name(target)
+                if name in parts:
+                    name = _base_name(parts[name][1])
+                elif name in substitution:
+                    name = _base_name(substitution[name])
+                written_arrays.add(name)
+        for arg in reading:
+            read = {_base_name(n) for n in _walk(arg) if isinstance(n, c_ast.ArrayRef)}
+            if read & written_arrays or None in written_arrays:
+                return (f"cannot be inlined: the argument '{_G.visit(arg)}' reads memory the body writes "
+                        "(C reads it once, at the call)")
     if parts:
         through = {id(n.name) for n in _walk(body) if isinstance(n, c_ast.ArrayRef)} | \
             {id(n.expr) for n in _walk(body) if isinstance(n, c_ast.UnaryOp) and n.op == "*"
@@ -203,6 +225,13 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
     body = _rewrite(body, substitution, parts)
     body.coord = call.coord
     return body
+
+
+def _base_name(node: c_ast.Node) -> str | None:
+    """The array a subscript or dereference reaches (``A`` for ``A[i][j]`` and ``*A``), or None."""
+    while isinstance(node, (c_ast.ArrayRef, c_ast.UnaryOp)):
+        node = node.name if isinstance(node, c_ast.ArrayRef) else node.expr
+    return node.name if isinstance(node, c_ast.ID) else None
 
 
 def _array_part(arg: c_ast.Node) -> tuple[str, c_ast.ArrayRef] | str:

@@ -8,11 +8,19 @@
 * A call statement to a ``void`` function of the file is replaced by the function's body, its parameters
   by the arguments, where that means the same (see :func:`polypragma.frontend.functions.inline_call`):
   what it writes through its pointer parameters becomes accesses of the region.
+* A ``break`` or ``continue`` inside an ``if`` of a loop body comes out of it: ``if (d) { X; if (c)
+  break; Z }`` is ``if (d) { X } if (d && c) break; if (d) { Z }`` when ``d`` has no side effects and
+  reads nothing ``X`` (or the else branch) writes; nested ifs come out one by one.
 * ``continue`` at the top level of a loop body: ``if (c) { X; continue; } R`` becomes
   ``if (c) { X } else { R }``, and a ``continue`` that ends the body is dropped.
 * ``*(p + e)`` is ``p[e]`` and ``*p`` is ``p[0]``, as C defines them.
 * ``if (c) break;`` first in a loop body joins the loop's condition (``while (1) { if (i >= n) break; ...``
-  is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted.
+  is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted;
+  a ``for`` without initialisation and increment is the ``while`` loop it means, and one without
+  increment whose body steps its iterator last (``for (i = 0; i < n;) { ...; i++; }``) a counted loop.
+* A ``switch`` is the chain of conditions on its scrutinee it means (:mod:`polypragma.frontend.switch`).
+* A ``for`` header with comma expressions is a loop on one iterator, the other variables it steps
+  functions of that iterator (:mod:`polypragma.frontend.for_headers`).
 
 The region's items are copied first: the user's AST is not changed.
 """
@@ -24,18 +32,32 @@ from typing import Callable
 
 from pycparser import c_ast
 
+from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.loops import loop_step
+from polypragma.frontend.switch import switch_conditions
 
 
 _INLINE_DEPTH = 8  # calls inlined into inlined bodies, at most (a recursive function is not inlined)
 
 
 def normalise(items: list[c_ast.Node], goto_targets: set[str],
-              inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None) -> list[c_ast.Node]:
+              inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None,
+              used_after: set[str] = frozenset(), notes: dict[int, str] | None = None) -> list[c_ast.Node]:
+    """The region's ``items`` rewritten (a copy).  ``used_after``: names the function reads after the
+    region.  ``notes`` receives, by ``id`` of a statement left as it is, why it could not be rewritten
+    (a switch), for the diagnostic."""
     _State.inline = inline
     _State.depth = 0
+    _State.notes = notes if notes is not None else {}
+    items = [_dereferences(copy.deepcopy(item)) for item in items]
+    _State.uses = {}
+    for item in items:
+        for n in _walk(item):
+            if isinstance(n, c_ast.ID):
+                _State.uses[n.name] = _State.uses.get(n.name, 0) + 1
+    _State.used_after = set(used_after)
     try:
-        return _block([_dereferences(copy.deepcopy(item)) for item in items], goto_targets)
+        return _block(items, goto_targets)
     finally:
         _State.inline = None
 
@@ -43,10 +65,29 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
 class _State:
     inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None
     depth = 0
+    notes: dict[int, str] = {}
+    uses: dict[str, int] = {}  # occurrences of each name in the region
+    used_after: set[str] = set()
+
+
+def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
+    def read_elsewhere(name: str) -> bool:
+        inside = sum(1 for n in _walk(loop) if isinstance(n, c_ast.ID) and n.name == name)
+        return name in _State.used_after or _State.uses.get(name, 0) > inside
+
+    parts = split_header(loop, read_elsewhere)
+    if isinstance(parts, str):
+        _State.notes[id(loop)] = parts
+        return None
+    return parts
 
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
-    items = [_statement(item, targets) for item in items]
+    flat: list[c_ast.Node] = []
+    for item in items:
+        parts = _split_header(item) if isinstance(item, c_ast.For) else None
+        flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
+    items = [_statement(item, targets) for item in flat]
     out: list[c_ast.Node] = []
     k = 0
     while k < len(items):
@@ -74,6 +115,29 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
                 return _statement(body, targets)
             finally:
                 _State.depth -= 1
+    if isinstance(node, c_ast.For):
+        parts = _split_header(node)
+        if parts is not None:
+            return _statement(c_ast.Compound(parts, coord=node.coord), targets)
+        if node.next is None and node.init is not None and node.cond is not None:
+            # for (i = 0; i < n;) { ...; i++; }: the increment is the body's last statement
+            init = node.init
+            before = init.decls[0] if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 else \
+                init if isinstance(init, c_ast.Assignment) else None
+            counted = _counted(before, c_ast.While(node.cond, node.stmt, coord=node.coord), []) \
+                if before is not None else None
+            if counted is not None:
+                node = counted
+        if node.init is None and node.next is None:
+            # for (; c; ) is while (c), for (;;) is while (1): a counted loop when set just before
+            node = c_ast.While(node.cond if node.cond is not None else c_ast.Constant("int", "1"), node.stmt,
+                               coord=node.coord)
+    if isinstance(node, c_ast.Switch):
+        chain = switch_conditions(node)
+        if isinstance(chain, str):
+            _State.notes[id(node)] = chain
+        else:
+            return _statement(chain, targets)
     if isinstance(node, c_ast.Compound):
         node.block_items = _block(node.block_items or [], targets)
     elif isinstance(node, c_ast.If):
@@ -82,7 +146,7 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
     elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
         body = _statement(node.stmt, targets) if node.stmt is not None else None
         if not isinstance(node, c_ast.DoWhile):
-            body = _continues(body)
+            body = _continues(_lift_exits(body))
         node.stmt = body
         if not isinstance(node, c_ast.DoWhile):
             _leading_breaks(node)
@@ -199,6 +263,123 @@ def _counted(before: c_ast.Node, loop: c_ast.While, rest: list[c_ast.Node]) -> c
     stmt = c_ast.Compound(items[:-1], coord=body.coord)
     result = c_ast.For(init, loop.cond, step, stmt, coord=loop.coord)
     return result if loop_step(result, name, {}) else None
+
+
+def _lift_exits(body: c_ast.Node | None) -> c_ast.Node | None:
+    """``body`` of a loop with the breaks and continues inside its ifs brought to its top level (see the
+    module); an if that cannot be so rewritten stays as it is (the extractor says why)."""
+    if not isinstance(body, c_ast.Compound):
+        return body
+    items: list[c_ast.Node] = []
+    for item in body.block_items or []:
+        if isinstance(item, c_ast.If) and _exit_in(item) is not None and not is_break(item) \
+                and not _ends_in_continue(item):
+            lifted = _lift_if(item)
+            if lifted is not None:
+                items.extend(lifted)
+                continue
+        items.append(item)
+    body.block_items = items
+    return body
+
+
+def _ends_in_continue(node: c_ast.If) -> bool:
+    """``if (c) { X; continue; }`` without else, X free of exits: _continues takes it as it is."""
+    if node.iffalse is not None:
+        return False
+    then = node.iftrue
+    items = list(then.block_items or []) if isinstance(then, c_ast.Compound) else [then]
+    return bool(items) and isinstance(items[-1], c_ast.Continue) and all(_exit_in(i) is None for i in items[:-1])
+
+
+def _exit_in(node: c_ast.Node | None) -> c_ast.Node | None:
+    """The first break or continue of the enclosing loop in ``node`` (not of a loop or switch in it)."""
+    if node is None:
+        return None
+    if isinstance(node, (c_ast.Break, c_ast.Continue)):
+        return node
+    if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
+        return None
+    for _, child in node.children():
+        found = _exit_in(child)
+        if found is not None:
+            return found
+    return None
+
+
+def _lift_if(node: c_ast.If) -> list[c_ast.Node] | None:
+    """``node`` as a sequence whose breaks and continues are in ifs of their own, or None."""
+    cond, then, other = node.cond, node.iftrue, node.iffalse
+    if _has_side_effects(cond):
+        return None
+    if _exit_in(then) is None:
+        # the exit is in the else branch: if (!d) { else } else { then }
+        cond, then, other = c_ast.UnaryOp("!", cond, coord=cond.coord), other, then
+    items = list(then.block_items or []) if isinstance(then, c_ast.Compound) else [then]
+    k = 0
+    while k < len(items):
+        item = items[k]
+        if _exit_in(item) is None:
+            k += 1
+            continue
+        if isinstance(item, (c_ast.Break, c_ast.Continue)):
+            guard, leave = None, item
+        elif isinstance(item, c_ast.If) and item.iffalse is None and _single(item.iftrue) is not None \
+                and not _has_side_effects(item.cond):
+            guard, leave = item.cond, _single(item.iftrue)
+        elif isinstance(item, c_ast.If):
+            inner = _lift_if(item)
+            if inner is None:
+                return None
+            items[k:k + 1] = inner
+            continue
+        elif isinstance(item, c_ast.Compound) and not any(isinstance(i, c_ast.Decl) for i in item.block_items or []):
+            items[k:k + 1] = list(item.block_items or [])
+            continue
+        else:
+            return None
+        before, after = items[:k], items[k + 1:]
+        if any(isinstance(i, c_ast.Decl) for i in before):
+            return None  # a local of the branch would leave its scope
+        written = {name for part in [*before, other] if part is not None for name in _assigned(part)}
+        if any(isinstance(n, c_ast.ID) and n.name in written for n in _walk(cond)):
+            return None  # the condition would be evaluated again after X changed it
+        out: list[c_ast.Node] = []
+        if before or other is not None:
+            out.append(c_ast.If(cond, c_ast.Compound(before, coord=node.coord), other, coord=node.coord))
+        test = cond if guard is None else c_ast.BinaryOp("&&", cond, guard, coord=guard.coord)
+        out.append(c_ast.If(copy.deepcopy(test), c_ast.Compound([leave], coord=leave.coord), None,
+                            coord=leave.coord))
+        if after:
+            rest = c_ast.If(copy.deepcopy(cond), c_ast.Compound(after, coord=node.coord), None, coord=node.coord)
+            lifted = _lift_if(rest) if _exit_in(rest) is not None else [rest]
+            if lifted is None:
+                return None
+            out.extend(lifted)
+        return out
+    return None
+
+
+def _single(node: c_ast.Node) -> c_ast.Node | None:
+    """The break or continue that ``node`` is (alone in a block or not)."""
+    if isinstance(node, c_ast.Compound) and len(node.block_items or []) == 1:
+        node = node.block_items[0]
+    return node if isinstance(node, (c_ast.Break, c_ast.Continue)) else None
+
+
+def _assigned(node: c_ast.Node) -> set[str]:
+    """Names of the variables and arrays ``node`` may assign."""
+    names = set()
+    for n in _walk(node):
+        target = n.lvalue if isinstance(n, c_ast.Assignment) else \
+            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") else None
+        while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
+            target = target.name
+        if isinstance(target, c_ast.ID):
+            names.add(target.name)
+        if isinstance(n, c_ast.FuncCall):
+            names.add("")  # a call may write anything the condition reads: refuse below through an ID
+    return names
 
 
 def _continues(body: c_ast.Node | None) -> c_ast.Node | None:

@@ -152,7 +152,12 @@ class TypeTable:
         pointers = 0
         while True:
             if isinstance(node, c_ast.ArrayDecl):
-                if pointers:
+                if pointers == 1 and not dims:
+                    # a pointer to arrays, double (*A)[N], is subscripted as double A[][N] is
+                    pointers = 0
+                    dims.append(None)
+                    dims.append(node.dim)
+                elif pointers:
                     # pointer to array etc.: treat as an opaque pointer level
                     pointers += 1
                 else:
