@@ -78,3 +78,43 @@ def test_device_required_fails_loudly(tmp_path):
         # the runtime's own "CUDA driver version is insufficient for CUDA runtime version" misleads here
         assert "no NVIDIA driver found" in result.stderr or "no NVIDIA GPU found" in result.stderr, result.stderr
         assert "insufficient" not in result.stderr
+
+
+BOOLEANS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+static void flags(int n, const int a[n], _Bool f[n], _Bool g[n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++) {
+    f[i] = a[i] > 3;
+    g[i] = f[i] && a[i] % 2 == 0;
+  }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int n = argc > 1 ? atoi(argv[1]) : 40;
+  int a[n];
+  _Bool f[n], g[n];
+  for (int i = 0; i < n; i++)
+    a[i] = (i * 7) % 11;
+  flags(n, a, f, g);
+  for (int i = 0; i < n; i++)
+    printf("%d %d\n", f[i], g[i]);
+  return 0;
+}
+"""
+
+
+def test_boolean_arrays_reach_the_kernels(tmp_path):
+    # C's _Bool in a kernel's parameters: the .cu file is C++, which spells it bool (nvcc rejected _Bool)
+    source = tmp_path / "booleans.c"
+    source.write_text(BOOLEANS)
+    exe, messages = build(source, tmp_path / "out")
+    assert "warning" not in messages, messages
+    compile_c(source, tmp_path / "original")
+    for n in ("1", "40"):
+        assert run(exe, [n]).stdout == run(tmp_path / "original", [n]).stdout

@@ -609,6 +609,9 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
                 host += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
     includes = INCLUDES if fp_contract else INCLUDES + [
         "/* compile with nvcc -fmad=false for results that match the CPU bit for bit */"]
+    if any("_Bool" in line for line in kernels + host):
+        # C's boolean type in the region's arrays and scalars; CUDA C++ spells it bool (one byte in both)
+        includes = includes + ["typedef bool _Bool;"]
     prelude = includes + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")
     prelude += host_data.runtime(syntax.suffix, syntax.setup, symbol_stem(source), syntax.storage)
     return prelude + [""] + helper_macros(macros) + [""] + kernels + host
