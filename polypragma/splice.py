@@ -49,28 +49,27 @@ def splice(text: str, source: str, target: str, replacements: list[Replacement],
     out.append(line_directive(1, source) + "\n")
     position = 0  # index into original
     pending = sorted(insertions, key=lambda i: i.after)
+
+    def insert(insertion: Insertion) -> int:
+        """The original up to ``insertion``, then its lines; returns the position after it."""
+        out.extend(original[position : insertion.after])
+        if output_name:
+            out.append(line_directive(len(out) + 2, output_name) + "\n")
+        out.extend(line + "\n" for line in insertion.lines)
+        out.append(line_directive(insertion.after + 1, source) + "\n")
+        return insertion.after
+
     for replacement in sorted(replacements, key=lambda r: r.region.begin_line):
         region = replacement.region
         while pending and pending[0].after < region.begin_line:
-            insertion = pending.pop(0)
-            out += original[position : insertion.after]
-            if output_name:
-                out.append(line_directive(len(out) + 2, output_name) + "\n")
-            out += [line + "\n" for line in insertion.lines]
-            out.append(line_directive(insertion.after + 1, source) + "\n")
-            position = insertion.after
+            position = insert(pending.pop(0))
         out += original[position : region.begin_line - 1]
         out.append(f"/* polypragma: region {region.index} (lines {region.begin_line}-{region.end_line}) */\n")
         out += [line + "\n" for line in replacement.lines]
         out.append(line_directive(region.end_line + 1, source) + "\n")
         position = region.end_line
     for insertion in pending:  # a file with data directives and no region generated
-        out += original[position : insertion.after]
-        if output_name:
-            out.append(line_directive(len(out) + 2, output_name) + "\n")
-        out += [line + "\n" for line in insertion.lines]
-        out.append(line_directive(insertion.after + 1, source) + "\n")
-        position = insertion.after
+        position = insert(insertion)
     out += original[position:]
     return "".join(out)
 

@@ -260,22 +260,6 @@ static struct {
   size_t uploaded, downloaded;
 } polypragma_cuda_data;
 
-static size_t polypragma_size_env(const char *name, size_t fallback)
-{
-  const char *value = getenv(name);
-  if (value == NULL || value[0] == '\0')
-    return fallback;
-  char *end = NULL;
-  double number = strtod(value, &end);
-  if (end != NULL && (*end == 'k' || *end == 'K'))
-    number *= 1024.0;
-  else if (end != NULL && (*end == 'm' || *end == 'M'))
-    number *= 1048576.0;
-  else if (end != NULL && (*end == 'g' || *end == 'G'))
-    number *= 1073741824.0;
-  return number > 0 ? (size_t)number : fallback;
-}
-
 static void polypragma_cuda_data_release(void)
 {
   for (int k = 0; k < polypragma_cuda_data.pooled; ++k)

@@ -319,6 +319,23 @@ int polypragma_library_stopped(void);
 #endif
 
 /* POLYPRAGMA_DEVICE: "cpu" runs the original loops, "gpu" requires the device, unset or "auto" uses it if present */
+/* a size in bytes from the environment variable NAME ("64M", "1g", "4096"), or FALLBACK */
+static size_t polypragma_size_env$suffix(const char *name, size_t fallback)
+{
+  const char *value = getenv(name);
+  if (value == NULL || value[0] == '\0')
+    return fallback;
+  char *end = NULL;
+  double number = strtod(value, &end);
+  if (end != NULL && (*end == 'k' || *end == 'K'))
+    number *= 1024.0;
+  else if (end != NULL && (*end == 'm' || *end == 'M'))
+    number *= 1048576.0;
+  else if (end != NULL && (*end == 'g' || *end == 'G'))
+    number *= 1073741824.0;
+  return number > 0 ? (size_t)number : fallback;
+}
+
 static int polypragma_device_mode$suffix(void)
 {
   const char *mode = getenv("POLYPRAGMA_DEVICE");
