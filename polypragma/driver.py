@@ -196,7 +196,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     has_data = bool(directives) and target.gpu
     with timing.recording() as parts:
         if gpu_regions or has_data:
-            block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data)
+            block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data,
+                                      device_entries=options.device_entries)
             first = min([r.scop.region.begin_line for r in gpu_regions] + [d.line for d in directives])
             insertions.append(Insertion(_insertion_line(text, first), block))
             if options.dump_sizes:

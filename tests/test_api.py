@@ -259,12 +259,17 @@ def test_compile_errors_and_warnings_are_python_exceptions():
     assert "left as written" in mod.explain()
 
 
-def test_the_example_runs(tmp_path):
+@pytest.mark.parametrize("target", ["auto", "opencl"])
+def test_the_example_runs(tmp_path, target):
+    needs(target)
     example = os.path.join(os.path.dirname(__file__), "..", "examples", "python_api", "example.py")
     env = {**os.environ, "POLYPRAGMA_CACHE_DIR": str(tmp_path)}
-    result = subprocess.run([sys.executable, example, "60"], capture_output=True, text=True, env=env, timeout=300)
+    result = subprocess.run([sys.executable, example, "--target", target, "60"], capture_output=True, text=True,
+                            env=env, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "results match NumPy" in result.stdout and "parameter 'A'" in result.stdout
+    if target == "opencl":
+        assert "on pyopencl.array arrays, in place" in result.stdout
 
 
 class DeviceArray:
@@ -282,7 +287,7 @@ class DeviceArray:
 
 def test_device_arrays_are_checked_and_need_the_cuda_backend(monkeypatch):
     A, B = DeviceArray(np.ones((8, 8))), DeviceArray(np.zeros((8, 8)))
-    with pytest.raises(TypeError, match="device arrays need the cuda backend; this module runs on c"):
+    with pytest.raises(TypeError, match="a CUDA device array needs the cuda backend; this module runs on c"):
         module("c").jacobi_2d(1, 8, A, B)
     mod = module("cuda")
     with pytest.raises(ValueError, match=r"parameter 'B'.*\(n, n\) = \(8, 8\), got \(8, 9\)"):
@@ -302,7 +307,7 @@ def test_device_arrays_are_checked_and_need_the_cuda_backend(monkeypatch):
         assert call not in device_function
     if backends.cuda_device().usable:
         return
-    with pytest.raises(polypragma.DeviceError, match="did not run on the CUDA device.*cannot fall back"):
+    with pytest.raises(polypragma.DeviceError, match="did not run on the device.*cannot fall back"):
         mod.jacobi_2d(1, 8, A, B)
     monkeypatch.setenv("POLYPRAGMA_DEVICE", "gpu")
     with pytest.raises(polypragma.DeviceError, match="no CUDA device"):
@@ -328,3 +333,77 @@ def test_cupy_arrays_run_in_place_on_the_device(monkeypatch):
     assert A_gpu.data.ptr == pointer
     np.testing.assert_allclose(cupy.asnumpy(A_gpu), A, rtol=1e-12)
     np.testing.assert_allclose(cupy.asnumpy(B_gpu), B, rtol=1e-12)
+
+
+def test_pyopencl_arrays_run_in_place_in_their_context(monkeypatch):
+    """PyOpenCL arrays: the opencl backend runs its kernels in their context and on their queue, on their
+    buffers in place; against NumPy, in two contexts one after the other, then on NumPy arrays again."""
+    cl = pytest.importorskip("pyopencl")
+    import pyopencl.array as cla
+
+    mod = module("opencl")
+    assert "PyOpenCL arrays, used in place: gemm, jacobi_2d" in mod.explain()
+    rng = np.random.default_rng(23)
+    for _ in range(2):  # a new context each time: the second takes the program to it
+        context = cl.Context(cl.get_platforms()[0].get_devices()[:1])
+        queue = cl.CommandQueue(context)
+        A, B, C = rng.random((13, 7)), rng.random((7, 11)), rng.random((13, 11))
+        expected = 1.5 * A @ B + 0.5 * C
+        A_cl, B_cl, C_cl = (cla.to_device(queue, x) for x in (A, B, C))
+        buffer = C_cl.base_data.int_ptr
+        mod.gemm(13, 11, 7, 1.5, 0.5, C_cl, A_cl, B_cl)
+        assert C_cl.base_data.int_ptr == buffer
+        np.testing.assert_allclose(C_cl.get(), expected, rtol=1e-12)
+        np.testing.assert_allclose(A_cl.get(), A)  # read only, as on the host
+
+        A, B = rng.random((20, 20)), np.zeros((20, 20))
+        A_cl, B_cl = cla.to_device(queue, A), cla.empty(queue, (20, 20), np.float64)
+        B_cl.fill(0.0)  # enqueued on the arrays' queue: done before the kernels, which run on it
+        mod.jacobi_2d(5, 20, A_cl, B_cl)
+        jacobi_2d(5, A, B)
+        np.testing.assert_allclose(A_cl.get(), A, rtol=1e-12)
+        np.testing.assert_allclose(B_cl.get(), B, rtol=1e-12)
+    product = np.zeros((3, 2))  # NumPy arrays: the adopted context serves them
+    mod.gemm(3, 2, 4, 1.0, 0.0, product, np.ones((3, 4)), np.ones((4, 2)))
+    np.testing.assert_allclose(product, 4.0)
+
+    other = cl.CommandQueue(cl.Context(cl.get_platforms()[0].get_devices()[:1]))
+    with pytest.raises(ValueError, match="different contexts"):
+        mod.jacobi_2d(1, 20, A_cl, cla.to_device(other, B))
+    with pytest.raises(ValueError, match=r"parameter 'A'.*starts 160 bytes into its buffer"):
+        mod.jacobi_2d(1, 19, A_cl[1:], B_cl[1:])
+    with pytest.raises(ValueError, match=r"parameter 'B'.*\(n, n\) = \(20, 20\), got \(20, 19\)"):
+        mod.jacobi_2d(1, 20, A_cl, cla.zeros(queue, (20, 19), np.float64))
+    with pytest.raises(TypeError, match=r"parameter 'A'.*float64, got float32"):
+        mod.jacobi_2d(1, 20, A_cl.astype(np.float32), B_cl)
+    with pytest.raises(TypeError, match="not a mix.*'B' is a NumPy array"):
+        mod.jacobi_2d(1, 20, A_cl, B)
+    with pytest.raises(TypeError, match="a PyOpenCL array needs the opencl backend; this module runs on c"):
+        module("c").jacobi_2d(1, 20, A_cl, B_cl)
+    before = A_cl.get()
+    monkeypatch.setenv("POLYPRAGMA_DEVICE", "cpu")  # device data cannot take the original loops
+    with pytest.raises(polypragma.DeviceError, match="did not run on the device.*cannot fall back"):
+        mod.jacobi_2d(1, 20, A_cl, B_cl)
+    np.testing.assert_array_equal(A_cl.get(), before)
+
+
+def test_pyopencl_arrays_cross_no_link(tmp_path):
+    """A call on PyOpenCL arrays copies nothing between host and device: the runtime's profile counts
+    no copy (a process of its own, whose exit prints the profile)."""
+    pytest.importorskip("pyopencl")
+    needs("opencl")
+    script = tmp_path / "calls.py"
+    script.write_text(textwrap.dedent(f"""
+        import numpy as np, polypragma, pyopencl as cl, pyopencl.array as cla
+        polypragma.set_cache_dir({str(tmp_path / "cache")!r})
+        mod = polypragma.compile({SOURCE!r}, target="opencl", tile_size=(8, 8), block_size=(4, 8))
+        queue = cl.CommandQueue(cl.Context(cl.get_platforms()[0].get_devices()[:1]))
+        A, B = cla.to_device(queue, np.random.rand(32, 32)), cla.zeros(queue, (32, 32), np.float64)
+        for _ in range(3):
+            mod.jacobi_2d(4, 32, A, B)
+        print(float(A.get().sum()))
+    """))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            env={**os.environ, "POLYPRAGMA_PROFILE": "1"}, timeout=600)
+    assert result.returncode == 0, result.stderr
+    assert "transfers: 0 copies in (0 bytes), 0 copies out (0 bytes), 0 device allocations" in result.stderr

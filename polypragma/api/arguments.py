@@ -8,9 +8,10 @@ C-contiguous (the generated code indexes it row-major from its first element) an
 its elements are declared ``const``.  Arrays are never copied or converted implicitly: the results
 are written into the caller's own array.
 
-Device arrays (anything with ``__cuda_array_interface__``: CuPy, PyCUDA's ``GPUArray``, Numba) get the
-same checks from their interface and are passed as device pointers, used in place by the cuda
-backend's host function for device buffers.
+Device arrays get the same checks and are passed as device buffers, used in place by the backend's
+host function for device buffers: anything with ``__cuda_array_interface__`` (CuPy, PyCUDA's
+``GPUArray``, Numba) as a device pointer for the cuda backend, PyOpenCL arrays as their ``cl_mem``
+for the opencl backend (which then runs in their context, on their queue).
 
 Scalars travel through the library's entry points as ``long long``, ``unsigned long long`` or
 ``double`` (the C compiler converts them to the declared type), so that a typedef the API resolved
@@ -52,9 +53,14 @@ def bind(signature: Signature, args: tuple, kwargs: dict) -> list:
 _MISSING = object()
 
 
-def convert(signature: Signature, values: list) -> tuple[list, list, bool]:
-    """(ctypes values for the entry point, objects to keep alive during the call, whether the arrays
-    are device arrays).  Arrays are all NumPy arrays or all device arrays: a mix would need copies."""
+# where a call's arrays are, as convert() says
+HOST, CUDA, OPENCL = "a NumPy array", "a CUDA device array", "a PyOpenCL array"
+
+
+def convert(signature: Signature, values: list) -> tuple[list, list, str]:
+    """(ctypes values for the entry point, the arrays, to keep alive during the call, and where they
+    are: HOST, CUDA or OPENCL).  Arrays are all NumPy arrays or all device arrays of one kind: a mix
+    would need copies."""
     import numpy as np
 
     for p in signature.parameters:
@@ -76,16 +82,22 @@ def convert(signature: Signature, values: list) -> tuple[list, list, bool]:
             continue
         if hasattr(value, "__cuda_array_interface__") and not isinstance(value, np.ndarray):
             converted[k] = ctypes.c_void_p(_device_array(signature, p, value, integers, np))
-            kinds[p.name] = "a device array"
+            kinds[p.name] = CUDA
+        elif _is_pyopencl_array(value):
+            converted[k] = ctypes.c_void_p(_opencl_array(signature, p, value, integers, np))
+            kinds[p.name] = OPENCL
         else:
             _host_array(signature, p, value, integers, np)
             converted[k] = ctypes.c_void_p(value.ctypes.data)
-            kinds[p.name] = "a NumPy array"
+            kinds[p.name] = HOST
         keep.append(value)
     if len(set(kinds.values())) > 1:
         raise TypeError(f"{signature.name}(): pass all arrays on the device or all on the host, not a mix ("
                         + ", ".join(f"'{n}' is {kind}" for n, kind in kinds.items()) + ")")
-    return converted, keep, "a device array" in kinds.values()
+    if OPENCL in kinds.values() and len({a.context.int_ptr for a in keep}) > 1:
+        raise ValueError(f"{signature.name}(): the PyOpenCL arrays belong to different contexts; pass arrays of "
+                         "one context")
+    return converted, keep, next(iter(kinds.values()), HOST)
 
 
 def _where(signature: Signature, p: Parameter) -> str:
@@ -131,6 +143,22 @@ def _device_array(signature: Signature, p: Parameter, value, integers: dict[str,
     pointer, readonly = interface["data"]
     _check(where, p, dtype, shape, contiguous, not readonly, integers, np)
     return pointer
+
+
+def _is_pyopencl_array(value) -> bool:
+    return type(value).__module__.startswith("pyopencl") and hasattr(value, "base_data") \
+        and hasattr(value, "context")
+
+
+def _opencl_array(signature: Signature, p: Parameter, value, integers: dict[str, int], np) -> int:
+    """The ``cl_mem`` handle of a PyOpenCL array, checked: the kernels take the whole buffer, so the
+    array must start it."""
+    where = _where(signature, p)
+    if value.offset != 0:
+        raise ValueError(f"{where}: the PyOpenCL array starts {value.offset} bytes into its buffer (a view or a "
+                         "slice); pass an array of its own (its .copy())")
+    _check(where, p, value.dtype, tuple(value.shape), value.flags.c_contiguous, True, integers, np)
+    return value.base_data.int_ptr if value.base_data is not None else 0
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:

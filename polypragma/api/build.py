@@ -3,7 +3,8 @@
 Per backend (the generated runtime is compiled with ``-DPOLYPRAGMA_LIBRARY``, see glue.py):
 
 * ``c``: ``--target c`` (``--openmp`` when the C compiler accepts ``-fopenmp``), one shared library;
-* ``opencl``: ``--target opencl``, linked with ``-lOpenCL``;
+* ``opencl``: ``--target opencl``, linked with ``-lOpenCL``; the glue exports the adoption of the
+  caller's context and queue, for PyOpenCL arrays used in place;
 * ``cuda``: ``--target cuda``; the ``.cu`` file compiled by nvcc for the present device's architecture
   (else polypragma's default ones), the glue by the C compiler, linked by nvcc with the static CUDA
   runtime, so the library needs no CUDA library path to load.
@@ -33,6 +34,7 @@ from polypragma.api.module import CompileError
 from polypragma.api.options import BuildOptions
 from polypragma.api.signature import Signature
 from polypragma.buildtools.toolchain import architectures, find_nvcc, gencode_flags
+from polypragma.codegen.opencl_target import adopt_function
 from polypragma.diagnostics import FatalError, Reporter
 from polypragma.driver import Options, compile_file, output_path
 from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
@@ -54,18 +56,23 @@ def build(source: str, directory: str, choice: Choice, options: BuildOptions) ->
     except FatalError as exc:
         raise CompileError(str(exc.diagnostic("error"))) from None
     messages = io.StringIO()
-    status = compile_file(source, options.driver_options(directory, backend, openmp, device_entries=backend == "cuda"),
+    status = compile_file(source, options.driver_options(directory, backend, openmp, device_entries=backend != "c"),
                           Reporter(messages))
     if status != 0:
         raise CompileError(f"polypragma could not compile {source}:\n{messages.getvalue().rstrip()}")
     generated = output_path(source, Options(output_dir=directory))
     prototypes: dict[str, str] = {}
-    if backend == "cuda":
-        with open(output_path(source, Options(output_dir=directory), ".cu"), encoding="utf-8") as handle:
+    adopt = None
+    if backend != "c":  # the host functions taking device buffers: in the .cu, or in the C file (opencl)
+        host = output_path(source, Options(output_dir=directory), ".cu") if backend == "cuda" else generated
+        with open(host, encoding="utf-8") as handle:
             signatures, prototypes = device_entries(signatures, handle.read())
+        if backend == "opencl":
+            prototypes = {}  # static functions of the C file the glue includes
+            adopt = (adopt_function(source), source)
     glue_path = os.path.join(directory, "polypragma_api.c")
     with open(glue_path, "w", encoding="utf-8") as handle:
-        handle.write(glue(os.path.abspath(generated), signatures, prototypes))
+        handle.write(glue(os.path.abspath(generated), signatures, prototypes, adopt))
     library = f"lib{os.path.basename(directory)[:16]}.so"
     commands = _commands(source, directory, glue_path, library, choice, options, cc, openmp)
     for command in commands:
@@ -99,7 +106,7 @@ def _commands(source: str, directory: str, glue_path: str, library: str, choice:
              os.path.join(directory, library), "-cudart", "static", "-lm"]]
 
 
-_DEVICE_ENTRY = re.compile(r'^extern "C" int (polypragma_\w+_region(\d+)_device)\((.*)\)$', re.M)
+_DEVICE_ENTRY = re.compile(r'^(?:extern "C" |static )int (polypragma_\w+_region(\d+)_device)\((.*)\)$', re.M)
 
 
 def device_entries(signatures: list[Signature], unit: str) -> tuple[list[Signature], dict[str, str]]:

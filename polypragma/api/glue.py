@@ -62,12 +62,23 @@ static void polypragma_api_begin(void)
 """
 
 
-def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str] | None = None) -> str:
+def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str] | None = None,
+         adopt: tuple[str, str] | None = None) -> str:
     """The text of the glue file for ``generated`` (the path of NAME.polypragma.c); ``prototypes``: of
-    the cuda target's host functions taking device buffers, by name (see build.device_entries)."""
-    include = generated.replace("\\", "\\\\").replace('"', '\\"')
+    the cuda target's host functions taking device buffers, by name (see build.device_entries);
+    ``adopt``: the opencl runtime's function adopting the caller's context and queue, and the source
+    it names in its messages."""
+    include = _c_text(generated)
     lines = ["/* polypragma's Python API: entry points into the functions of the generated file */",
              f'#include "{include}"', _HOOKS]
+    if adopt is not None:
+        # PyOpenCL arrays: the kernels run in their context, on their queue (see opencl_target.ADOPT)
+        lines += ["int polypragma_api_opencl_adopt(void *context, void *queue)", "{",
+                  "  polypragma_api_begin();",
+                  f'  if ({adopt[0]}((cl_context)context, (cl_command_queue)queue, "{_c_text(adopt[1])}") != 0)',
+                  "    polypragma_api_failed = 1;",
+                  "  return polypragma_api_failed;",
+                  "}", ""]
     for s in signatures:
         if any(p.unsupported for p in s.parameters):
             continue  # Python refuses the call, saying why
@@ -87,12 +98,13 @@ def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str]
                   "}", ""]
         if s.device_function:
             # the caller's device buffers, used in place: no fallback to the original loops is possible
-            lines += [(prototypes or {})[s.device_function],
-                      f"int polypragma_api_{s.name}_device({', '.join(params)})", "{",
+            if prototypes and s.device_function in prototypes:  # cuda: defined in the .cu
+                lines.append(prototypes[s.device_function])
+            lines += [f"int polypragma_api_{s.name}_device({', '.join(params)})", "{",
                       "  (void)polypragma_result;",
                       "  polypragma_api_begin();",
                       f"  if ({s.device_function}({', '.join(s.device_arguments)}) != 0 && !polypragma_api_failed) {{",
-                      f'    polypragma_library_report("polypragma: {s.name}: the region did not run on the CUDA device (none '
+                      f'    polypragma_library_report("polypragma: {s.name}: the region did not run on the device (none '
                       "usable, POLYPRAGMA_DEVICE=cpu, or the failure above), and device arrays cannot fall back to "
                       'the original loops\\n");',
                       "    polypragma_api_failed = 1;",
@@ -100,3 +112,8 @@ def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str]
                       "  return polypragma_api_failed;",
                       "}", ""]
     return "\n".join(lines)
+
+
+def _c_text(text: str) -> str:
+    """``text`` inside a C string literal."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')

@@ -17,7 +17,7 @@ import os
 import threading
 import warnings
 
-from polypragma.api.arguments import CTYPES, bind, convert
+from polypragma.api.arguments import CTYPES, CUDA, HOST, OPENCL, bind, convert
 from polypragma.api.signature import Signature
 
 
@@ -58,30 +58,36 @@ class Function:
 
     def __call__(self, *args, **kwargs):
         values = bind(self.signature, args, kwargs)
-        converted, keep, on_device = convert(self.signature, values)
-        entry = self._device_entry if on_device else self._entry
-        if entry is None:
-            raise TypeError(self._why_not_on_device() if on_device else
+        converted, arrays, place = convert(self.signature, values)
+        entry = self._entry if place == HOST else self._device_entry
+        if entry is None or _BACKEND.get(place, self.module.backend) != self.module.backend:
+            raise TypeError(self._why_not_on_device(place) if place != HOST else
                             f"{self.signature.name}() cannot be called from Python")
         result = CTYPES.get(self.signature.returns, ctypes.c_longlong)()
         with self.module._lock:
-            failed = entry(ctypes.byref(result), *converted)
+            failed = place == OPENCL and self.module._adopt(arrays)
+            if not failed:
+                failed = entry(ctypes.byref(result), *converted)
             messages = self.module._messages().decode("utf-8", "replace").strip()
-        del keep
+        del arrays
         if failed:
             raise DeviceError(messages or f"{self.signature.name}: the device failed")
         if messages:
             warnings.warn(messages, DeviceWarning, stacklevel=2)
         return result.value if self.signature.returns in CTYPES else None
 
-    def _why_not_on_device(self) -> str:
+    def _why_not_on_device(self, place: str) -> str:
         name = self.signature.name
-        if self.module.backend != "cuda":
-            return (f"{name}(): device arrays need the cuda backend; this module runs on {self.module.backend} "
-                    "(pass NumPy arrays)")
+        if _BACKEND[place] != self.module.backend:
+            return (f"{name}(): {place} needs the {_BACKEND[place]} backend; this module runs on "
+                    f"{self.module.backend} (pass NumPy arrays)")
         return (f"{name}(): device arrays need a function that is one region and nothing else, whose sizes, "
                 f"scalars and arrays are its parameters: {name} is more, so its original loops may have to run "
                 "on the host (pass NumPy arrays)")
+
+
+# the backend that takes each kind of device array
+_BACKEND = {CUDA: "cuda", OPENCL: "opencl"}
 
 
 class Module:
@@ -100,6 +106,7 @@ class Module:
         self.diagnostics: str = manifest["diagnostics"]
         self._reasons = reasons
         self._lock = threading.Lock()
+        self._queues: dict[int, object] = {}  # a PyOpenCL queue per context, for arrays without one
         self._library = ctypes.CDLL(self.library)
         self._messages = self._library.polypragma_api_messages
         self._messages.restype = ctypes.c_char_p
@@ -113,6 +120,27 @@ class Module:
                 if signature.device_function:
                     device_entry = self._entry(f"polypragma_api_{signature.name}_device", signature)
             self.functions[signature.name] = Function(self, signature, entry, device_entry)
+
+    def _adopt(self, arrays: list) -> bool:
+        """Before a call on PyOpenCL ``arrays``: the library's kernels run in their context, on the queue
+        of the first that has one (the others' queues are finished first, so that what the caller
+        enqueued on them is done; without any, a queue of the module's for that context).  Whether
+        that failed (the messages say why)."""
+        queues = list({a.queue.int_ptr: a.queue for a in arrays if a.queue is not None}.values())
+        for other in queues[1:]:
+            other.finish()
+        if queues:
+            queue = queues[0]
+        else:
+            import pyopencl
+
+            context = arrays[0].context
+            queue = self._queues.get(context.int_ptr)
+            if queue is None:
+                queue = self._queues[context.int_ptr] = pyopencl.CommandQueue(context)
+        adopt = self._library.polypragma_api_opencl_adopt
+        adopt.restype, adopt.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]
+        return bool(adopt(queue.context.int_ptr, queue.int_ptr))
 
     def _entry(self, name: str, signature: Signature):
         entry = self._library[name]
@@ -139,9 +167,10 @@ class Module:
         lines = [f"backend: {self.backend}" + (" (with OpenMP)" if self.openmp else ""), *self._reasons,
                  f"library: {self.library} ({'loaded from the cache' if self.cached else 'built now'})",
                  "functions: " + ", ".join(f.c_declaration() for f in self.functions.values())]
-        if self.backend == "cuda":
+        if self.backend in ("cuda", "opencl"):
             takes = [n for n, f in self.functions.items() if f._device_entry is not None]
-            lines.append("device arrays, used in place: " + (", ".join(takes) or "no function") + " (a function "
+            kind = "CUDA device arrays" if self.backend == "cuda" else "PyOpenCL arrays"
+            lines.append(f"{kind}, used in place: " + (", ".join(takes) or "no function") + " (a function "
                          "that is its region and nothing else takes them)")
         if self.diagnostics:
             lines += ["polypragma said:", self.diagnostics]

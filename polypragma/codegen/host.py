@@ -124,6 +124,11 @@ class HostSyntax:
         ``host_function(caller_buffers=True)``)."""
         raise NotImplementedError
 
+    def caller_buffer(self, array: DeviceArray) -> str:
+        """The value of ``dev_<array>`` from the parameter through which the caller passes its own device
+        buffer (``host_function(caller_buffers=True)``): a device pointer (CUDA), a cl_mem (OpenCL)."""
+        return f"({array.device_type} *){array.host_name}"
+
     def synchronise(self) -> str:
         """The call waiting for every launch to finish, before the copy-out."""
         raise NotImplementedError
@@ -190,7 +195,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         if bound(a):
             lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
         elif not owned(a):  # the caller's buffer: its size may serve a constant copy or a texture only
-            lines += [f"  {syntax.buffer_type(a)}dev_{a.name} = ({a.device_type} *){a.host_name};",
+            lines += [f"  {syntax.buffer_type(a)}dev_{a.name} = {syntax.caller_buffer(a)};",
                       f"  (void)bytes_{a.name};"]
     lines += syntax.declarations(region)
     lines += syntax.at(region, "start")
@@ -217,7 +222,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                       f"  dev_{a.name} = {syntax.device_pointer(a)};"]
     lines += syntax.at(region, "allocated")
     for a in region.arrays:
-        if not owned(a) and a.name in region.constant:
+        if not owned(a) and a.name in region.constant and syntax.constant_symbols:
             lines += [f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_in_from_device(region, a))}"]
         elif owned(a) and not bound(a):  # constant memory: from the host, whose copy must be current
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, 0, "

@@ -48,6 +48,9 @@ class OpenCLSyntax(GpuSyntax, HostSyntax):
     def device_pointer(self, array: DeviceArray) -> str:
         return f"(cl_mem)bind_{array.name}.buffer"
 
+    def caller_buffer(self, array: DeviceArray) -> str:
+        return f"(cl_mem)(void *){array.host_name}"
+
     def in_place_alignment(self, region: GpuRegion, array: DeviceArray) -> str:
         return "0"  # a buffer is passed whole: an array used in place starts its data scope's buffer
 
@@ -115,6 +118,41 @@ $source;
 
 static const char *polypragma_cl_kernel_names$suffix[] = { $names };
 
+/* The program of this file built for DEVICE in the state's context, and its kernels */
+static int polypragma_cl_build$suffix(cl_device_id device, const char *where)
+{
+  cl_int error;
+  polypragma_cl$suffix.program = clCreateProgramWithSource(polypragma_cl$suffix.context, 1,
+      &polypragma_cl_source$suffix, NULL, &error);
+  POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateProgramWithSource", where);
+  /* POLYPRAGMA_OPENCL_OPTIONS: more options for the OpenCL compiler, after polypragma's own (say
+     -cl-opt-disable, for a driver whose optimiser miscompiles a kernel) */
+  const char *extra = getenv("POLYPRAGMA_OPENCL_OPTIONS");
+  const char *fixed = "$build_options";
+  char *options = malloc(strlen(fixed) + (extra ? strlen(extra) : 0) + 2);
+  if (options == NULL)
+    return polypragma_cl_fail$suffix("malloc", CL_OUT_OF_HOST_MEMORY, where, POLYPRAGMA_BEFORE_COPY_OUT);
+  sprintf(options, "%s %s", fixed, extra ? extra : "");
+  error = clBuildProgram(polypragma_cl$suffix.program, 1, &device, options, NULL, NULL);
+  if (error != CL_SUCCESS) {
+    char log[16384];
+    size_t size = 0;
+    clGetProgramBuildInfo(polypragma_cl$suffix.program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &size);
+    log[size < sizeof log ? size : sizeof log - 1] = '\0';
+    POLYPRAGMA_REPORT("polypragma: %s: building the OpenCL program with options '%s' failed:\n%s\n", where,
+                      options, log);
+    free(options);
+    return polypragma_cl_fail$suffix("clBuildProgram", error, where, POLYPRAGMA_BEFORE_COPY_OUT);
+  }
+  free(options);
+  for (int k = 0; k < $kernels; ++k) {
+    polypragma_cl$suffix.kernels[k] = clCreateKernel(polypragma_cl$suffix.program,
+        polypragma_cl_kernel_names$suffix[k], &error);
+    POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateKernel", where);
+  }
+  return 0;
+}
+
 /* 0 when the device is ready; 1 when the original loops must run */
 static int polypragma_cl_setup$suffix(const char *where)
 {
@@ -161,34 +199,8 @@ static int polypragma_cl_setup$suffix(const char *where)
   POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateContext", where);
   polypragma_cl$suffix.queue = clCreateCommandQueue(polypragma_cl$suffix.context, device, 0, &error);
   POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateCommandQueue", where);
-  polypragma_cl$suffix.program = clCreateProgramWithSource(polypragma_cl$suffix.context, 1,
-      &polypragma_cl_source$suffix, NULL, &error);
-  POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateProgramWithSource", where);
-  /* POLYPRAGMA_OPENCL_OPTIONS: more options for the OpenCL compiler, after polypragma's own (say
-     -cl-opt-disable, for a driver whose optimiser miscompiles a kernel) */
-  const char *extra = getenv("POLYPRAGMA_OPENCL_OPTIONS");
-  const char *fixed = "$build_options";
-  char *options = malloc(strlen(fixed) + (extra ? strlen(extra) : 0) + 2);
-  if (options == NULL)
-    return polypragma_cl_fail$suffix("malloc", CL_OUT_OF_HOST_MEMORY, where, POLYPRAGMA_BEFORE_COPY_OUT);
-  sprintf(options, "%s %s", fixed, extra ? extra : "");
-  error = clBuildProgram(polypragma_cl$suffix.program, 1, &device, options, NULL, NULL);
-  if (error != CL_SUCCESS) {
-    char log[16384];
-    size_t size = 0;
-    clGetProgramBuildInfo(polypragma_cl$suffix.program, device, CL_PROGRAM_BUILD_LOG, sizeof log - 1, log, &size);
-    log[size < sizeof log ? size : sizeof log - 1] = '\0';
-    POLYPRAGMA_REPORT("polypragma: %s: building the OpenCL program with options '%s' failed:\n%s\n", where,
-                      options, log);
-    free(options);
-    return polypragma_cl_fail$suffix("clBuildProgram", error, where, POLYPRAGMA_BEFORE_COPY_OUT);
-  }
-  free(options);
-  for (int k = 0; k < $kernels; ++k) {
-    polypragma_cl$suffix.kernels[k] = clCreateKernel(polypragma_cl$suffix.program,
-        polypragma_cl_kernel_names$suffix[k], &error);
-    POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clCreateKernel", where);
-  }
+  if (polypragma_cl_build$suffix(device, where) != 0)
+    return 1;
   polypragma_cl$suffix.ready = 1;
   return 0;
 }
@@ -211,7 +223,8 @@ static struct {
   size_t uploaded, downloaded;
 } polypragma_cl_data$suffix;
 
-static void polypragma_cl_data_release$suffix(void)
+/* the pool's buffers and the pinned buffer given back (they belong to the state's context) */
+static void polypragma_cl_data_drop$suffix(void)
 {
   for (int k = 0; k < polypragma_cl_data$suffix.pooled; ++k)
     clReleaseMemObject(polypragma_cl_data$suffix.pool[k].buffer);
@@ -223,6 +236,12 @@ static void polypragma_cl_data_release$suffix(void)
     clReleaseMemObject(polypragma_cl_data$suffix.pinned);
     polypragma_cl_data$suffix.staging = 0;
   }
+  polypragma_cl_data$suffix.cached = 0;
+}
+
+static void polypragma_cl_data_release$suffix(void)
+{
+  polypragma_cl_data_drop$suffix();
   const char *profile = getenv("POLYPRAGMA_PROFILE");
   if (profile != NULL && profile[0] != '\0' && strcmp(profile, "0") != 0)
     fprintf(stderr, "polypragma: profile: transfers: %ld copies in (%zu bytes), %ld copies out (%zu bytes), "
@@ -433,8 +452,68 @@ static int polypragma_download$suffix(void *host, void *buffer, size_t offset, s
 """)
 
 
-def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True) -> list[str]:
-    """The block inserted into the C file: the OpenCL runtime, the kernels' source and the host functions."""
+# The Python API's PyOpenCL arrays (generated with device_entries): the caller's context and queue.
+ADOPT = Template(r"""
+/* Run this file's kernels in the CONTEXT and on the QUEUE of the caller, whose buffers they are to use in
+   place (polypragma's Python API and PyOpenCL arrays).  Retained here; the same context keeps the built
+   program and the pool, another one first gives back the old context's buffers, program and queue (not
+   while a data scope of this file keeps arrays on the device there).  0 on success. */
+static POLYPRAGMA_UNUSED int polypragma_cl_adopt$suffix(cl_context context, cl_command_queue queue, const char *where)
+{
+  cl_device_id device = NULL;
+  polypragma_cl_data_init$suffix();  /* the profile counts the calls on the caller's buffers too */
+  cl_int error = clGetCommandQueueInfo(queue, CL_QUEUE_DEVICE, sizeof device, &device, NULL);
+  POLYPRAGMA_CL_SETUP_CHECK$suffix(error, "clGetCommandQueueInfo(CL_QUEUE_DEVICE)", where);
+  if (polypragma_cl$suffix.ready && polypragma_cl$suffix.context == context) {
+    if (polypragma_cl$suffix.queue != queue) {
+      POLYPRAGMA_CL_SETUP_CHECK$suffix(clRetainCommandQueue(queue), "clRetainCommandQueue", where);
+      clFinish(polypragma_cl$suffix.queue);
+      clReleaseCommandQueue(polypragma_cl$suffix.queue);
+      polypragma_cl$suffix.queue = queue;
+    }
+    return 0;
+  }
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k)
+    if (polypragma_data_table.entries[k].host != NULL && polypragma_data_table.entries[k].owner == &polypragma_data_owner$suffix) {
+      POLYPRAGMA_REPORT("polypragma: %s: arrays of another OpenCL context are passed while a data scope keeps "
+                        "arrays on the device in this one\n", where);
+      return 1;
+    }
+  if (polypragma_cl$suffix.ready) {
+    polypragma_cl_data_drop$suffix();
+    for (int k = 0; k < $kernels; ++k)
+      clReleaseKernel(polypragma_cl$suffix.kernels[k]);
+    clReleaseProgram(polypragma_cl$suffix.program);
+    clReleaseCommandQueue(polypragma_cl$suffix.queue);
+    clReleaseContext(polypragma_cl$suffix.context);
+  }
+  polypragma_cl$suffix.tried = 1;
+  polypragma_cl$suffix.ready = 0;
+  POLYPRAGMA_CL_SETUP_CHECK$suffix(clRetainContext(context), "clRetainContext", where);
+  POLYPRAGMA_CL_SETUP_CHECK$suffix(clRetainCommandQueue(queue), "clRetainCommandQueue", where);
+  polypragma_cl$suffix.context = context;
+  polypragma_cl$suffix.queue = queue;
+  cl_device_type type = 0;
+  if (clGetDeviceInfo(device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS)
+    polypragma_cl$suffix.gpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  if (polypragma_cl_build$suffix(device, where) != 0)
+    return 1;
+  polypragma_cl$suffix.ready = 1;
+  return 0;
+}
+""")
+
+
+def adopt_function(source: str) -> str:
+    """The name of the function of ``source``'s generated file that adopts the caller's context and queue."""
+    return f"polypragma_cl_adopt_{symbol_stem(source)}"
+
+
+def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
+             device_entries: bool = False) -> list[str]:
+    """The block inserted into the C file: the OpenCL runtime, the kernels' source and the host functions;
+    with ``device_entries``, each region's host function also in the form taking the caller's buffers
+    (``<function>_device``) and the function adopting the caller's context (for the Python API)."""
     stem = symbol_stem(source)
     syntax = OpenCLSyntax(stem)
     kernel_text: list[str] = []
@@ -456,6 +535,8 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
             function, used = host_function(region, syntax, source)
             host_helpers |= used
             host += function + [""]
+            if device_entries:
+                host += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
         offset += len(region.mapping.kernels)
     prologue = []
     if uses_double:
@@ -473,4 +554,6 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True)
                                   build_options="" if fp_contract else "-cl-fp32-correctly-rounded-divide-sqrt")
     prelude = INCLUDES + [""] + runtime(syntax) + specific.rstrip("\n").split("\n")
     prelude += host_data.runtime(syntax.suffix, syntax.setup, stem, syntax.storage)
+    if device_entries:
+        prelude += ADOPT.substitute(suffix=syntax.suffix, kernels=offset).rstrip("\n").split("\n")
     return prelude + [""] + helper_macros(host_helpers) + host

@@ -26,15 +26,16 @@ class Target:
         them (its data in global memory where such an AST would cost too much)."""
         return with_kernel_asts(region, self.kernel_syntax.registers_across_barriers)
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False,
+                   device_entries: bool = False) -> list[str]:
         """What the C file holds before its first generated region (or data directive: ``data``, the file
-        has some)."""
+        has some; ``device_entries``: as for ``unit``)."""
         return []
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
              device_entries: bool = False, data: bool = False) -> list[str]:
         """The body of the second output (written even when ``regions`` is empty); ``device_entries``:
-        host functions taking device buffers too (cuda, for the Python API); ``data``: the file has data
+        host functions taking device buffers too (for the Python API); ``data``: the file has data
         directives, whose entry points it defines."""
         raise NotImplementedError
 
@@ -50,7 +51,8 @@ class Cuda(Target):
     unit_suffix = ".cu"
     kernel_syntax = cuda_target.CudaSyntax
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False,
+                   device_entries: bool = False) -> list[str]:
         return cuda_target.prototypes(regions, source if data else None)
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
@@ -65,8 +67,9 @@ class OpenCL(Target):
     gpu = True
     kernel_syntax = opencl_target.OpenCLSyntax
 
-    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False) -> list[str]:
-        return opencl_target.generate(regions, source, fp_contract=fp_contract)
+    def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False,
+                   device_entries: bool = False) -> list[str]:
+        return opencl_target.generate(regions, source, fp_contract=fp_contract, device_entries=device_entries)
 
 
 TARGETS = {target.name: target for target in (Cuda(), OpenCL(), C())}
