@@ -25,6 +25,10 @@ What runs:
   (bench/gpu/transfers.c, POLYPRAGMA_PROFILE=1: ``h2d_gbs``, ``d2h_gbs`` with the default copy method,
   and under each POLYPRAGMA_COPY method in ``by_method``), against the link measured directly with
   pinned memory (bench/gpu/pinned.cu: ``pinned_h2d_gbs``, ``pinned_d2h_gbs``, pageable too);
+* the Python API (issue 19): examples/python_api/kernels.c built for cuda by ``polypragma.compile``,
+  loaded there without the compiler, its stencil called 20 times on NumPy, CuPy, PyCUDA and PyTorch
+  arrays (those installed; bench/gpu/api_calls.py): ``python_api`` lists ``{array, calls, first_ms,
+  per_call_ms, kernels_ms, copy_ms}``, device arrays being used in place with no copy;
 * repeated calls (issue 18): bench/gpu/timestep.c calls a 2-D Jacobi step 1,000 times inside a data
   scope; ``repeated_calls`` lists ``{name, calls, first_ms, per_call_ms, kernels_ms}`` with the scope
   and with POLYPRAGMA_DATA=copy (a copy in and out at every call), kernels_ms being the median kernel
@@ -180,7 +184,26 @@ def _build_measurements(build: Path) -> dict:
         exes[name] = name
     _run([NVCC, ARCH, "-O2", str(BENCH / "gpu" / "pinned.cu"), "-o", str(build / "measure" / "pinned")])
     exes["pinned"] = "pinned"
+    exes["python_api"] = _build_api_module(build)
     return exes
+
+
+def _build_api_module(build: Path) -> str:
+    """examples/python_api/kernels.c as the Python API builds it for cuda (sm_90), copied out of a
+    scratch cache into BUILD/measure/api: the GPU machine loads it without the compiler."""
+    import tempfile
+
+    import polypragma
+
+    with tempfile.TemporaryDirectory() as cache:
+        polypragma.set_cache_dir(cache)
+        try:
+            mod = polypragma.compile(TOP / "examples" / "python_api" / "kernels.c", target="cuda",
+                                     cuda_architectures=["90"])
+            shutil.copytree(os.path.dirname(mod.library), build / "measure" / "api")
+        finally:
+            polypragma.set_cache_dir(None)
+    return "api"
 
 
 def build(args) -> int:
@@ -405,6 +428,37 @@ def repeated_calls(build: Path, dry: bool) -> list[dict]:
     return out
 
 
+def python_api(build: Path, dry: bool) -> list[dict]:
+    """The Python API's module (cuda) called on each kind of array (bench/gpu/api_calls.py): per-call time
+    against the kernels' time from the runtime's profile, and the copies a call makes (none for device
+    arrays, used in place)."""
+    n, steps, calls = (4096, 10, 20) if not dry else (64, 2, 3)
+    out = []
+    for kind in ("numpy", "cupy", "pycuda", "torch"):
+        entry: dict = {"array": kind, "n": n, "steps": steps, "calls": calls, "first_ms": None, "per_call_ms": None,
+                       "kernels_ms": None, "copy_ms": None}
+        got = _execute([sys.executable, str(BENCH / "gpu" / "api_calls.py"), str(build / "measure" / "api"), kind,
+                        str(n), str(steps), str(calls)],
+                       {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu", "POLYPRAGMA_PROFILE": "1",
+                        "PYTHONPATH": str(TOP)}, 300)
+        if got["status"] != 0:
+            missing = re.search(r"No module named '(\w+)'", got["stderr"])
+            entry["error"] = f"{missing.group(1)} is not installed" if missing else \
+                f"status {got['status']}: {got['stderr'][-400:]}"
+            out.append(entry)
+            continue
+        entry.update(json.loads(got["stdout"].strip().splitlines()[-1]))
+        profiles = _profiles(got["stderr"])[1:]  # after the first call
+        if profiles:
+            middle = len(profiles) // 2
+            entry["kernels_ms"] = sorted(p["kernels"] for p in profiles)[middle]
+            entry["copy_ms"] = sorted(p["copy_in"] + p["copy_out"] for p in profiles)[middle]
+        if entry["per_call_ms"] and entry["kernels_ms"]:
+            entry["per_call_over_kernels"] = round(entry["per_call_ms"] / entry["kernels_ms"], 3)
+        out.append(entry)
+    return out
+
+
 def measurements(build: Path, manifest: dict, result: dict, dry: bool) -> None:
     if "measure" not in manifest:
         result["transfers"] = {"skipped": "this build has no measurement programs (rebuild)"}
@@ -414,6 +468,9 @@ def measurements(build: Path, manifest: dict, result: dict, dry: bool) -> None:
     print(f"transfers: {result['transfers']}", flush=True)
     result["repeated_calls"] = repeated_calls(build, dry)
     print(f"repeated_calls: {result['repeated_calls']}", flush=True)
+    if "python_api" in manifest["measure"]:
+        result["python_api"] = python_api(build, dry)
+        print(f"python_api: {result['python_api']}", flush=True)
 
 
 def run(args) -> int:

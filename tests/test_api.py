@@ -407,3 +407,23 @@ def test_pyopencl_arrays_cross_no_link(tmp_path):
                             env={**os.environ, "POLYPRAGMA_PROFILE": "1"}, timeout=600)
     assert result.returncode == 0, result.stderr
     assert "transfers: 0 copies in (0 bytes), 0 copies out (0 bytes), 0 device allocations" in result.stderr
+
+
+@pytest.mark.gpu
+def test_pycuda_arrays_run_in_place_on_the_device(monkeypatch):
+    # for the GPU machine: PyCUDA's GPUArray in the runtime's primary context, as the README says
+    if not backends.cuda_device().usable:
+        pytest.skip(backends.cuda_device().why)
+    pytest.importorskip("pycuda")
+    import pycuda.autoprimaryctx  # noqa: F401
+    import pycuda.gpuarray
+
+    mod = module("cuda")
+    monkeypatch.setenv("POLYPRAGMA_DEVICE", "gpu")
+    rng = np.random.default_rng(11)
+    A, B = rng.random((48, 48)), np.zeros((48, 48))
+    A_gpu, B_gpu = pycuda.gpuarray.to_gpu(A), pycuda.gpuarray.to_gpu(B)
+    mod.jacobi_2d(6, 48, A_gpu, B_gpu)
+    jacobi_2d(6, A, B)
+    np.testing.assert_allclose(A_gpu.get(), A, rtol=1e-12)
+    np.testing.assert_allclose(B_gpu.get(), B, rtol=1e-12)
