@@ -36,6 +36,7 @@ ATOMIC_TYPES = {"int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long": 
                 "double": 8}
 FLOAT_TYPES = ("float", "double")
 
+_INTEGER_WORDS = {"int", "unsigned", "signed", "long", "short", "char"}
 _COMPOUND = {"+=": "+", "-=": "+", "*=": "*"}
 _MIN_MAX_CALLS = {"fmin": "min", "fmax": "max", "fminf": "min", "fmaxf": "max"}
 
@@ -139,8 +140,11 @@ def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict) -> bool:
     is a floating-point value."""
     if isinstance(node, c_ast.Constant):
         return node.type in ("int", "long int", "unsigned int", "long long int", "unsigned long int", "char",
-                             "long", "unsigned long")
-    if isinstance(node, (c_ast.FuncCall, c_ast.Cast, c_ast.StructRef, c_ast.UnaryOp)) and not (
+                             "long", "unsigned long", "unsigned long long int")
+    if isinstance(node, c_ast.Cast):
+        names = getattr(getattr(node.to_type.type, "type", None), "names", None)
+        return bool(names) and set(names) <= _INTEGER_WORDS and _integer_only(node.expr, scop, arrays)
+    if isinstance(node, (c_ast.FuncCall, c_ast.StructRef, c_ast.UnaryOp)) and not (
             isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~")):
         return False
     if isinstance(node, c_ast.ID):
