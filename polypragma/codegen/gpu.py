@@ -405,7 +405,7 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     for d, name in enumerate(kernel.thread_params):
         lines.append(f"  const int {name} = {syntax.thread_id(kernel.mapped - 1 - d)};")
     lines += declarations
-    lines += reduction_code.declarations(kernel, syntax.shared_declaration)
+    lines += reduction_code.declarations(kernel, syntax.shared_declaration, syntax.opencl)
     lines += body
     lines += reduction_code.finish(kernel, printer.arrays, syntax.barrier(), printer.atomics, syntax.opencl)
     lines.append("}")

@@ -111,15 +111,25 @@ def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl
     return f"{atomic_name(r.op, r.element_type)}(&{target}, {value});"
 
 
-def declarations(kernel: Kernel, shared_declaration) -> list[str]:
-    """The registers of the accumulated reductions and the shared arrays that combine them."""
+WARP = 32
+
+
+def _shuffled(kernel: Kernel, opencl: bool) -> bool:
+    """Whether the block combines through CUDA's warp shuffles (whole warps only)."""
+    return not opencl and _threads(kernel) % WARP == 0
+
+
+def declarations(kernel: Kernel, shared_declaration, opencl: bool) -> list[str]:
+    """The registers of the accumulated reductions and the shared arrays that combine them (a value per
+    thread for the tree, per warp after shuffles)."""
     threads = _threads(kernel)
+    slots = threads // WARP if _shuffled(kernel, opencl) else threads
     out = []
     for k, kr in enumerate(kernel.reductions):
         if kr.accumulated:
             ctype = kr.reduction.element_type
             out.append(f"  {ctype} {accumulator(k)} = {IDENTITY[kr.reduction.op]};")
-            out.append("  " + shared_declaration(ctype, f"{accumulator(k)}_block", f"[{threads}]"))
+            out.append("  " + shared_declaration(ctype, f"{accumulator(k)}_block", f"[{slots}]"))
     return out
 
 
@@ -133,20 +143,64 @@ def _threads(kernel: Kernel) -> int:
 def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl: bool) -> list[str]:
     """The end of the kernel: each accumulated reduction combined in the block, then one atomic update
     of its element by the block's first thread.  Every thread of the block runs it (no condition on
-    the thread around the barriers)."""
+    the thread around the barriers).  CUDA combines each warp's values with shuffles, then the warps'
+    values in the first warp; OpenCL (and a CUDA block of partial warps) in a tree in local memory."""
     accumulated = [(k, kr) for k, kr in enumerate(kernel.reductions) if kr.accumulated]
     if not accumulated:
         return []
-    threads = _threads(kernel)
     lane = kernel.thread_params[-1]
     for d in range(kernel.mapped - 2, -1, -1):
         lane = f"{lane} + {_inner(kernel, d)} * {kernel.thread_params[d]}"
+    out = ["  {", f"    const int polypragma_lane = {lane};"]
+    if _shuffled(kernel, opencl):
+        out += _shuffles(kernel, accumulated, barrier)
+    else:
+        out += _tree(kernel, accumulated, barrier)
+    for k, kr in accumulated:
+        r = kr.reduction
+        array = arrays[r.array]
+        macros.add(atomic_macro(r.op, r.element_type, opencl))
+        out.append(f"      {atomic_name(r.op, r.element_type)}(&{r.array}[{_flat(array, kr.element)}], "
+                   f"{accumulator(k)});")
+    out += ["    }", "  }"]
+    return out
+
+
+def _warp_sums(accumulated, pad: str) -> list[str]:
+    out = [f"{pad}for (int polypragma_step = {WARP // 2}; polypragma_step > 0; polypragma_step >>= 1) {{"]
+    for k, kr in accumulated:
+        mine = accumulator(k)
+        other = f"__shfl_down_sync(0xffffffffu, {mine}, polypragma_step)"
+        out.append(f"{pad}  {mine} = {combine(kr.reduction.op, mine, other)};")
+    out.append(f"{pad}}}")
+    return out
+
+
+def _shuffles(kernel: Kernel, accumulated, barrier: str) -> list[str]:
+    """Each warp's sum by shuffles, the warps' sums through shared memory, their sum by the first warp:
+    the block's value in the registers of thread 0, which opens the block of its atomic updates."""
+    warps = _threads(kernel) // WARP
+    out = _warp_sums(accumulated, "    ")
+    if warps == 1:
+        return out + ["    if (polypragma_lane == 0) {"]
+    out.append(f"    if (polypragma_lane % {WARP} == 0) {{")
+    out += [f"      {accumulator(k)}_block[polypragma_lane / {WARP}] = {accumulator(k)};" for k, _ in accumulated]
+    out += ["    }", f"    {barrier}", f"    if (polypragma_lane < {WARP}) {{"]
+    out += [f"      {accumulator(k)} = polypragma_lane < {warps} ? {accumulator(k)}_block[polypragma_lane] : "
+            f"{IDENTITY[kr.reduction.op]};" for k, kr in accumulated]
+    out += _warp_sums(accumulated, "      ")
+    out += ["    }", "    if (polypragma_lane == 0) {"]
+    return out
+
+
+def _tree(kernel: Kernel, accumulated, barrier: str) -> list[str]:
+    """The threads' values combined pairwise in shared (local) memory, halving the distance at each step;
+    thread 0 takes the block's value back into its register, and opens the block of its atomic updates."""
+    threads = _threads(kernel)
     half = 1
     while half * 2 < threads:
         half *= 2
-    out = ["  {", f"    const int polypragma_lane = {lane};"]
-    for k, kr in accumulated:
-        out.append(f"    {accumulator(k)}_block[polypragma_lane] = {accumulator(k)};")
+    out = [f"    {accumulator(k)}_block[polypragma_lane] = {accumulator(k)};" for k, _ in accumulated]
     out.append(f"    {barrier}")
     if threads > 1:
         out.append(f"    for (int polypragma_step = {half}; polypragma_step > 0; polypragma_step >>= 1) {{")
@@ -157,13 +211,7 @@ def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl:
             out.append(f"        {mine} = {combine(kr.reduction.op, mine, other)};")
         out += ["      }", f"      {barrier}", "    }"]
     out.append("    if (polypragma_lane == 0) {")
-    for k, kr in accumulated:
-        r = kr.reduction
-        array = arrays[r.array]
-        macros.add(atomic_macro(r.op, r.element_type, opencl))
-        out.append(f"      {atomic_name(r.op, r.element_type)}(&{r.array}[{_flat(array, kr.element)}], "
-                   f"{accumulator(k)}_block[0]);")
-    out += ["    }", "  }"]
+    out += [f"      {accumulator(k)} = {accumulator(k)}_block[0];" for k, _ in accumulated]
     return out
 
 

@@ -53,8 +53,11 @@ int main(int argc, char **argv)
 // CHECK-DEFINES: -DN=1000
 // CHECK-CUDA: __global__ void polypragma_reduction_sums_region0_kernel2(
 // CHECK-CUDA: double polypragma_reduction0 = 0;
-// CHECK-CUDA-NEXT: __shared__ double polypragma_reduction0_block[256];
+// CHECK-CUDA-NEXT: __shared__ double polypragma_reduction0_block[8];
 // CHECK-CUDA: polypragma_reduction0 = polypragma_reduction0 + (a[256 * b0 + t0]);
-// CHECK-CUDA: polypragma_atomic_add_double(&total[0], polypragma_reduction0_block[0]);
+// CHECK-CUDA: polypragma_reduction0 = polypragma_reduction0 + __shfl_down_sync(0xffffffffu, polypragma_reduction0, polypragma_step);
+// CHECK-CUDA: polypragma_reduction0_block[polypragma_lane / 32] = polypragma_reduction0;
+// CHECK-CUDA: polypragma_atomic_add_double(&total[0], polypragma_reduction0);
 // CHECK-OPENCL: polypragma_reduction0 = polypragma_reduction0 - (a[
-// CHECK-OPENCL: polypragma_atomic_add_double(&difference[0], polypragma_reduction0_block[0]);
+// CHECK-OPENCL: polypragma_reduction0_block[polypragma_lane] = polypragma_reduction0_block[polypragma_lane] + polypragma_reduction0_block[polypragma_lane + polypragma_step];
+// CHECK-OPENCL: polypragma_atomic_add_double(&difference[0], polypragma_reduction0);
