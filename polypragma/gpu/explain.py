@@ -42,6 +42,8 @@ def explain(region: GpuRegion) -> list[str]:
         memory = region.memory[kernel.index] if region.memory else None
         shared = memory is not None and memory.placed(Placement.SHARED)
         barriers = "barriers only around the shared-memory copies" if shared else "no barrier is needed"
+        if any(r.accumulated for r in kernel.reductions):
+            barriers += " (and at its end, where the block combines its reductions)"
         out.append(f"{head}; the outer {kernel.mapped} parallel loop(s) of its band are tiled: {mapped}; "
                    f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
                    f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "
