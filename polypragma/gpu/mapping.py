@@ -149,10 +149,10 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
         -> tuple[isl.Schedule, list[tuple[int, int]]]:
     """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members).
 
-    With ``reductions``, a band whose leading members are not coincident but carry no dependence
-    other than reduction ones (:mod:`polypragma.reductions`) is mapped on them, where it would have
-    run on one thread or kept these loops on the host; a band with a coincident leading member is
-    mapped as without reductions."""
+    With ``reductions``, a subtree without any coincident member, which would run on one thread, is
+    mapped on the band members that carry no dependence but reduction ones (:mod:`polypragma.reductions`),
+    the sequential members before them kept on the host; a subtree with a coincident member is mapped
+    as without reductions (the sum stays in order in each thread, without atomics)."""
     kernels: list[tuple[int, int]] = []
     root = schedule.get_root()
     if root.n_children() == 0:
@@ -198,7 +198,10 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             lead = _leading_coincident(node)
             if lead:
                 return mark(node, min(lead, 3))
-            lead = min(reduction_lead(node), 3)
+            # loops parallel only as reductions serve where no loop of the subtree is parallel (it would
+            # run on one thread): a parallel loop keeps the sum in order in each thread, without atomics
+            by_reduction = not _has_coincident(node)
+            lead = min(reduction_lead(node), 3) if by_reduction else 0
             if lead:
                 for k in range(lead):
                     node = node.band_member_set_coincident(k, True)
@@ -206,7 +209,7 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             # keep the sequential leading members on the host
             host_members = 0
             while host_members < node.band_n_member() and not node.band_member_get_coincident(host_members) \
-                    and not (reductions is not None and _member_parallel(node, host_members)):
+                    and not (by_reduction and _member_parallel(node, host_members)):
                 host_members += 1
             if host_members < node.band_n_member():
                 node = node.band_split(host_members)
