@@ -134,7 +134,7 @@ def _form(body: c_ast.Node):
     return None
 
 
-def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict) -> bool:
+def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict, iterators=()) -> bool:
     """Whether ``node`` (the operand of an integer reduction) computes on integers only: C converts an
     integer accumulator's update back at every step, which reordering would not do where the operand
     is a floating-point value."""
@@ -143,32 +143,37 @@ def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict) -> bool:
                              "long", "unsigned long", "unsigned long long int")
     if isinstance(node, c_ast.Cast):
         names = getattr(getattr(node.to_type.type, "type", None), "names", None)
-        return bool(names) and set(names) <= _INTEGER_WORDS and _integer_only(node.expr, scop, arrays)
+        return bool(names) and set(names) <= _INTEGER_WORDS and _integer_only(node.expr, scop, arrays, iterators)
     if isinstance(node, (c_ast.FuncCall, c_ast.StructRef, c_ast.UnaryOp)) and not (
             isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~")):
         return False
     if isinstance(node, c_ast.ID):
-        if node.name in arrays:
-            return arrays[node.name].resolved_type not in FLOAT_TYPES and arrays[node.name].resolved_type != "long double"
+        if node.name in iterators:
+            return True
+        array = arrays.get(node.name)
+        if array is not None:
+            return (array.resolved_type or array.element_type) in ATOMIC_TYPES \
+                and (array.resolved_type or array.element_type) not in FLOAT_TYPES
         kind = scop.scalar_types.get(node.name)
-        return kind is None or ("float" not in kind and "double" not in kind)
+        return kind is not None and "float" not in kind and "double" not in kind  # unknown: not known integer
     if isinstance(node, c_ast.ArrayRef):
         base = node
         while isinstance(base, c_ast.ArrayRef):
-            if not _integer_only(base.subscript, scop, arrays):
+            if not _integer_only(base.subscript, scop, arrays, iterators):
                 return False
             base = base.name
-        return _integer_only(base, scop, arrays)
+        return _integer_only(base, scop, arrays, iterators)
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"):
-        return _integer_only(node.left, scop, arrays) and _integer_only(node.right, scop, arrays)
+        return _integer_only(node.left, scop, arrays, iterators) and _integer_only(node.right, scop, arrays, iterators)
     if isinstance(node, c_ast.UnaryOp):
-        return _integer_only(node.expr, scop, arrays)
+        return _integer_only(node.expr, scop, arrays, iterators)
     return False
 
 
 def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
     """The reduction statements of ``scop`` (floating-point ones only when ``floating``)."""
     arrays = {a.name: a for a in scop.arrays}
+    arrays.update({a.c_name: a for a in scop.arrays if a.c_name})
     found = []
     for statement in scop.statements:
         form = _form(statement.body)
@@ -195,7 +200,8 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
         if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and not floating):
             continue
         if kind not in FLOAT_TYPES and (isinstance(statement.body.rvalue, c_ast.FuncCall)
-                                        or not _integer_only(operand, scop, arrays)):
+                                        or not _integer_only(operand, scop, arrays,
+                                                             set(statement.iterators))):
             continue
         found.append(Reduction(statement.name, write.array, op, target, operand, negate, write.relation, kind,
                                statement.line))

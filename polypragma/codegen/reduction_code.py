@@ -17,10 +17,20 @@ the region's original loops run instead, with a message).
 
 from __future__ import annotations
 
-from polypragma.gpu.mapping import Kernel, KernelReduction
-from polypragma.model import c_expression
+import islpy as isl
 
+from polypragma.gpu.mapping import Kernel, KernelReduction
+from polypragma.model import _plain_c, c_expression
+
+# the identity of each operator a thread starts from (-0.0 for floating-point sums: x + -0.0 is x for
+# every x, -0.0 included)
 IDENTITY = {"+": "0", "*": "1"}
+FLOAT_IDENTITY = {"double": "-0.0", "float": "-0.0f"}
+
+
+def identity(kr: KernelReduction) -> str:
+    r = kr.reduction
+    return FLOAT_IDENTITY[r.element_type] if r.op == "+" and r.element_type in FLOAT_IDENTITY else IDENTITY[r.op]
 _WORD = {4: ("unsigned int", "uint"), 8: ("unsigned long long", "ulong")}
 _SIZE = {"int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8, "double": 8}
 _NAMES = {"+": "add", "*": "mul", "min": "min", "max": "max"}
@@ -128,7 +138,7 @@ def declarations(kernel: Kernel, shared_declaration, opencl: bool) -> list[str]:
     for k, kr in enumerate(kernel.reductions):
         if kr.accumulated:
             ctype = kr.reduction.element_type
-            out.append(f"  {ctype} {accumulator(k)} = {IDENTITY[kr.reduction.op]};")
+            out.append(f"  {ctype} {accumulator(k)} = {identity(kr)};")
             out.append("  " + shared_declaration(ctype, f"{accumulator(k)}_block", f"[{slots}]"))
     return out
 
@@ -160,10 +170,26 @@ def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl:
         r = kr.reduction
         array = arrays[r.array]
         macros.add(atomic_macro(r.op, r.element_type, opencl))
-        out.append(f"      {atomic_name(r.op, r.element_type)}(&{r.array}[{_flat(array, kr.element)}], "
-                   f"{accumulator(k)});")
+        update = (f"{atomic_name(r.op, r.element_type)}(&{r.array}[{_flat(array, kr.element)}], "
+                  f"{accumulator(k)});")
+        condition = _condition(kr.where, kernel.context)
+        out += [f"      {update}"] if condition is None else [f"      if ({condition})", f"        {update}"]
     out += ["    }", "  }"]
     return out
+
+
+def _condition(where: isl.Set | None, context: isl.Set) -> str | None:
+    """``where`` (on the kernel's parameters) as a C condition, None where it always holds: a launch
+    whose parameters give the reduction no instance updates no element (its index may be out of
+    bounds)."""
+    if where is None:
+        return None
+    known = context.params()
+    where = where.align_params(known.get_space()).gist_params(known).coalesce()
+    if where.plain_is_universe():
+        return None
+    build = isl.AstBuild.from_context(isl.Set.universe(where.get_space()))
+    return _plain_c(build.expr_from_set(where))
 
 
 def _warp_sums(accumulated, pad: str) -> list[str]:
@@ -187,7 +213,7 @@ def _shuffles(kernel: Kernel, accumulated, barrier: str) -> list[str]:
     out += [f"      {accumulator(k)}_block[polypragma_lane / {WARP}] = {accumulator(k)};" for k, _ in accumulated]
     out += ["    }", f"    {barrier}", f"    if (polypragma_lane < {WARP}) {{"]
     out += [f"      {accumulator(k)} = polypragma_lane < {warps} ? {accumulator(k)}_block[polypragma_lane] : "
-            f"{IDENTITY[kr.reduction.op]};" for k, kr in accumulated]
+            f"{identity(kr)};" for k, kr in accumulated]
     out += _warp_sums(accumulated, "      ")
     out += ["    }", "    if (polypragma_lane == 0) {"]
     return out

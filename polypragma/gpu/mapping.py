@@ -112,6 +112,9 @@ class KernelReduction:
 
     reduction: Reduction
     element: tuple[isl.PwAff, ...] | None
+    # the values of the kernel's parameters (host dimensions included) for which the launch updates the
+    # element: the block's one atomic update is made under them
+    where: isl.Set | None = None
 
     @property
     def accumulated(self) -> bool:
@@ -473,11 +476,12 @@ def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: Reducti
     for r in carried:
         instances = set_named(kernel.domain, r.statement)
         touched = r.write.align_params(instances.get_space()).intersect_domain(instances).range()
-        element = None
+        element = where = None
         if not touched.is_empty() and touched.lexmin().is_equal(touched.lexmax()):
             low = touched.lexmin_pw_multi_aff()
             element = tuple(low.get_pw_aff(d) for d in range(low.dim(isl.dim_type.out)))
-        out.append(KernelReduction(r, element))
+            where = touched.params()
+        out.append(KernelReduction(r, element, where))
     return replace(kernel, reductions=tuple(out))
 
 

@@ -52,7 +52,7 @@ int main(int argc, char **argv)
 }
 // CHECK-DEFINES: -DN=1000
 // CHECK-CUDA: __global__ void polypragma_reduction_sums_region0_kernel2(
-// CHECK-CUDA: double polypragma_reduction0 = 0;
+// CHECK-CUDA: double polypragma_reduction0 = -0.0;
 // CHECK-CUDA-NEXT: __shared__ double polypragma_reduction0_block[8];
 // CHECK-CUDA: polypragma_reduction0 = polypragma_reduction0 + (a[256 * b0 + t0]);
 // CHECK-CUDA: polypragma_reduction0 = polypragma_reduction0 + __shfl_down_sync(0xffffffffu, polypragma_reduction0, polypragma_step);
