@@ -26,9 +26,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import islpy as isl
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 from polypragma.dependences import Dependences
+from polypragma.isl_helpers import sets_of
 from polypragma.model import Scop
 
 # element types whose updates the GPU targets can make atomic (32- and 64-bit words): bytes per element
@@ -38,6 +39,7 @@ FLOAT_TYPES = ("float", "double")
 
 _INTEGER_WORDS = {"int", "unsigned", "signed", "long", "short", "char"}
 _COMPOUND = {"+=": "+", "-=": "+", "*=": "*"}
+_GENERATOR = c_generator.CGenerator()
 _MIN_MAX_CALLS = {"fmin": "min", "fmax": "max", "fminf": "min", "fmaxf": "max"}
 
 
@@ -91,9 +93,7 @@ def _same(a: c_ast.Node, b: c_ast.Node) -> bool:
 
 
 def _same_expression(a: c_ast.Node, b: c_ast.Node) -> bool:
-    from pycparser import c_generator
-    generator = c_generator.CGenerator()
-    return generator.visit(a) == generator.visit(b)
+    return _GENERATOR.visit(a) == _GENERATOR.visit(b)
 
 
 def _form(body: c_ast.Node):
@@ -164,7 +164,7 @@ def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict, iterators=()) -> b
             base = base.name
         return _integer_only(base, scop, arrays, iterators)
     if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"):
-        return _integer_only(node.left, scop, arrays, iterators) and _integer_only(node.right, scop, arrays, iterators)
+        return all(_integer_only(side, scop, arrays, iterators) for side in (node.left, node.right))
     if isinstance(node, c_ast.UnaryOp):
         return _integer_only(node.expr, scop, arrays, iterators)
     return False
@@ -270,19 +270,13 @@ def _parallel(node: isl.ScheduleNode, member: int, relation: isl.UnionMap) -> bo
     inside = relevant.intersect(outer.apply_range(outer.reverse()))
     mk = isl.UnionMap.from_union_pw_aff(partial.get_at(member))
     distances = inside.apply_domain(mk).apply_range(mk).deltas()
-    for s in _sets(distances):
+    for s in sets_of(distances):
         zero = isl.Set.universe(s.get_space())
         for d in range(s.dim(isl.dim_type.set)):
             zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))
         if not s.is_subset(zero):
             return False
     return True
-
-
-def _sets(u: isl.UnionSet) -> list[isl.Set]:
-    out: list[isl.Set] = []
-    u.foreach_set(out.append)
-    return out
 
 
 def statements_carried(node: isl.ScheduleNode, mapped: int, reductions: ReductionDependences,

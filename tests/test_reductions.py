@@ -63,7 +63,8 @@ def test_the_reduction_dependences_and_what_a_parallel_loop_must_not_carry(tmp_p
     assert same(analysis.carried, "[n, m] -> { S_1[i] -> S_1[i'] : 0 <= i < i' < n }")
     # the initialisation precedes, and the read follows, every update: the value is complete before it
     # is read; between the updates only the reduction dependences are left out
-    assert same(analysis.coincidence.intersect_domain(isl.UnionSet("[n, m] -> { S_0[] }", context=scop.context.get_ctx())),
+    ctx = scop.context.get_ctx()
+    assert same(analysis.coincidence.intersect_domain(isl.UnionSet("[n, m] -> { S_0[] }", context=ctx)),
                 "[n, m] -> { S_0[] -> S_1[i] : 0 <= i < n; S_0[] -> S_2[] : n <= 0 }")
     assert analysis.coincidence.intersect(isl.UnionMap("[n, m] -> { S_1[i] -> S_1[i'] }",
                                                        context=scop.context.get_ctx())).is_empty()
