@@ -137,6 +137,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "data cache serves them anyway; this takes the texture path)")
     sizes.add_argument("--no-fp-contract", dest="fp_contract", action="store_false",
                        help="forbid fused multiply-add in kernels, for results that match the CPU's bit for bit")
+    sizes.add_argument("--no-reductions", dest="reductions", action="store_false",
+                       help="keep floating-point reductions (s += e) in their order: a loop whose only dependences "
+                            "are such sums then stays sequential (by default it runs in parallel, which may change "
+                            "the last bits of the result; integer reductions run in parallel always)")
     parser.add_argument("--schedule-timeout", type=float, default=ScheduleOptions.timeout, metavar="SECONDS",
                         help="time the scheduler may spend on one region; past it the original schedule is "
                              "kept, with a warning (default: %(default)g, 0: no bound)")
@@ -181,6 +185,7 @@ def main(argv: list[str] | None = None) -> int:
                              constant=args.constant_memory, texture=args.texture,
                              max_shared=args.max_shared_memory, unroll=args.unroll_registers),
         fp_contract=args.fp_contract,
+        reductions=args.reductions,
         dump_sizes=args.dump_sizes,
         explain=args.explain,
         check=args.check,

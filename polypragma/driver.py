@@ -20,6 +20,7 @@ from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan, scan_data
 from polypragma import privatise
+from polypragma import reductions as reduction_analysis
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands, mark_coincidence
 from polypragma.gpu.explain import explain
 from polypragma.gpu.memory import MemoryOptions
@@ -40,6 +41,8 @@ class Options:
     sizes: SizeOptions = field(default_factory=SizeOptions)
     memory: MemoryOptions = field(default_factory=MemoryOptions)
     fp_contract: bool = True
+    # GPU targets: floating-point reductions run in parallel (--no-reductions: in their order); integer ones always
+    reductions: bool = True
     dump_sizes: bool = False
     explain: bool = False
     dependency_file: str | None = None  # -MD/-MF: where to write the Make-style dependencies
@@ -290,10 +293,15 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         if scop.device_unsupported:
             raise Unsupported(*scop.device_unsupported[0])
         # timed by parts: the mapping (gpu/mapping.py) and each kernel's memory (gpu/memory.py)
+        reductions = reduction_analysis.analyse(scop, deps, floating=options.reductions)
+        if reductions is not None:
+            log.lap("dependences", f"{region}: reduction statements "
+                    f"{', '.join(r.describe() for r in reductions.reductions)}")
         with timing.recording() as parts:
             try:
                 gpu_region = prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
-                                     options.memory, cuda=target.cuda_kernels, privatised=privatised)
+                                     options.memory, cuda=target.cuda_kernels, privatised=privatised,
+                                     reductions=reductions)
             except SizeError as exc:
                 raise FatalError(str(exc), region.location) from None
             gpu_region = target.kernel_asts(gpu_region)

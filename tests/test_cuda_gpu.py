@@ -9,7 +9,8 @@ import subprocess
 
 import pytest
 
-from harness import compile_c, kernel_paths, kernel_tolerance, outputs_match, run, run_configs
+from harness import (compile_c, kernel_absolute_tolerance, kernel_paths, kernel_tolerance, outputs_match, run,
+                     run_configs)
 from test_cuda import NVCC, build
 
 
@@ -41,5 +42,5 @@ def test_kernel_on_cuda_device(path, tmp_path):
             got = run(exe, config.args, env={"POLYPRAGMA_DEVICE": "gpu"})
             assert got.returncode == 0, got.stderr
             difference = outputs_match(run(original, config.args).stdout, got.stdout,
-                                       kernel_tolerance(path.read_text()))
+                                       kernel_tolerance(path.read_text()), kernel_absolute_tolerance(path.read_text()))
             assert difference is None, f"arguments {config.args}: {difference}"

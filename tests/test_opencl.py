@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import (WRAP_SIZES, compile_c, generated_path, kernel_paths, kernel_tolerance, opencl_device,
-                     outputs_match, polypragma, run, run_configs)
+from harness import (WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance, kernel_paths, kernel_tolerance,
+                     opencl_device, outputs_match, polypragma, run, run_configs)
 from polypragma.scan import scan
 
 # promotion to shared memory and registers is on in "default" and "wrap" (partial tiles); the small
@@ -80,7 +80,8 @@ def test_kernel_on_opencl(path, variant, tmp_path, tmp_path_factory):
             expected = run(_originals[key], config.args)
             got = run(exe, config.args, env={"POLYPRAGMA_DEVICE": "gpu"})
             assert got.returncode == 0, got.stderr
-            difference = outputs_match(expected.stdout, got.stdout, kernel_tolerance(path.read_text()))
+            difference = outputs_match(expected.stdout, got.stdout, kernel_tolerance(path.read_text()),
+                                       kernel_absolute_tolerance(path.read_text()))
             assert difference is None, f"arguments {config.args}: {difference}"
 
 

@@ -17,6 +17,7 @@ from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
                                            payload)
+from polypragma.codegen import reduction_code
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
@@ -82,6 +83,9 @@ class KernelPrinter(CFamilyPrinter):
         # register arrays that live between two barriers (see GpuSyntax.registers_across_barriers): each
         # run of statements between barriers that uses them declares them
         self.between_barriers: tuple = ()
+        # reductions updated by several threads, by statement: (index in the kernel's, KernelReduction)
+        self.reductions = {kr.reduction.statement: (k, kr) for k, kr in enumerate(kernel.reductions)}
+        self.atomics: set[str] = set()  # the definitions of the atomic helpers the kernel uses
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -121,7 +125,14 @@ class KernelPrinter(CFamilyPrinter):
             return self.syntax.array_access(array, self.access[array.name][1], self.region, index)
 
         printer = DeviceBodyPrinter(substitutions, self.arrays, self.syntax.opencl, replace, access)
-        lines = printer.statement(statement.body, len(self.pad(depth)))
+        reduction = self.reductions.get(statement.name)
+        if reduction is not None:
+            k, kr = reduction
+            lines = [self.pad(depth) + reduction_code.update(k, kr, printer.visit(kr.reduction.target),
+                                                             printer.visit(kr.reduction.operand),
+                                                             self.syntax.opencl, self.atomics)]
+        else:
+            lines = printer.statement(statement.body, len(self.pad(depth)))
         lines[-1] += f"  /* {self.region.scop.region.file}:{statement.line} */"
         return lines
 
@@ -394,6 +405,8 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     for d, name in enumerate(kernel.thread_params):
         lines.append(f"  const int {name} = {syntax.thread_id(kernel.mapped - 1 - d)};")
     lines += declarations
+    lines += reduction_code.declarations(kernel, syntax.shared_declaration, syntax.opencl)
     lines += body
+    lines += reduction_code.finish(kernel, printer.arrays, syntax.barrier(), printer.atomics, syntax.opencl)
     lines.append("}")
-    return printer.helper_lines(), lines
+    return printer.helper_lines() + sorted(printer.atomics), lines

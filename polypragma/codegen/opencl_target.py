@@ -13,7 +13,7 @@ from string import Template
 from polypragma import timing
 from polypragma.codegen.body import device_functions
 from polypragma.codegen.gpu import GpuSyntax, kernel_lines
-from polypragma.codegen import host_data
+from polypragma.codegen import host_data, reduction_code
 from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
 from polypragma.codegen.printer import helper_macros
 from polypragma.gpu.data import DeviceArray
@@ -543,6 +543,8 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
         prologue.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
     if not fp_contract:
         prologue.append("#pragma OPENCL FP_CONTRACT OFF")
+    if any("atom_cmpxchg" in m for m in kernel_macros):
+        prologue += reduction_code.OPENCL_INT64_ATOMICS
     prologue += helper_macros(kernel_macros, guarded=False)
     # the types and enumerators the kernels use, as the source defines them
     prologue += list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))

@@ -42,10 +42,21 @@ def explain(region: GpuRegion) -> list[str]:
         memory = region.memory[kernel.index] if region.memory else None
         shared = memory is not None and memory.placed(Placement.SHARED)
         barriers = "barriers only around the shared-memory copies" if shared else "no barrier is needed"
+        if any(r.accumulated for r in kernel.reductions):
+            barriers += " (and at its end, where the block combines its reductions)"
         out.append(f"{head}; the outer {kernel.mapped} parallel loop(s) of its band are tiled: {mapped}; "
                    f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
                    f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "
+                   f"{'but the reductions below ' if kernel.reductions else ''}"
                    f"stays within a thread (checked), so {barriers}")
+        for kr in kernel.reductions:
+            r = kr.reduction
+            how = ("each thread accumulates its updates in a register, the block combines them and adds its "
+                   "value to the element with one atomic update" if kr.accumulated else
+                   "each update is atomic")
+            out.append(f"    reduction {r.describe()}: its loop runs in parallel (only this accumulation crosses "
+                       f"the threads; the order of the {'floating-point ' if r.floating else ''}updates changes): "
+                       f"{how}")
         if memory is not None and memory.sizes_note:
             out.append(f"    {memory.sizes_note}")
         if memory is not None and memory.kernel.tiling is not None and memory.kernel.tiling.tiles > kernel.mapped:

@@ -25,14 +25,15 @@ no barrier is needed between the mapped loops and what they enclose.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from polypragma import timing
 from polypragma.gpu.names import IteratorNames
+from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
-from polypragma.isl_helpers import maps_of, parameter, sets_of, variable, with_params
+from polypragma.isl_helpers import maps_of, parameter, set_named, sets_of, variable, with_params
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,8 @@ class Kernel:
     statements: tuple[str, ...]
     host_schedule: isl.UnionMap  # instances -> [h0, h1, ...]: the host dimensions' values
     tiling: Tiling | None = None  # for memory promotion; None for one-thread kernels
+    # reductions whose updates come from several threads (their dependences cross the mapped loops)
+    reductions: tuple["KernelReduction", ...] = ()
 
     def describe(self) -> str:
         if not self.mapped:
@@ -98,6 +101,24 @@ class Kernel:
         return (f"kernel {self.index}: {self.mapped} parallel loop(s) mapped, tile {list(self.sizes.tile)}, "
                 f"block {list(self.sizes.block)}, grid {list(self.sizes.grid)}, "
                 f"statements {', '.join(self.statements)}")
+
+
+@dataclass(frozen=True)
+class KernelReduction:
+    """A reduction of a kernel whose mapped loops carry its dependences.  ``element``: the coordinates
+    of the one element all its updates of a launch go to, over the kernel's parameters (host dimensions
+    included), when there is one: each thread then accumulates in a register and the block combines
+    the threads' values before one atomic update per block; None: every update is atomic."""
+
+    reduction: Reduction
+    element: tuple[isl.PwAff, ...] | None
+    # the values of the kernel's parameters (host dimensions included) for which the launch updates the
+    # element: the block's one atomic update is made under them
+    where: isl.Set | None = None
+
+    @property
+    def accumulated(self) -> bool:
+        return self.element is not None and self.reduction.op in ("+", "*")
 
 
 @dataclass(frozen=True)
@@ -127,12 +148,43 @@ def _leading_coincident(node: isl.ScheduleNode) -> int:
     return count
 
 
-def place_kernels(schedule: isl.Schedule) -> tuple[isl.Schedule, list[tuple[int, int]]]:
-    """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members)."""
+def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None) \
+        -> tuple[isl.Schedule, list[tuple[int, int]]]:
+    """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members).
+
+    With ``reductions``, a subtree without any coincident member, which would run on one thread, is
+    mapped on the band members that carry no dependence but reduction ones (:mod:`polypragma.reductions`),
+    the sequential members before them kept on the host; a subtree with a coincident member is mapped
+    as without reductions (the sum stays in order in each thread, without atomics)."""
     kernels: list[tuple[int, int]] = []
     root = schedule.get_root()
     if root.n_children() == 0:
         return schedule, kernels
+
+    def reduction_lead(node: isl.ScheduleNode) -> int:
+        return parallel_members(node, reductions.coincidence) if reductions is not None else 0
+
+    def has_parallel(node: isl.ScheduleNode) -> bool:
+        if _has_coincident(node):
+            return True
+        if reductions is None:
+            return False
+        found = False
+
+        def visit(n: isl.ScheduleNode) -> bool:
+            nonlocal found
+            if n.get_type() == isl.schedule_node_type.band:
+                found = found or any(_member_parallel(n, k) for k in range(n.band_n_member()))
+            return not found
+
+        node.foreach_descendant_top_down(visit)
+        return found
+
+    def _member_parallel(node: isl.ScheduleNode, k: int) -> bool:
+        """Member k, inside the members before it, parallel as a reduction."""
+        if k == 0:
+            return reduction_lead(node) > 0
+        return reduction_lead(node.band_split(k).child(0)) > 0
 
     def mark(node: isl.ScheduleNode, mapped: int) -> isl.ScheduleNode:
         ctx = node.get_ctx()
@@ -144,14 +196,23 @@ def place_kernels(schedule: isl.Schedule) -> tuple[isl.Schedule, list[tuple[int,
     def walk(node: isl.ScheduleNode) -> isl.ScheduleNode:
         kind = node.get_type()
         if kind in (isl.schedule_node_type.band,):
-            if not _has_coincident(node):
+            if not has_parallel(node):
                 return mark(node, 0)
             lead = _leading_coincident(node)
             if lead:
                 return mark(node, min(lead, 3))
+            # loops parallel only as reductions serve where no loop of the subtree is parallel (it would
+            # run on one thread): a parallel loop keeps the sum in order in each thread, without atomics
+            by_reduction = not _has_coincident(node)
+            lead = min(reduction_lead(node), 3) if by_reduction else 0
+            if lead:
+                for k in range(lead):
+                    node = node.band_member_set_coincident(k, True)
+                return mark(node, lead)
             # keep the sequential leading members on the host
             host_members = 0
-            while host_members < node.band_n_member() and not node.band_member_get_coincident(host_members):
+            while host_members < node.band_n_member() and not node.band_member_get_coincident(host_members) \
+                    and not (by_reduction and _member_parallel(node, host_members)):
                 host_members += 1
             if host_members < node.band_n_member():
                 node = node.band_split(host_members)
@@ -162,12 +223,12 @@ def place_kernels(schedule: isl.Schedule) -> tuple[isl.Schedule, list[tuple[int,
         if kind == isl.schedule_node_type.leaf:
             return mark(node, 0)
         if kind in (isl.schedule_node_type.sequence, isl.schedule_node_type.set):
-            if not _has_coincident(node):
+            if not has_parallel(node):
                 return mark(node, 0)
             for k in range(node.n_children()):
                 node = walk(node.child(k)).parent()
             return node
-        if kind == isl.schedule_node_type.filter and not _has_coincident(node):
+        if kind == isl.schedule_node_type.filter and not has_parallel(node):
             # a filter below a sequence: the kernel goes under it
             node = mark(node.child(0), 0)
             return node.parent()
@@ -386,22 +447,46 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 
 @timing.part("kernels placed and mapped onto blocks and threads")
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
-               dependences: isl.UnionMap | None = None) -> GpuMapping:
-    marked, placed = place_kernels(schedule)
+               dependences: isl.UnionMap | None = None,
+               reductions: ReductionDependences | None = None) -> GpuMapping:
+    marked, placed = place_kernels(schedule, reductions)
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
     for index, mapped in placed:
         node = found[index]
         sizes = options.for_kernel(index, mapped)
         kernel = build_kernel(node, index, mapped, sizes, names, context)
+        if mapped and reductions is not None:
+            kernel = _with_reductions(kernel, node, reductions)
         if dependences is not None:
-            check_within_threads(kernel, node, dependences)
+            # the reduction dependences the mapped loops carry are the threads' atomic updates
+            check_within_threads(kernel, node, reductions.coincidence if kernel.reductions else dependences)
         kernels.append(kernel)
     return GpuMapping(marked, tuple(kernels))
+
+
+def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: ReductionDependences) -> Kernel:
+    """``kernel`` with the reductions its mapped loops carry, and for each the one element its
+    updates go to in a launch, where there is one."""
+    prefix = node.get_prefix_schedule_union_map()
+    same_host = prefix.apply_range(prefix.reverse())
+    carried = statements_carried(node, kernel.mapped, ReductionDependences(
+        reductions.reductions, reductions.carried.intersect(same_host), reductions.coincidence), node.get_domain())
+    out = []
+    for r in carried:
+        instances = set_named(kernel.domain, r.statement)
+        touched = r.write.align_params(instances.get_space()).intersect_domain(instances).range()
+        element = where = None
+        if not touched.is_empty() and touched.lexmin().is_equal(touched.lexmax()):
+            low = touched.lexmin_pw_multi_aff()
+            element = tuple(low.get_pw_aff(d) for d in range(low.dim(isl.dim_type.out)))
+            where = touched.params()
+        out.append(KernelReduction(r, element, where))
+    return replace(kernel, reductions=tuple(out))
 
 
 def resized(mapping: GpuMapping, kernel: Kernel, sizes: KernelSizes, names: IteratorNames,
             context: isl.Set) -> Kernel:
     """``kernel`` of ``mapping`` mapped again with other tile and block sizes (the same loops mapped)."""
     node = _kernel_nodes(mapping.host_schedule)[kernel.index]
-    return build_kernel(node, kernel.index, kernel.mapped, sizes, names, context)
+    return replace(build_kernel(node, kernel.index, kernel.mapped, sizes, names, context), reductions=kernel.reductions)

@@ -416,6 +416,7 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
     tiling = kernel.tiling
     steps = [_step(kernel, d) for d in range(kernel.mapped)] if tiling else []
     written_here = {ref.array for refs in references.values() for ref in refs if ref.is_write}
+    reduced = {r.reduction.array for r in kernel.reductions}  # updated by several threads: atomics in global memory
     for name in sorted(references):
         array = by_name[name]
         refs = references[name]
@@ -423,9 +424,10 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
         if name in constant:
             groups.append(Group(array, refs, relations, Placement.CONSTANT, constant[name]))
             continue
-        if array.scalar or tiling is None or not all(r.exact for r in refs):
+        if array.scalar or tiling is None or not all(r.exact for r in refs) or name in reduced:
             why = ("a scalar" if array.scalar else "the kernel runs on one thread" if tiling is None
-                   else "a subscript is not affine")
+                   else "a subscript is not affine" if not all(r.exact for r in refs)
+                   else "threads update it together (a reduction)")
             groups.append(Group(array, refs, relations, Placement.GLOBAL, why))
             continue
         if options.shared or options.private:

@@ -20,6 +20,7 @@ from polypragma.gpu.memory import KernelMemory, MemoryOptions, Placement, consta
 from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import SizeOptions, smaller
 from polypragma.model import Scop
+from polypragma.reductions import ReductionDependences
 
 
 def symbol_stem(source: str) -> str:
@@ -75,14 +76,15 @@ class GpuRegion:
 
 def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOptions, source: str,
             memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False,
-            privatised: tuple = ()) -> GpuRegion:
+            privatised: tuple = (), reductions: ReductionDependences | None = None) -> GpuRegion:
     """The GPU stage for one region: iterator names free in the program, the host/kernel split and
     mapping, the device arrays, and each kernel's memory placement (``cuda``: the target may use
-    textures and unrolls register tiles unless ``memory_options`` says otherwise)."""
+    textures and unrolls register tiles unless ``memory_options`` says otherwise; ``reductions``: loops
+    whose only dependences are reductions may be mapped, see :mod:`polypragma.reductions`)."""
     reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
     names = IteratorNames.free_in(reserved)
     try:
-        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all)
+        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions)
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None

@@ -1,0 +1,260 @@
+"""Kernel code of parallel reductions (:mod:`polypragma.reductions`), for CUDA and OpenCL alike.
+
+A reduction whose updates of a launch all go to one element (a sum into a scalar, a dot product, a
+row's sum when the row loop is on the host) is accumulated by each thread in a register, from the
+operator's identity; at the end of the kernel the block combines its threads' values in a tree in
+shared (local) memory, and one thread adds the block's value to the element with one atomic update.
+The element's value from before the launch is thus combined exactly once, and the order of the
+combination is the only difference from the sequential sum.  Any other reduction updates its
+elements with one atomic operation each.
+
+Atomics are helper macros, one per operator and type: the hardware's own where there is one (CUDA's
+``atomicAdd`` on int, float and double, sm_60 and later; OpenCL 1.1's ``atomic_add``, ``atomic_min``
+and ``atomic_max`` on 32-bit integers), else a compare-and-swap loop on the value's bits (OpenCL's
+64-bit one needs ``cl_khr_int64_base_atomics``: a device without it fails to build the program, and
+the region's original loops run instead, with a message).
+"""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polypragma.gpu.mapping import Kernel, KernelReduction
+from polypragma.model import _plain_c, c_expression
+
+# the identity of each operator a thread starts from (-0.0 for floating-point sums: x + -0.0 is x for
+# every x, -0.0 included)
+IDENTITY = {"+": "0", "*": "1"}
+FLOAT_IDENTITY = {"double": "-0.0", "float": "-0.0f"}
+
+
+def identity(kr: KernelReduction) -> str:
+    r = kr.reduction
+    return FLOAT_IDENTITY[r.element_type] if r.op == "+" and r.element_type in FLOAT_IDENTITY else IDENTITY[r.op]
+_WORD = {4: ("unsigned int", "uint"), 8: ("unsigned long long", "ulong")}
+_SIZE = {"int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8, "double": 8}
+_NAMES = {"+": "add", "*": "mul", "min": "min", "max": "max"}
+
+# CUDA's own atomics: (op, type) -> call on (p, v)
+_CUDA_NATIVE = {
+    ("+", "int"): "atomicAdd((p), (v))", ("+", "unsigned int"): "atomicAdd((p), (v))",
+    ("+", "float"): "atomicAdd((p), (v))", ("+", "double"): "atomicAdd((p), (v))",
+    ("+", "long"): "atomicAdd((unsigned long long *)(p), (unsigned long long)(v))",
+    ("+", "unsigned long"): "atomicAdd((unsigned long long *)(p), (unsigned long long)(v))",
+    ("min", "int"): "atomicMin((p), (v))", ("max", "int"): "atomicMax((p), (v))",
+    ("min", "unsigned int"): "atomicMin((p), (v))", ("max", "unsigned int"): "atomicMax((p), (v))",
+    ("min", "long"): "atomicMin((long long *)(p), (long long)(v))",
+    ("max", "long"): "atomicMax((long long *)(p), (long long)(v))",
+    ("min", "unsigned long"): "atomicMin((unsigned long long *)(p), (unsigned long long)(v))",
+    ("max", "unsigned long"): "atomicMax((unsigned long long *)(p), (unsigned long long)(v))",
+}
+_OPENCL_NATIVE = {
+    ("+", "int"): "atomic_add((volatile __global int *)(p), (v))",
+    ("+", "unsigned int"): "atomic_add((volatile __global uint *)(p), (v))",
+    ("min", "int"): "atomic_min((volatile __global int *)(p), (v))",
+    ("max", "int"): "atomic_max((volatile __global int *)(p), (v))",
+    ("min", "unsigned int"): "atomic_min((volatile __global uint *)(p), (v))",
+    ("max", "unsigned int"): "atomic_max((volatile __global uint *)(p), (v))",
+}
+
+# in the OpenCL program, before the first 64-bit compare-and-swap
+OPENCL_INT64_ATOMICS = [
+    "#ifdef cl_khr_int64_base_atomics",
+    "#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable",
+    "#else",
+    "#error \"polypragma: a parallel reduction needs cl_khr_int64_base_atomics, which this device lacks; the "
+    "original loops run instead (or generate the code with --no-reductions)\"",
+    "#endif",
+]
+
+
+def combine(op: str, a: str, b: str) -> str:
+    if op in ("+", "*"):
+        return f"{a} {op} {b}"
+    return f"({b} {'<' if op == 'min' else '>'} {a} ? {b} : {a})"
+
+
+def _type(ctype: str) -> str:
+    return "unsigned int" if ctype == "unsigned" else ctype
+
+
+def atomic_name(op: str, ctype: str) -> str:
+    return f"polypragma_atomic_{_NAMES[op]}_{_type(ctype).replace(' ', '_')}"
+
+
+def atomic_macro(op: str, ctype: str, opencl: bool) -> str:
+    """The definition of the macro ``atomic_name(op, ctype)(p, v)``: ``*p = *p op v``, atomically."""
+    ctype = _type(ctype)
+    name = atomic_name(op, ctype)
+    native = (_OPENCL_NATIVE if opencl else _CUDA_NATIVE).get((op, ctype))
+    if native is not None:
+        return f"#define {name}(p, v) {native}"
+    word_c, word_cl = _WORD[_SIZE[ctype]]
+    word = word_cl if opencl else word_c
+    space = "__global " if opencl else ""
+    if opencl:
+        swap = "atom_cmpxchg" if _SIZE[ctype] == 8 else "atomic_cmpxchg"
+        call = f"{swap}((volatile __global {word} *)(p), polypragma_old.bits, polypragma_new.bits)"
+    else:
+        call = f"atomicCAS(({word} *)(p), polypragma_old.bits, polypragma_new.bits)"
+    return (f"#define {name}(p, v) do {{ const {ctype} polypragma_v = (v); "
+            f"union {{ {ctype} value; {word} bits; }} polypragma_old, polypragma_new; "
+            f"polypragma_old.value = *(volatile {space}{ctype} *)(p); "
+            f"for (;;) {{ polypragma_new.value = {combine(op, 'polypragma_old.value', 'polypragma_v')}; "
+            f"const {word} polypragma_seen = {call}; "
+            "if (polypragma_seen == polypragma_old.bits) break; polypragma_old.bits = polypragma_seen; } } while (0)")
+
+
+def accumulator(k: int) -> str:
+    """The register of the ``k``-th reduction of a kernel."""
+    return f"polypragma_reduction{k}"
+
+
+def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl: bool, macros: set[str]) -> str:
+    """The statement of one update: into the thread's register, or atomic on the element ``target``."""
+    r = reduction.reduction
+    value = f"-({operand})" if r.negate else f"({operand})"
+    if reduction.accumulated:
+        mine = accumulator(k)
+        return f"{mine} = {mine} {'-' if r.negate else r.op} ({operand});"
+    macros.add(atomic_macro(r.op, r.element_type, opencl))
+    return f"{atomic_name(r.op, r.element_type)}(&{target}, {value});"
+
+
+WARP = 32
+
+
+def _shuffled(kernel: Kernel, opencl: bool) -> bool:
+    """Whether the block combines through CUDA's warp shuffles (whole warps only)."""
+    return not opencl and _threads(kernel) % WARP == 0
+
+
+def declarations(kernel: Kernel, shared_declaration, opencl: bool) -> list[str]:
+    """The registers of the accumulated reductions and the shared arrays that combine them (a value per
+    thread for the tree, per warp after shuffles)."""
+    threads = _threads(kernel)
+    slots = threads // WARP if _shuffled(kernel, opencl) else threads
+    out = []
+    for k, kr in enumerate(kernel.reductions):
+        if kr.accumulated:
+            ctype = kr.reduction.element_type
+            out.append(f"  {ctype} {accumulator(k)} = {identity(kr)};")
+            out.append("  " + shared_declaration(ctype, f"{accumulator(k)}_block", f"[{slots}]"))
+    return out
+
+
+def _threads(kernel: Kernel) -> int:
+    count = 1
+    for b in kernel.sizes.block[:kernel.mapped]:
+        count *= b
+    return count
+
+
+def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl: bool) -> list[str]:
+    """The end of the kernel: each accumulated reduction combined in the block, then one atomic update
+    of its element by the block's first thread.  Every thread of the block runs it (no condition on
+    the thread around the barriers).  CUDA combines each warp's values with shuffles, then the warps'
+    values in the first warp; OpenCL (and a CUDA block of partial warps) in a tree in local memory."""
+    accumulated = [(k, kr) for k, kr in enumerate(kernel.reductions) if kr.accumulated]
+    if not accumulated:
+        return []
+    lane = kernel.thread_params[-1]
+    for d in range(kernel.mapped - 2, -1, -1):
+        lane = f"{lane} + {_inner(kernel, d)} * {kernel.thread_params[d]}"
+    out = ["  {", f"    const int polypragma_lane = {lane};"]
+    if _shuffled(kernel, opencl):
+        out += _shuffles(kernel, accumulated, barrier)
+    else:
+        out += _tree(kernel, accumulated, barrier)
+    for k, kr in accumulated:
+        r = kr.reduction
+        array = arrays[r.array]
+        macros.add(atomic_macro(r.op, r.element_type, opencl))
+        update = (f"{atomic_name(r.op, r.element_type)}(&{r.array}[{_flat(array, kr.element)}], "
+                  f"{accumulator(k)});")
+        condition = _condition(kr.where, kernel.context)
+        out += [f"      {update}"] if condition is None else [f"      if ({condition})", f"        {update}"]
+    out += ["    }", "  }"]
+    return out
+
+
+def _condition(where: isl.Set | None, context: isl.Set) -> str | None:
+    """``where`` (on the kernel's parameters) as a C condition, None where it always holds: a launch
+    whose parameters give the reduction no instance updates no element (its index may be out of
+    bounds)."""
+    if where is None:
+        return None
+    known = context.params()
+    where = where.align_params(known.get_space()).gist_params(known).coalesce()
+    if where.plain_is_universe():
+        return None
+    build = isl.AstBuild.from_context(isl.Set.universe(where.get_space()))
+    return _plain_c(build.expr_from_set(where))
+
+
+def _warp_sums(accumulated, pad: str) -> list[str]:
+    out = [f"{pad}for (int polypragma_step = {WARP // 2}; polypragma_step > 0; polypragma_step >>= 1) {{"]
+    for k, kr in accumulated:
+        mine = accumulator(k)
+        other = f"__shfl_down_sync(0xffffffffu, {mine}, polypragma_step)"
+        out.append(f"{pad}  {mine} = {combine(kr.reduction.op, mine, other)};")
+    out.append(f"{pad}}}")
+    return out
+
+
+def _shuffles(kernel: Kernel, accumulated, barrier: str) -> list[str]:
+    """Each warp's sum by shuffles, the warps' sums through shared memory, their sum by the first warp:
+    the block's value in the registers of thread 0, which opens the block of its atomic updates."""
+    warps = _threads(kernel) // WARP
+    out = _warp_sums(accumulated, "    ")
+    if warps == 1:
+        return out + ["    if (polypragma_lane == 0) {"]
+    out.append(f"    if (polypragma_lane % {WARP} == 0) {{")
+    out += [f"      {accumulator(k)}_block[polypragma_lane / {WARP}] = {accumulator(k)};" for k, _ in accumulated]
+    out += ["    }", f"    {barrier}", f"    if (polypragma_lane < {WARP}) {{"]
+    out += [f"      {accumulator(k)} = polypragma_lane < {warps} ? {accumulator(k)}_block[polypragma_lane] : "
+            f"{identity(kr)};" for k, kr in accumulated]
+    out += _warp_sums(accumulated, "      ")
+    out += ["    }", "    if (polypragma_lane == 0) {"]
+    return out
+
+
+def _tree(kernel: Kernel, accumulated, barrier: str) -> list[str]:
+    """The threads' values combined pairwise in shared (local) memory, halving the distance at each step;
+    thread 0 takes the block's value back into its register, and opens the block of its atomic updates."""
+    threads = _threads(kernel)
+    half = 1
+    while half * 2 < threads:
+        half *= 2
+    out = [f"    {accumulator(k)}_block[polypragma_lane] = {accumulator(k)};" for k, _ in accumulated]
+    out.append(f"    {barrier}")
+    if threads > 1:
+        out.append(f"    for (int polypragma_step = {half}; polypragma_step > 0; polypragma_step >>= 1) {{")
+        out.append(f"      if (polypragma_lane < polypragma_step && polypragma_lane + polypragma_step < {threads}) {{")
+        for k, kr in accumulated:
+            block = f"{accumulator(k)}_block"
+            mine, other = f"{block}[polypragma_lane]", f"{block}[polypragma_lane + polypragma_step]"
+            out.append(f"        {mine} = {combine(kr.reduction.op, mine, other)};")
+        out += ["      }", f"      {barrier}", "    }"]
+    out.append("    if (polypragma_lane == 0) {")
+    out += [f"      {accumulator(k)} = {accumulator(k)}_block[0];" for k, _ in accumulated]
+    return out
+
+
+def _inner(kernel: Kernel, d: int) -> int:
+    """Threads of the block along the mapped members after ``d``."""
+    count = 1
+    for b in kernel.sizes.block[d + 1:kernel.mapped]:
+        count *= b
+    return count
+
+
+def _flat(array, element) -> str:
+    """The offset of the element of coordinates ``element`` (over the kernel's parameters) in its buffer."""
+    if not element:
+        return "0"
+    coordinates = [c_expression(pa) for pa in element]
+    index = coordinates[0]
+    for extent, c in zip(array.inner_extents, coordinates[1:]):
+        index = f"({index}) * ({extent}) + ({c})"
+    return index

@@ -1,0 +1,298 @@
+"""Reductions: statements that accumulate into one element with an associative, commutative operator.
+
+A statement ``x[f] op= e`` (or ``x[f] = x[f] op e``, ``x[f] = e op x[f]``, the minimum and maximum
+written ``x = x < e ? x : e``, ``x = fmin(x, e)`` and their mirrors) whose only write is ``x[f]``,
+whose read of the accumulator is the same element (isl: the two access relations are equal) and whose
+``e`` reads nothing of ``x``, is a *reduction statement*: its instances that update one element may
+run in any order, provided each update is atomic (Polly's reduction dependences, Doerfert et al.,
+"Polly's polyhedral scheduling in the presence of reductions", IMPACT 2015).
+
+The scheduler is left alone: validity keeps every dependence, reduction ones included, so every
+schedule stays valid for the sequential order.  What changes is which loops count as parallel for the
+GPU mapping: a band member is *parallel as a reduction* when it carries no dependence of
+:attr:`ReductionDependences.coincidence`, the dependences without the reduction dependences
+(self-dependences of a reduction statement on the same element) but with, for each dependence that
+reaches or leaves a run of updates of an element through that element, the same dependence to (from)
+every later (earlier) update of the run: a value read, written or initialised next to a reduction must
+be complete, or not yet begun, in every thread.
+
+Floating-point sums change their rounding when reordered (the last bits of the result, as FMA does);
+integer ones wrap around the same way in any order.  ``floating=False`` (``--no-reductions``) keeps
+floating-point reductions in their order; integer ones are always recognised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import islpy as isl
+from pycparser import c_ast, c_generator
+
+from polypragma.dependences import Dependences
+from polypragma.isl_helpers import sets_of
+from polypragma.model import Scop
+
+# element types whose updates the GPU targets can make atomic (32- and 64-bit words): bytes per element
+ATOMIC_TYPES = {"int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8,
+                "double": 8}
+FLOAT_TYPES = ("float", "double")
+
+_INTEGER_WORDS = {"int", "unsigned", "signed", "long", "short", "char"}
+_COMPOUND = {"+=": "+", "-=": "+", "*=": "*"}
+_GENERATOR = c_generator.CGenerator()
+_MIN_MAX_CALLS = {"fmin": "min", "fmax": "max", "fminf": "min", "fmaxf": "max"}
+
+
+@dataclass(frozen=True, eq=False)
+class Reduction:
+    """One reduction statement: ``target op= operand`` (``negate``: ``target -= operand``)."""
+
+    statement: str
+    array: str
+    op: str  # "+", "*", "min" or "max"
+    target: c_ast.Node  # the accumulator as written (the node of its write reference)
+    operand: c_ast.Node  # e
+    negate: bool
+    write: isl.Map  # { S[i] -> x[f] }
+    element_type: str  # the accumulator's type, typedefs resolved
+    line: int
+
+    @property
+    def floating(self) -> bool:
+        return self.element_type in FLOAT_TYPES
+
+    def describe(self) -> str:
+        return f"{self.array} {'-' if self.negate else self.op}= ... (line {self.line})" if self.op in "+*" else \
+            f"{self.array} = {self.op}({self.array}, ...) (line {self.line})"
+
+
+@dataclass(frozen=True)
+class ReductionDependences:
+    """The reductions of a region and the relations the GPU mapping needs."""
+
+    reductions: tuple[Reduction, ...]
+    carried: isl.UnionMap      # the reduction dependences: { S[i] -> S[i'] } on the same element
+    coincidence: isl.UnionMap  # what a member parallel as a reduction must not carry (see the module)
+
+    def of(self, statement: str) -> Reduction | None:
+        for r in self.reductions:
+            if r.statement == statement:
+                return r
+        return None
+
+
+def _same(a: c_ast.Node, b: c_ast.Node) -> bool:
+    """Whether two accumulator expressions are written alike (``x``, ``x[i]``, ``A[i][j]``)."""
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, c_ast.ID):
+        return a.name == b.name
+    if isinstance(a, c_ast.ArrayRef):
+        return _same(a.name, b.name) and _same_expression(a.subscript, b.subscript)
+    return False
+
+
+def _same_expression(a: c_ast.Node, b: c_ast.Node) -> bool:
+    return _GENERATOR.visit(a) == _GENERATOR.visit(b)
+
+
+def _form(body: c_ast.Node):
+    """(op, target, the target's reads, operand, negate) of a body of a reduction's form, else None."""
+    if not isinstance(body, c_ast.Assignment) or not isinstance(body.lvalue, (c_ast.ID, c_ast.ArrayRef)):
+        return None
+    target, value = body.lvalue, body.rvalue
+    if body.op in _COMPOUND:
+        return _COMPOUND[body.op], target, (target,), value, body.op == "-="
+    if body.op != "=":
+        return None
+    if isinstance(value, c_ast.BinaryOp) and value.op in ("+", "*", "-"):
+        if _same(value.left, target):
+            return ("*" if value.op == "*" else "+"), target, (value.left,), value.right, value.op == "-"
+        if value.op != "-" and _same(value.right, target):
+            return value.op, target, (value.right,), value.left, False
+    if isinstance(value, c_ast.TernaryOp) and isinstance(value.cond, c_ast.BinaryOp) \
+            and value.cond.op in ("<", "<=", ">", ">="):
+        left, right = value.cond.left, value.cond.right
+        smaller_first = value.cond.op in ("<", "<=")
+        # x = x < e ? x : e (min); x = x > e ? x : e (max); e < x ? e : x (min) and the mirrors
+        for acc, other, acc_first in ((left, right, True), (right, left, False)):
+            if not _same(acc, target):
+                continue
+            if _same_expression(value.iftrue, acc) and _same_expression(value.iffalse, other):
+                picks_acc_when_smaller = smaller_first == acc_first
+                return ("min" if picks_acc_when_smaller else "max"), target, (acc, value.iftrue), other, False
+            if _same_expression(value.iftrue, other) and _same_expression(value.iffalse, acc):
+                picks_other_when_smaller = smaller_first != acc_first
+                return ("min" if picks_other_when_smaller else "max"), target, (acc, value.iffalse), other, False
+    if isinstance(value, c_ast.FuncCall) and isinstance(value.name, c_ast.ID) \
+            and value.name.name in _MIN_MAX_CALLS and value.args is not None and len(value.args.exprs) == 2:
+        a, b = value.args.exprs
+        if _same(a, target):
+            return _MIN_MAX_CALLS[value.name.name], target, (a,), b, False
+        if _same(b, target):
+            return _MIN_MAX_CALLS[value.name.name], target, (b,), a, False
+    return None
+
+
+def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict, iterators=()) -> bool:
+    """Whether ``node`` (the operand of an integer reduction) computes on integers only: C converts an
+    integer accumulator's update back at every step, which reordering would not do where the operand
+    is a floating-point value."""
+    if isinstance(node, c_ast.Constant):
+        return node.type in ("int", "long int", "unsigned int", "long long int", "unsigned long int", "char",
+                             "long", "unsigned long", "unsigned long long int")
+    if isinstance(node, c_ast.Cast):
+        names = getattr(getattr(node.to_type.type, "type", None), "names", None)
+        return bool(names) and set(names) <= _INTEGER_WORDS and _integer_only(node.expr, scop, arrays, iterators)
+    if isinstance(node, (c_ast.FuncCall, c_ast.StructRef, c_ast.UnaryOp)) and not (
+            isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~")):
+        return False
+    if isinstance(node, c_ast.ID):
+        if node.name in iterators:
+            return True
+        array = arrays.get(node.name)
+        if array is not None:
+            return (array.resolved_type or array.element_type) in ATOMIC_TYPES \
+                and (array.resolved_type or array.element_type) not in FLOAT_TYPES
+        kind = scop.scalar_types.get(node.name)
+        return kind is not None and "float" not in kind and "double" not in kind  # unknown: not known integer
+    if isinstance(node, c_ast.ArrayRef):
+        base = node
+        while isinstance(base, c_ast.ArrayRef):
+            if not _integer_only(base.subscript, scop, arrays, iterators):
+                return False
+            base = base.name
+        return _integer_only(base, scop, arrays, iterators)
+    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"):
+        return all(_integer_only(side, scop, arrays, iterators) for side in (node.left, node.right))
+    if isinstance(node, c_ast.UnaryOp):
+        return _integer_only(node.expr, scop, arrays, iterators)
+    return False
+
+
+def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
+    """The reduction statements of ``scop`` (floating-point ones only when ``floating``)."""
+    arrays = {a.name: a for a in scop.arrays}
+    arrays.update({a.c_name: a for a in scop.arrays if a.c_name})
+    found = []
+    for statement in scop.statements:
+        form = _form(statement.body)
+        if form is None:
+            continue
+        op, target, reads, operand, negate = form
+        refs = [r for r in scop.references if r.statement == statement.name]
+        writes = [r for r in refs if r.is_write]
+        if len(writes) != 1 or writes[0].node is not target or not writes[0].must or not writes[0].exact:
+            continue
+        write = writes[0]
+        accumulator = [r for r in refs if not r.is_write and any(r.node is n for n in reads)]
+        others = [r for r in refs if not r.is_write and not any(r.node is n for n in reads)]
+        array = arrays.get(write.array)
+        if len(accumulator) != len(reads) or array is None or not write.relation.is_single_valued() \
+                or not all(r.exact and r.relation.is_equal(write.relation) for r in accumulator):
+            continue
+        if any(r.array == write.array for r in others):
+            continue  # e reads the accumulator's array: a recurrence, not a reduction
+        if not statement.must_writes.is_equal(isl.UnionMap.from_map(write.relation)) \
+                or not statement.may_writes.is_subset(statement.must_writes):
+            continue
+        kind = array.resolved_type or array.element_type
+        if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and not floating):
+            continue
+        if kind not in FLOAT_TYPES and (isinstance(statement.body.rvalue, c_ast.FuncCall)
+                                        or not _integer_only(operand, scop, arrays,
+                                                             set(statement.iterators))):
+            continue
+        found.append(Reduction(statement.name, write.array, op, target, operand, negate, write.relation, kind,
+                               statement.line))
+    return tuple(found)
+
+
+def analyse(scop: Scop, deps: Dependences, floating: bool = True) -> ReductionDependences | None:
+    """The reductions of ``scop`` and their dependences; None when it has none."""
+    reductions = find(scop, floating)
+    if not reductions:
+        return None
+    space = scop.context.get_space()
+    everything = deps.all
+    accesses = scop.reads.union(scop.may_writes)
+    carried = isl.UnionMap.empty(space)
+    extra = isl.UnionMap.empty(space)
+    for r in reductions:
+        write = isl.UnionMap.from_map(r.write)
+        domain = isl.UnionSet.from_set(r.write.domain())
+        same = write.apply_range(write.reverse())  # { S[i] -> S[i'] }: the same element
+        mine = everything.intersect_domain(domain).intersect_range(domain).intersect(same)
+        carried = carried.union(mine)
+        # every later update of the element, in the original order (an over-approximation of the
+        # transitive closure of the run's dependences: it can only make fewer loops parallel)
+        space_s = r.write.get_space().domain()
+        later = same.intersect(isl.UnionMap.from_map(isl.Map.lex_lt(space_s)))
+        # dependences through the element: another instance touches the element S writes
+        touching = accesses.intersect_range(_elements(r.write)).apply_range(write.reverse())  # { T -> S }
+        into = everything.intersect_range(domain).subtract(mine).intersect(touching)
+        out_of = everything.intersect_domain(domain).subtract(mine).intersect(touching.reverse())
+        extra = extra.union(into.apply_range(later)).union(later.apply_range(out_of))
+    coincidence = everything.subtract(carried).union(extra).coalesce()
+    return ReductionDependences(reductions, carried.coalesce(), coincidence)
+
+
+def _elements(write: isl.Map) -> isl.UnionSet:
+    return isl.UnionSet.from_set(write.range())
+
+
+def carried_by(node: isl.ScheduleNode, members: int, relation: isl.UnionMap) -> bool:
+    """Whether one of the first ``members`` members of band ``node`` carries a dependence of
+    ``relation`` between instances of the band at the same outer schedule values."""
+    return any(not _parallel(node, k, relation) for k in range(members))
+
+
+def parallel_members(node: isl.ScheduleNode, relation: isl.UnionMap) -> int:
+    """How many leading members of band ``node`` carry no dependence of ``relation`` (at the same
+    values of the outer schedule)."""
+    count = 0
+    while count < node.band_n_member() and _parallel(node, count, relation):
+        count += 1
+    return count
+
+
+def _parallel(node: isl.ScheduleNode, member: int, relation: isl.UnionMap) -> bool:
+    """As :func:`polypragma.schedule.mark_coincidence` decides a member's coincidence."""
+    domain = node.get_domain()
+    relevant = relation.intersect_domain(domain).intersect_range(domain)
+    if relevant.is_empty():
+        return True
+    prefix = node.get_prefix_schedule_union_map()
+    partial = node.band_get_partial_schedule()
+    outer = prefix
+    for k in range(member):
+        outer = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_at(k)))
+    inside = relevant.intersect(outer.apply_range(outer.reverse()))
+    mk = isl.UnionMap.from_union_pw_aff(partial.get_at(member))
+    distances = inside.apply_domain(mk).apply_range(mk).deltas()
+    for s in sets_of(distances):
+        zero = isl.Set.universe(s.get_space())
+        for d in range(s.dim(isl.dim_type.set)):
+            zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))
+        if not s.is_subset(zero):
+            return False
+    return True
+
+
+def statements_carried(node: isl.ScheduleNode, mapped: int, reductions: ReductionDependences,
+                       domain: isl.UnionSet) -> tuple[Reduction, ...]:
+    """The reductions of the kernel at band ``node`` (instances ``domain``) whose dependences its
+    ``mapped`` members carry: their updates come from several threads."""
+    out = []
+    for r in reductions.reductions:
+        mine = isl.UnionSet.from_set(r.write.domain())
+        if mine.intersect(domain).is_empty():
+            continue
+        relation = reductions.carried.intersect_domain(mine).intersect_range(mine)
+        if relation.is_empty():
+            continue
+        if carried_by(node, mapped, relation):
+            out.append(r)
+    return tuple(out)
+
+

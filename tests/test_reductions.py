@@ -1,0 +1,119 @@
+"""Parallel reductions (issue 17, item 3), in isl notation: which statements are reductions, their
+dependences, the relation a loop parallel as a reduction must not carry, which loops the GPU stage
+maps because of them; and the shape of the code (--explain, --no-reductions)."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from harness import KERNELS, polypragma
+from test_model import model, same
+
+from polypragma import dependences, reductions
+from polypragma.gpu.mapping import map_to_gpu
+from polypragma.gpu.names import IteratorNames
+from polypragma.gpu.sizes import SizeOptions
+from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context
+
+PARAMS = "int n, int m, double *a, double A[n][m], double *y, double s, int k, int *v"
+
+
+def analysed(tmp_path, body: str, params: str = PARAMS, floating: bool = True):
+    scop = model(tmp_path, body, params)
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    return scop, deps, reductions.analyse(scop, deps, floating)
+
+
+def found(tmp_path, body: str, floating: bool = True) -> list[tuple[str, str, str]]:
+    scop = model(tmp_path, body, PARAMS)
+    return [(r.statement, r.array, r.op) for r in reductions.find(scop, floating)]
+
+
+def test_the_forms_of_a_reduction(tmp_path):
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s += a[i];") == [("S_0", "s", "+")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = a[i] * 2 + s;") == [("S_0", "s", "+")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s -= a[i];") == [("S_0", "s", "+")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s * a[i];") == [("S_0", "s", "*")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s < a[i] ? s : a[i];") == [("S_0", "s", "min")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = a[i] < s ? s : a[i];") == [("S_0", "s", "max")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < m; j++)\n    y[i] += A[i][j];") == \
+        [("S_0", "y", "+")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  k = k > v[i] ? k : v[i];") == [("S_0", "k", "max")]
+
+
+def test_what_is_not_a_reduction(tmp_path):
+    # not an associative update of the element
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s * 2 + a[i];") == []
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = a[i] - s;") == []
+    # e reads the accumulator's array: a recurrence
+    assert found(tmp_path, "for (i = 1; i < n; i++)\n  y[i] += y[i - 1];") == []
+    # the read and the write are not the same element
+    assert found(tmp_path, "for (i = 1; i < n; i++)\n  y[i] = y[i - 1] + a[i];") == []
+    # an integer accumulator of double values: C converts at every step
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  k += a[i];") == []
+    # --no-reductions: floating-point sums keep their order, integer ones do not need to
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s += a[i];", floating=False) == []
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  k += v[i];", floating=False) == [("S_0", "k", "+")]
+
+
+def test_the_reduction_dependences_and_what_a_parallel_loop_must_not_carry(tmp_path):
+    scop, deps, analysis = analysed(tmp_path, "s = 0;\nfor (i = 0; i < n; i++)\n  s += a[i];\ny[0] = s;")
+    # (the anti dependences relate each update's read to every later update)
+    assert same(analysis.carried, "[n, m] -> { S_1[i] -> S_1[i'] : 0 <= i < i' < n }")
+    # the initialisation precedes, and the read follows, every update: the value is complete before it
+    # is read; between the updates only the reduction dependences are left out
+    ctx = scop.context.get_ctx()
+    assert same(analysis.coincidence.intersect_domain(isl.UnionSet("[n, m] -> { S_0[] }", context=ctx)),
+                "[n, m] -> { S_0[] -> S_1[i] : 0 <= i < n; S_0[] -> S_2[] : n <= 0 }")
+    assert analysis.coincidence.intersect(isl.UnionMap("[n, m] -> { S_1[i] -> S_1[i'] }",
+                                                       context=scop.context.get_ctx())).is_empty()
+
+
+def test_a_reset_inside_the_loop_keeps_it_sequential(tmp_path):
+    scop, deps, analysis = analysed(tmp_path, "for (i = 0; i < n; i++) {\n  if (i == 5)\n    s = 1;\n  s += a[i];\n}")
+    # S_0[5] -> S_1[i] for every later i: the loop carries it
+    assert not analysis.coincidence.intersect(isl.UnionMap("[n, m] -> { S_0[5] -> S_1[9] }",
+                                                           context=scop.context.get_ctx())).is_empty()
+
+
+def _mapped(tmp_path, body: str, params: str = PARAMS):
+    scop, deps, analysis = analysed(tmp_path, body, params)
+    schedule = compute_schedule(scop, deps, ScheduleOptions()).schedule
+    names = IteratorNames.free_in(set(scop.parameters) | {a.name for a in scop.arrays})
+    return map_to_gpu(schedule, scop.context, SizeOptions(), names, deps.all, analysis)
+
+
+def test_a_sum_is_mapped_and_accumulated_per_thread(tmp_path):
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  s += a[i] * a[i];")
+    (kernel,) = mapping.kernels
+    assert kernel.mapped == 1
+    (reduction,) = kernel.reductions
+    assert reduction.accumulated and reduction.element == ()
+
+
+def test_a_row_sum_on_the_host_loop_accumulates_into_the_row(tmp_path):
+    # the row loop reads s after its sum: it stays on the host, the sum of each row is a reduction
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++) {\n  s = 0;\n  for (j = 0; j < m; j++)\n"
+                                "    s += A[i][j];\n  y[i] = s;\n}")
+    carrying = [k for k in mapping.kernels if k.reductions]
+    assert len(carrying) == 1 and carrying[0].host_depth == 1 and carrying[0].reductions[0].accumulated
+
+
+def test_a_parallel_loop_is_mapped_as_before(tmp_path):
+    # matrix-vector: the row loop is parallel, the sum stays sequential in each thread
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < m; j++)\n    y[i] += A[i][j] * a[j];")
+    (kernel,) = mapping.kernels
+    assert kernel.mapped == 1 and kernel.reductions == ()
+
+
+def test_explain_and_no_reductions(tmp_path):
+    source = KERNELS / "reduction_sums.c"
+    status, messages = polypragma(source, tmp_path / "on", ["--target", "opencl", "--explain"], ["-DN=1000"])
+    assert status == 0, messages
+    assert "reduction total += ... (line 26): its loop runs in parallel" in messages, messages
+    assert "the block combines them and adds its value to the element with one atomic update" in messages
+    status, messages = polypragma(source, tmp_path / "off", ["--target", "opencl", "--explain", "--no-reductions"],
+                                  ["-DN=1000"])
+    assert status == 0, messages
+    assert "reduction total" not in messages and "no parallel loop: runs on one thread" in messages, messages
