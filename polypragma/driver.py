@@ -198,7 +198,10 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
         if gpu_regions or has_data:
             block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data)
             first = min([r.scop.region.begin_line for r in gpu_regions] + [d.line for d in directives])
-            insertions.append(Insertion(_insertion_line(text, first), block))
+            after = max([_insertion_line(text, first)] + [
+                _definition_end(text, line) for r in gpu_regions for line in r.scop.type_declaration_lines
+                if line < first])
+            insertions.append(Insertion(min(after, first - 1), block))
             if options.dump_sizes:
                 for r in gpu_regions:
                     print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
@@ -386,6 +389,23 @@ def _byte_location(source: str, data: bytes, offset: int) -> Location:
     """The line and column (in bytes) of ``data[offset]``."""
     line_start = data.rfind(b"\n", 0, offset) + 1
     return Location(source, data.count(b"\n", 0, offset) + 1, offset - line_start + 1)
+
+
+def _definition_end(text: str, line: int) -> int:
+    """The line where the file-scope definition starting at ``line`` ends: its first ';' outside
+    braces (the host code of the GPU targets names the types of struct buffers, so it goes after)."""
+    depth = 0
+    lines = text.splitlines()
+    for number in range(line, len(lines) + 1):
+        code = lines[number - 1].split("//")[0]
+        for char in code:
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth = max(depth - 1, 0)  # (pycparser places a typedef at its name: '} table_t;')
+            elif char == ";" and depth == 0:
+                return number
+    return line
 
 
 def _insertion_line(text: str, before: int) -> int:

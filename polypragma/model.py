@@ -92,6 +92,22 @@ class CType:
 
 
 @dataclass(frozen=True)
+class Member:
+    """Where a member of a struct lives: the model makes ``p[i].x[j]`` an array ``p__x[i][j]`` of its own,
+    while the device keeps the struct variable ``p`` whole (one buffer of structs, copied as the host
+    holds it), so kernels print the access as written.
+
+    ``struct`` is the C variable, ``type`` its element type as written (``struct particle``, a typedef
+    name), ``rank`` the subscripts the struct variable takes (``p->x`` is ``p[0].x``), ``path`` the
+    fields from it to the member, each with the subscripts it takes."""
+
+    struct: str
+    type: str
+    rank: int
+    path: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class Variable:
     """A C variable seen from a region."""
 
@@ -99,6 +115,7 @@ class Variable:
     ctype: CType
     declared_in_region: bool = False
     decl: c_ast.Decl | None = None
+    member: Member | None = None  # a member of a struct variable (p__x for p[i].x)
 
 
 @dataclass(frozen=True)
@@ -120,6 +137,7 @@ class Array:
     resolved_type: str = ""  # element type with typedefs resolved
     c_name: str = ""  # the C variable (differs from name for renamed hoisted locals: same then)
     region_level: bool = False  # a local declared at the region's top level (visible after it)
+    member: Member | None = None  # a member of a struct variable (p__x for p[i].x)
 
     def describe(self) -> str:
         dims = "".join(f"[{e}]" if e is not None else "[*]" for e in self.extent_strings())
@@ -207,6 +225,9 @@ class Scop:
     # file-scope definitions (typedefs, structs, enums) the statements and arrays use, as C text in the
     # file's order: kernels in a separate unit (.cu, an OpenCL program) must repeat them
     type_declarations: tuple[str, ...] = ()
+    # the lines of the region's file where those definitions start (file-scope code the GPU targets insert
+    # into the generated C file, whose prototypes and host code name the types, goes after them)
+    type_declaration_lines: tuple[int, ...] = ()
     # constructs the c target handles and the GPU targets cannot (a variable-length array private to a
     # statement: device code has none): (construct, location, why) for a located diagnostic
     device_unsupported: tuple[tuple[str, Location, str], ...] = ()

@@ -350,6 +350,9 @@ class RegionExtractor:
         iterator_type = "int"
         for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
             iterator_type = _wider(iterator_type, t)
+        used_types = self.types.used_definitions(
+            [s.body for s in statements] + list(functions)
+            + [v.decl.type for v in self._accessed_variables() if v.decl is not None])
         return Scop(
             region=self.region,
             context=context,
@@ -368,9 +371,8 @@ class RegionExtractor:
             unsigned_parameters=frozenset(p for p in self.params if self.outer.lookup(p) is not None
                                           and self.outer.lookup(p).ctype.is_unsigned),
             functions=functions,
-            type_declarations=self.types.definitions_for(
-                [s.body for s in statements] + list(functions)
-                + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
+            type_declarations=tuple(d.text for d in used_types),
+            type_declaration_lines=tuple(d.line for d in used_types if d.file == self.region.file),
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
             returns=returns,
@@ -969,9 +971,9 @@ class RegionExtractor:
                     "is not supported by the GPU targets unless its iterator is declared in it "
                     f"('for (int {iterator} = ...')"))
                 break
-        for member in collector.result.members[:1]:
+        for member, why in collector.result.members[:1]:
             self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
-                                            "is not supported by the GPU targets yet"))
+                                            f"is not supported by the GPU targets: {why}"))
         self._private_arrays(node)
         self.records.extend(collector.result.records)
         for call in collector.result.external[:1]:  # (the globals it may reach: once per statement)
