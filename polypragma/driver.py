@@ -11,6 +11,7 @@ import islpy as isl
 from polypragma import dependences as dependence_analysis
 from polypragma import timing
 from polypragma.buildtools.depfile import format_rule
+from polypragma.codegen.fallback import fallback_lines
 from polypragma.codegen import c_target, data_directives
 from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
@@ -291,6 +292,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     if target.gpu:
         if scop.device_unsupported:
             raise Unsupported(*scop.device_unsupported[0])
+        original = fallback_lines(source_lines, scop)
         # timed by parts: the mapping (gpu/mapping.py) and each kernel's memory (gpu/memory.py)
         with timing.recording() as parts:
             try:
@@ -310,9 +312,9 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             moves = [w for w, on in (("copied in", array.copy_in), ("copied out", array.copy_out)) if on]
             log("gpu", f"  {array.name}: {array.elements} element(s) of {array.device_type}"
                 f"{', ' + ' and '.join(moves) if moves else ', device only' if array.local else ', not transferred'}")
-        original = source_lines[region.begin_line : region.end_line - 1]
         call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
-        lines = [f"if ({call} != 0) {{", c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
+        lines = [*scop.outer_declarations, f"if ({call} != 0) {{",
+                 c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
         log.lap("codegen", f"{region}: the call and its fallback")
         return lines, set(), gpu_region
     lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file,

@@ -210,6 +210,10 @@ class Scop:
     # and hoisted locals to print at the top of it: (name in generated code, decl text)
     outer_declarations: tuple[str, ...] = ()
     hoisted_declarations: tuple[str, ...] = ()
+    # the declarators of the region's top level, (line, column, their initialisation as an assignment or
+    # ""), in order: the GPU targets declare them before the call (code after the region sees them) and
+    # make them assignments in the original lines kept as the CPU fallback
+    region_declarations: tuple[tuple[int, int, str], ...] = ()
     read_only_scalars: tuple[str, ...] = ()
     # loop iterators declared before the region: generated code does not set them
     outer_iterators: tuple[str, ...] = ()

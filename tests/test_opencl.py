@@ -24,8 +24,6 @@ LEFT_AS_WRITTEN = {
     # Ab[i * (2 * bw + 1) + j - i + bw]: the row length is no single parameter, so the access is taken to
     # touch the whole of a pointer of unknown size, which cannot be transferred
     "banded": "elements of 'Ab' accessed cannot be bounded",
-    # device code has no variable-length arrays: the first region is left as written, the second generated
-    "vla_private": "vla_private.c:18:20: warning: region left as written: array 't' of variable size",
     # kernels have no _Float16: that region is left as written, the other generated
     "extended_types": "extended_types.c:15:23: warning: region left as written: value of type '_Float16'",
     # loop bounds on parameters of unsigned types: the second region is left as written

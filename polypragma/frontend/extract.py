@@ -121,6 +121,7 @@ class RegionExtractor:
         self.hoisted: dict[int, _Hoisted] = {}  # id(Variable.decl) -> hoisting
         self.hoisted_names: set[str] = set()
         self.outer_declarations: list[str] = []
+        self.region_declarations: list[tuple[int, int, str]] = []  # see Scop.region_declarations
         self.hoisted_declarations: list[str] = []
         self.written: set[str] = set()
         self.declared_inside: set[str] = set()
@@ -361,6 +362,7 @@ class RegionExtractor:
             arrays=tuple(arrays),
             schedule=schedule,
             outer_declarations=tuple(self.outer_declarations),
+            region_declarations=tuple(self.region_declarations),
             hoisted_declarations=tuple(self.hoisted_declarations),
             read_only_scalars=tuple(sorted(self.read_only_scalars)),
             outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
@@ -582,7 +584,7 @@ class RegionExtractor:
         if isinstance(node, c_ast.Compound):
             items = node.block_items or []
             has_decls = any(isinstance(i, c_ast.Decl) for i in items)
-            if has_decls and not _contains_for(node):
+            if has_decls and not _contains_for(node) and not self._variable_size_hoistable(items):
                 # its locals private to each instance; a while loop in it is run as written anyway
                 return self._statement(node, walk)
             inner = _Walk(walk.loops, walk.domain, walk.scope.child())
@@ -606,6 +608,30 @@ class RegionExtractor:
             raise self.unsupported("'switch' statement", node, self.notes.get(id(node), "is not supported"))
         return self._statement(node, walk)
 
+    def _variable_size_hoistable(self, items: list[c_ast.Node]) -> bool:
+        """Whether a block declares an array of variable size that can be hoisted (its size reads constants
+        and parameters only): the block is then walked as blocks with loops are, the array an array of the
+        model that the GPU targets privatise per thread (kernels have no variable-length arrays, so a
+        statement declaring one could not run there)."""
+        found = False
+        for item in items:
+            if not isinstance(item, c_ast.Decl) or isinstance(item.type, c_ast.FuncDecl):
+                continue
+            dims = self.types.ctype(item.type).dims
+            if all(d is not None and constant_value(d, self.types.enumerators) is not None for d in dims):
+                continue
+            if any(d is None or not self._hoistable_size(d) for d in dims) or item.init is not None:
+                return False
+            found = True
+        return found
+
+    def _hoistable_size(self, dim: c_ast.Node) -> bool:
+        """Whether an array extent means the same at the top of the region: constants and parameters."""
+        return all(isinstance(n, c_ast.Constant) or (isinstance(n, c_ast.ID) and (
+            n.name in self.params or n.name in self.types.enumerators))
+            for n in _walk(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
+            and not any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in _walk(dim))
+
     def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool,
                      initialise: bool = True) -> isl.Schedule | None:
         if isinstance(decl.type, c_ast.FuncDecl) or "typedef" in (decl.storage or []):
@@ -616,10 +642,7 @@ class RegionExtractor:
         for dim in ctype.dims:
             # hoisted to the top of the region, its size must mean the same there: constants and
             # parameters (integers the region does not write) only
-            if dim is None or not all(isinstance(n, c_ast.Constant) or (isinstance(n, c_ast.ID) and (
-                    n.name in self.params or n.name in self.types.enumerators))
-                    for n in _walk(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
-                    or any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in _walk(dim)):
+            if dim is None or not self._hoistable_size(dim):
                 raise self.unsupported(f"array '{decl.name}' of variable size declared", decl,
                                        "in the region is not supported (its size may only use constants and "
                                        "parameters of the region)")
@@ -635,6 +658,9 @@ class RegionExtractor:
         self.hoisted[id(decl)] = _Hoisted(variable, new_name, region_level)
         text = _declaration_text(decl, new_name)
         (self.outer_declarations if region_level else self.hoisted_declarations).append(text)
+        if region_level and decl.coord is not None:
+            initialised = f"{decl.name} = {_GENERATOR.visit(decl.init)};" if decl.init is not None else ""
+            self.region_declarations.append((decl.coord.line, decl.coord.column or 1, initialised))
         if decl.init is None or not initialise:
             return None
         if isinstance(decl.init, c_ast.InitList):

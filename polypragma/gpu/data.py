@@ -8,7 +8,8 @@ pointer, from the largest element the region may touch.
 Copy-in: arrays with live-in reads, and written arrays whose writes may not
 cover the whole buffer (so the copy-out never overwrites host data with
 garbage).  Copy-out: every written array.  Locals of the region live only on
-the device.
+the device, but for those of its top level, which the generated code declares
+before the call (code after the region may read them).
 
 The members of a struct variable are arrays of the model (``p__x`` for
 ``p[i].x``) but share one buffer on the device: the struct variable's, of its
@@ -144,16 +145,14 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
     result = []
     members: dict[str, list[tuple[DeviceArray, list[isl.PwAff]]]] = {}
     for array in scop.arrays:
-        location = scop.region.location
-        if array.region_level:
-            raise Unsupported(f"declaration of '{array.c_name}' at the top level of the region", location,
-                              "is not supported by the GPU targets; declare it before '#pragma scop'")
         footprint = array.footprint
         is_written = not written.intersect_range(isl.UnionSet.from_set(footprint)).is_empty()
         extents = _extents(array, scop) if array.rank else []
         elements = " * ".join(f"(size_t)({_c(e)})" for e in extents) or "1"
         inner = tuple(_c(e) for e in extents[1:])
-        local = array.kind == "local"
+        # a local of the region's top level is declared before the call (code after the region sees it):
+        # a host array like any other
+        local = array.kind == "local" and not array.region_level
         data = isl.UnionSet.from_set(footprint)
         has_live_in = not live_in.intersect(data).is_empty()
         if array.rank and is_written and not has_live_in:
