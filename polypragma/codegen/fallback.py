@@ -18,32 +18,33 @@ def fallback_lines(source_lines: list[str], scop: Scop) -> list[str]:
     region = scop.region
     first = region.begin_line + 1  # the line after '#pragma scop'
     lines = list(source_lines[region.begin_line : region.end_line - 1])
-    by_line: dict[int, list[tuple[int, str]]] = {}
-    for line, column, assignment in scop.region_declarations:
-        by_line.setdefault(line, []).append((column, assignment))
+    by_line: dict[int, list[tuple[int, str, str]]] = {}
+    for line, column, name, assignment in scop.region_declarations:
+        by_line.setdefault(line, []).append((column, name, assignment))
     for line, declarators in sorted(by_line.items()):
         k = line - first
+        column = min(c for c, _, _ in declarators)
+        construct = f"declaration of '{declarators[0][1]}' at the top level of the region"
         if not 0 <= k < len(lines):
-            raise Unsupported("declaration at the top level of the region", Location(region.file, line, 1),
+            raise Unsupported(construct, Location(region.file, line, column),
                               "comes from a macro or another file; not supported by the GPU targets")
-        column = min(c for c, _ in declarators)
         before = lines[k][:column - 1]
         if any(ch in before for ch in ";{}") or before.strip().startswith("#"):
-            raise Unsupported("declaration at the top level of the region", Location(region.file, line, column),
+            raise Unsupported(construct, Location(region.file, line, column),
                               "shares its line with other code; not supported by the GPU targets (put it on "
                               "lines of its own)")
         end = _statement_end(lines, k, column - 1)
         if end is None:
-            raise Unsupported("declaration at the top level of the region", Location(region.file, line, column),
+            raise Unsupported(construct, Location(region.file, line, column),
                               "has no end the GPU targets can find; not supported by them")
         last, position = end
         rest = lines[last][position + 1:].strip()
         if rest and not rest.startswith("//") and not (rest.startswith("/*") and rest.endswith("*/")):
-            raise Unsupported("declaration at the top level of the region", Location(region.file, line, column),
+            raise Unsupported(construct, Location(region.file, line, column),
                               "shares its line with other code; not supported by the GPU targets (put it on "
                               "lines of its own)")
         indent = lines[k][:len(lines[k]) - len(lines[k].lstrip())]
-        assignments = " ".join(a for _, a in declarators if a)
+        assignments = " ".join(a for _, _, a in declarators if a)
         lines[k] = indent + (assignments or "/* declared before the call */")
         for j in range(k + 1, last + 1):
             lines[j] = ""

@@ -67,7 +67,7 @@ class KernelPrinter(CFamilyPrinter):
     (its annotation, built by isl where it stands)."""
 
     def __init__(self, region: GpuRegion, syntax: GpuSyntax, kernel: Kernel):
-        super().__init__(region.scop.iterator_type)
+        super().__init__(region.scop.iterator_type, region.scop.signed_names)
         self.region = region
         self.syntax = syntax
         self.statements = {s.name: s for s in region.scop.statements}

@@ -121,7 +121,7 @@ class RegionExtractor:
         self.hoisted: dict[int, _Hoisted] = {}  # id(Variable.decl) -> hoisting
         self.hoisted_names: set[str] = set()
         self.outer_declarations: list[str] = []
-        self.region_declarations: list[tuple[int, int, str]] = []  # see Scop.region_declarations
+        self.region_declarations: list[tuple[int, int, str, str]] = []  # see Scop.region_declarations
         self.hoisted_declarations: list[str] = []
         self.written: set[str] = set()
         self.declared_inside: set[str] = set()
@@ -181,12 +181,11 @@ class RegionExtractor:
         """Unsigned comparisons and conversions must see no negative value where they run."""
         for required, node in builder.requirements:
             if not points.is_subset(required) and self._unsigned_parameters(points).is_subset(required):
-                # exact because parameters of unsigned types are not negative; the GPU targets print
-                # them as they are in expressions where isl assumes signed arithmetic
-                self.device_unsupported.append((
-                    f"{construct} '{_text(node)}'", self.location(node),
-                    "compares with a parameter of unsigned type, which the GPU targets do not support yet"))
-            elif not points.is_subset(required):
+                # exact because parameters of unsigned types are not negative (the context says so); every
+                # target spells them converted to the signed iterator type in the expressions isl builds
+                # (Scop.signed_names)
+                continue
+            if not points.is_subset(required):
                 raise self.unsupported(f"{construct} '{_text(node)}'", node,
                                        "mixes unsigned values with values that may be negative; "
                                        "not supported (C would wrap them around)")
@@ -660,7 +659,7 @@ class RegionExtractor:
         (self.outer_declarations if region_level else self.hoisted_declarations).append(text)
         if region_level and decl.coord is not None:
             initialised = f"{decl.name} = {_GENERATOR.visit(decl.init)};" if decl.init is not None else ""
-            self.region_declarations.append((decl.coord.line, decl.coord.column or 1, initialised))
+            self.region_declarations.append((decl.coord.line, decl.coord.column or 1, decl.name, initialised))
         if decl.init is None or not initialise:
             return None
         if isinstance(decl.init, c_ast.InitList):

@@ -73,8 +73,8 @@ def referenced_array(node: c_ast.Node) -> str | None:
     return "__".join([node.name] + fields) if isinstance(node, c_ast.ID) else None
 
 
-def _c(pa: isl.PwAff) -> str:
-    return c_expression(pa)  # plain C: host code has no min/max
+def _c(pa: isl.PwAff, names: dict[str, str]) -> str:
+    return c_expression(pa, names)  # plain C: host code has no min/max
 
 
 def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
@@ -148,8 +148,8 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
         footprint = array.footprint
         is_written = not written.intersect_range(isl.UnionSet.from_set(footprint)).is_empty()
         extents = _extents(array, scop) if array.rank else []
-        elements = " * ".join(f"(size_t)({_c(e)})" for e in extents) or "1"
-        inner = tuple(_c(e) for e in extents[1:])
+        elements = " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
+        inner = tuple(_c(e, scop.signed_names) for e in extents[1:])
         # a local of the region's top level is declared before the call (code after the region sees it):
         # a host array like any other
         local = array.kind == "local" and not array.region_level
@@ -173,7 +173,7 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             members.setdefault(array.member.struct, []).append((device, extents))
         else:
             result.append(device)
-    buffers = [_struct_buffer(struct, parts) for struct, parts in sorted(members.items())]
+    buffers = [_struct_buffer(struct, parts, scop.signed_names) for struct, parts in sorted(members.items())]
     taken = {a.name for a in result}
     for buffer in buffers:
         if buffer.name in taken:  # (the model names members p__x: a clash would be a bug)
@@ -181,7 +181,7 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
     return result + buffers + [m for struct, parts in sorted(members.items()) for m, _ in parts]
 
 
-def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]]) -> DeviceArray:
+def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]], names: dict[str, str]) -> DeviceArray:
     """The buffer of struct variable ``struct`` whose members ``parts`` the region accesses: as many
     structs as the members' outer dimensions reach (the largest where the declaration does not say)."""
     member = parts[0][0].member
@@ -194,7 +194,7 @@ def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]]
     written = any(p.written for p, _ in parts)
     return DeviceArray(
         name=struct, host_name=struct, element_type=member.type, device_type=member.type, rank=member.rank,
-        inner_extents=tuple(_c(e) for e in extents[1:]),
-        elements=" * ".join(f"(size_t)({_c(e)})" for e in extents) or "1",
+        inner_extents=tuple(_c(e, names) for e in extents[1:]),
+        elements=" * ".join(f"(size_t)({_c(e, names)})" for e in extents) or "1",
         copy_in=True, copy_out=written, written=written, local=False, linearise=member.rank >= 2,
         live_in=any(p.live_in for p, _ in parts), constant_elements=_constant_elements(extents), aggregate=True)
