@@ -11,7 +11,8 @@ import islpy as isl
 from polypragma import dependences as dependence_analysis
 from polypragma import timing
 from polypragma.buildtools.depfile import format_rule
-from polypragma.codegen.fallback import fallback_lines
+from polypragma.codegen.fallback import check_returns, fallback_lines
+from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.codegen import c_target, data_directives
 from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
@@ -293,6 +294,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         if scop.device_unsupported:
             raise Unsupported(*scop.device_unsupported[0])
         original = fallback_lines(source_lines, scop)
+        check_returns(scop)
         # timed by parts: the mapping (gpu/mapping.py) and each kernel's memory (gpu/memory.py)
         with timing.recording() as parts:
             try:
@@ -315,8 +317,10 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
         lines = [*scop.outer_declarations, f"if ({call} != 0) {{",
                  c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
+        printer = CFamilyPrinter(scop.iterator_type, scop.signed_names)
+        lines += c_target.return_lines(scop, printer, region.file)
         log.lap("codegen", f"{region}: the call and its fallback")
-        return lines, set(), gpu_region
+        return lines, printer.helpers_used, gpu_region
     lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file,
                                     privatised=privatised)
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")

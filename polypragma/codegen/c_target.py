@@ -135,20 +135,21 @@ def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, o
     lines += inner
     # the original loops set these; the generated ones do not (their values after the region are unspecified)
     lines += [f"{printer.pad(1)}(void){name};" for name in scop.outer_iterators]
-    lines += _returns(scop, printer)
+    lines += return_lines(scop, printer, line_file)
     lines.append("}")
     return lines, printer.helpers_used
 
 
-def _returns(scop: Scop, printer: CPrinter) -> list[str]:
+def return_lines(scop: Scop, printer: CFamilyPrinter, line_file: str) -> list[str]:
     """``if (condition) return value;`` for each early return the region may take: the generated code
-    ran exactly the instances before it, and the value is computed now, as nothing ran since."""
+    ran exactly the instances before it, and the value is computed now, as nothing ran since (the GPU
+    targets print them after the call, whose CPU fallback takes the returns as written)."""
     lines = []
     build = isl.AstBuild.from_context(scop.context)
     for condition, value, location in scop.returns:
         test = printer.expr(build.expr_from_set(condition.gist(scop.context)))
         returned = BodyPrinter({}).visit(value) if value is not None else ""
         statement = f"return {returned};" if value is not None else "return;"
-        lines += [line_directive(location.line, printer.line_file),
+        lines += [line_directive(location.line, line_file),
                   f"{printer.pad(1)}{statement}" if test == "1" else f"{printer.pad(1)}if ({test}) {statement}"]
     return lines

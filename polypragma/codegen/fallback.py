@@ -1,4 +1,5 @@
-"""The CPU fallback of a region the GPU targets offload: the original lines, run when no device is there.
+"""The CPU fallback of a region the GPU targets offload (the original lines, run when no device is there),
+and the early returns after the call.
 
 A declaration at the top level of the region (``double lo = a[0], hi = a[0];``, ``double tmp[n];``) is
 visible after it, so the generated code declares it before the call into the host code, which copies its
@@ -9,8 +10,33 @@ lines, so ``#line`` keeps pointing at the user's source.
 
 from __future__ import annotations
 
+import islpy as isl
+from pycparser import c_ast
+
 from polypragma.diagnostics import Location, Unsupported
 from polypragma.model import Scop
+
+
+def check_returns(scop: Scop) -> None:
+    """The early returns the region may take are printed after the call (as the c target prints them
+    after its code: the kernels ran exactly the instances before the return), their values computed on
+    the host then; a value reading data the region writes could read the host's copy while a data scope
+    keeps the current one on the device, so such a return is refused, at its line:col."""
+    written = {a.c_name for a in scop.arrays
+               if not scop.may_writes.intersect_range(isl.UnionSet.from_set(a.footprint)).is_empty()}
+    for _, value, location in scop.returns:
+        read = sorted({n.name for n in _walk(value) if isinstance(n, c_ast.ID) and n.name in written}) \
+            if value is not None else []
+        if read:
+            raise Unsupported("'return' statement", location,
+                              f"returns a value read from '{read[0]}', which the region writes; not supported by "
+                              "the GPU targets (they compute it on the host after the call)")
+
+
+def _walk(node: c_ast.Node):
+    yield node
+    for _, child in node.children():
+        yield from _walk(child)
 
 
 def fallback_lines(source_lines: list[str], scop: Scop) -> list[str]:

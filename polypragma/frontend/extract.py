@@ -394,10 +394,6 @@ class RegionExtractor:
         for exit in self.exits:
             if isinstance(exit.node, c_ast.Return) and not taken[exit.name].is_empty():
                 returns.append((taken[exit.name].params().coalesce(), exit.node.expr, self.location(exit.node)))
-        if returns:
-            self.device_unsupported.append((
-                "'return' statement", returns[0][2],
-                "is not supported by the GPU targets yet (the c target models it)"))
         return schedule, tuple(returns)
 
     def _region_as_statement(self, walk: _Walk) -> isl.Schedule | None:
