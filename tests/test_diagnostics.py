@@ -1294,3 +1294,20 @@ def test_affine_returns_on_every_target(tmp_path: Path):
         status, stderr = polypragma(source, tmp_path / target, ["--target", target])
         assert (status, stderr) == (0, ""), target
         assert _MARKER in generated_path(source, tmp_path / target).read_text()
+
+
+def test_rows_through_pointers_on_gpu(tmp_path: Path):
+    """``double **A``: the c target regenerates the region; the GPU targets, which copy an array in one
+    piece, say at the first access that its rows may lie anywhere."""
+    text = ("#include <stdio.h>\nvoid kernel(int n, double **A, double *s)\n{\n#pragma scop\n"
+            "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
+            "            s[i] += A[i][j];\n#pragma endscop\n}\n")
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert (status, stderr) == (0, "")
+    for target in ("opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert status == 0
+        (diag,) = diagnostics(stderr)
+        assert (diag.line, diag.col) == (7, 21), stderr
+        assert "array 'A' of rows through pointers" in diag.message and "rows may lie anywhere" in diag.message

@@ -27,7 +27,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from polypragma.dependences import Dependences
-from polypragma.diagnostics import Unsupported
+from polypragma.diagnostics import Location, Unsupported
 from polypragma.model import Array, Member, Scop, c_expression
 
 
@@ -104,6 +104,16 @@ def _extents(array: Array, scop: Scop) -> list[isl.PwAff]:
             extents.append(extent)
             continue
         if d > 0:
+            if all(e is None for e in array.extents[:d + 1]) and not array.delinearised:
+                # double **A: each row is a block of its own, wherever the host put it (said at the first
+                # access)
+                node = next((r.node for r in scop.references if r.array == array.name and r.node.coord), None)
+                if node is not None:
+                    location = Location(scop.region.file, node.coord.line, node.coord.column or 1)
+                raise Unsupported(f"array '{array.c_name}' of rows through pointers", location,
+                                  "is not supported by the GPU targets: they copy an array in one piece and its "
+                                  "rows may lie anywhere (pass a pointer to arrays, 'double (*A)[m]', or a flat "
+                                  "array)")
             raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
                               "is not supported by the GPU targets")
         if not footprint.is_bounded():
