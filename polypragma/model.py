@@ -42,7 +42,8 @@ def c_expression(pa: isl.PwAff, names: dict[str, str] | None = None) -> str:
     return _plain_c(build.expr_from_pw_aff(pa.coalesce()), names or {})
 
 
-def _plain_c(e: isl.AstExpr, names: dict[str, str]) -> str:
+def _plain_c(e: isl.AstExpr, names: dict[str, str] | None = None) -> str:
+    names = names or {}
     kind = e.get_type()
     if kind == isl.ast_expr_type.int:
         value = str(e.get_val())

@@ -191,7 +191,8 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
     return result + buffers + [m for struct, parts in sorted(members.items()) for m, _ in parts]
 
 
-def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]], names: dict[str, str]) -> DeviceArray:
+def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]],
+                   names: dict[str, str]) -> DeviceArray:
     """The buffer of struct variable ``struct`` whose members ``parts`` the region accesses: as many
     structs as the members' outer dimensions reach (the largest where the declaration does not say)."""
     member = parts[0][0].member
