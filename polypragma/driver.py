@@ -11,6 +11,8 @@ import islpy as isl
 from polypragma import dependences as dependence_analysis
 from polypragma import timing
 from polypragma.buildtools.depfile import format_rule
+from polypragma.codegen.fallback import check_returns, fallback_lines
+from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.codegen import c_target, data_directives
 from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
@@ -202,7 +204,10 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
             block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data,
                                       device_entries=options.device_entries)
             first = min([r.scop.region.begin_line for r in gpu_regions] + [d.line for d in directives])
-            insertions.append(Insertion(_insertion_line(text, first), block))
+            after = max([_insertion_line(text, first)] + [
+                _definition_end(text, line) for r in gpu_regions for line in r.scop.type_declaration_lines
+                if line < first])
+            insertions.append(Insertion(min(after, first - 1), block))
             if options.dump_sizes:
                 for r in gpu_regions:
                     print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
@@ -292,6 +297,8 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     if target.gpu:
         if scop.device_unsupported:
             raise Unsupported(*scop.device_unsupported[0])
+        original = fallback_lines(source_lines, scop)
+        check_returns(scop)
         # timed by parts: the mapping (gpu/mapping.py) and each kernel's memory (gpu/memory.py)
         reductions = reduction_analysis.analyse(scop, deps, floating=options.reductions)
         if reductions is not None:
@@ -316,11 +323,13 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             moves = [w for w, on in (("copied in", array.copy_in), ("copied out", array.copy_out)) if on]
             log("gpu", f"  {array.name}: {array.elements} element(s) of {array.device_type}"
                 f"{', ' + ' and '.join(moves) if moves else ', device only' if array.local else ', not transferred'}")
-        original = source_lines[region.begin_line : region.end_line - 1]
         call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
-        lines = [f"if ({call} != 0) {{", c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
+        lines = [*scop.outer_declarations, f"if ({call} != 0) {{",
+                 c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
+        printer = CFamilyPrinter(scop.iterator_type, scop.signed_names)
+        lines += c_target.return_lines(scop, printer, region.file)
         log.lap("codegen", f"{region}: the call and its fallback")
-        return lines, set(), gpu_region
+        return lines, printer.helpers_used, gpu_region
     lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file,
                                     privatised=privatised)
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
@@ -395,6 +404,23 @@ def _byte_location(source: str, data: bytes, offset: int) -> Location:
     """The line and column (in bytes) of ``data[offset]``."""
     line_start = data.rfind(b"\n", 0, offset) + 1
     return Location(source, data.count(b"\n", 0, offset) + 1, offset - line_start + 1)
+
+
+def _definition_end(text: str, line: int) -> int:
+    """The line where the file-scope definition starting at ``line`` ends: its first ';' outside
+    braces (the host code of the GPU targets names the types of struct buffers, so it goes after)."""
+    depth = 0
+    lines = text.splitlines()
+    for number in range(line, len(lines) + 1):
+        code = lines[number - 1].split("//")[0]
+        for char in code:
+            if char == "{":
+                depth += 1
+            elif char == "}":
+                depth = max(depth - 1, 0)  # (pycparser places a typedef at its name: '} table_t;')
+            elif char == ";" and depth == 0:
+                return number
+    return line
 
 
 def _insertion_line(text: str, before: int) -> int:

@@ -28,8 +28,9 @@ _PLAIN_BINARY = {
 }
 
 
-def c_expression(pa: isl.PwAff) -> str:
-    """``pa`` (over the parameters) as a self-contained C expression.
+def c_expression(pa: isl.PwAff, names: dict[str, str] | None = None) -> str:
+    """``pa`` (over the parameters) as a self-contained C expression, parameters spelt as ``names`` says
+    (:attr:`Scop.signed_names`).
 
     isl's own ``to_C_str`` writes ``min``, ``max`` and ``floord``, which C does not define (host code
     once called ``min(16, n)``); here they are conditional expressions, fully parenthesised."""
@@ -38,18 +39,19 @@ def c_expression(pa: isl.PwAff) -> str:
         assert pa.get_domain_space().dim(isl.dim_type.set) == 0
         pa = pa.project_domain_on_params()
     build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
-    return _plain_c(build.expr_from_pw_aff(pa.coalesce()))
+    return _plain_c(build.expr_from_pw_aff(pa.coalesce()), names or {})
 
 
-def _plain_c(e: isl.AstExpr) -> str:
+def _plain_c(e: isl.AstExpr, names: dict[str, str] | None = None) -> str:
+    names = names or {}
     kind = e.get_type()
     if kind == isl.ast_expr_type.int:
         value = str(e.get_val())
         return f"({value})" if value.startswith("-") else value
     if kind == isl.ast_expr_type.id:
-        return e.get_id().get_name()
+        return names.get(e.get_id().get_name(), e.get_id().get_name())
     op = e.get_op_type()
-    args = [_plain_c(e.get_op_arg(k)) for k in range(e.get_op_n_arg())]
+    args = [_plain_c(e.get_op_arg(k), names) for k in range(e.get_op_n_arg())]
     if op in _PLAIN_BINARY:
         return f"({args[0]} {_PLAIN_BINARY[op]} {args[1]})"
     if op == isl.ast_expr_op_type.minus:
@@ -92,6 +94,22 @@ class CType:
 
 
 @dataclass(frozen=True)
+class Member:
+    """Where a member of a struct lives: the model makes ``p[i].x[j]`` an array ``p__x[i][j]`` of its own,
+    while the device keeps the struct variable ``p`` whole (one buffer of structs, copied as the host
+    holds it), so kernels print the access as written.
+
+    ``struct`` is the C variable, ``type`` its element type as written (``struct particle``, a typedef
+    name), ``rank`` the subscripts the struct variable takes (``p->x`` is ``p[0].x``), ``path`` the
+    fields from it to the member, each with the subscripts it takes."""
+
+    struct: str
+    type: str
+    rank: int
+    path: tuple[tuple[str, int], ...]
+
+
+@dataclass(frozen=True)
 class Variable:
     """A C variable seen from a region."""
 
@@ -99,6 +117,7 @@ class Variable:
     ctype: CType
     declared_in_region: bool = False
     decl: c_ast.Decl | None = None
+    member: Member | None = None  # a member of a struct variable (p__x for p[i].x)
 
 
 @dataclass(frozen=True)
@@ -120,6 +139,7 @@ class Array:
     resolved_type: str = ""  # element type with typedefs resolved
     c_name: str = ""  # the C variable (differs from name for renamed hoisted locals: same then)
     region_level: bool = False  # a local declared at the region's top level (visible after it)
+    member: Member | None = None  # a member of a struct variable (p__x for p[i].x)
 
     def describe(self) -> str:
         dims = "".join(f"[{e}]" if e is not None else "[*]" for e in self.extent_strings())
@@ -192,6 +212,10 @@ class Scop:
     # and hoisted locals to print at the top of it: (name in generated code, decl text)
     outer_declarations: tuple[str, ...] = ()
     hoisted_declarations: tuple[str, ...] = ()
+    # the declarators of the region's top level, (line, column, name, their initialisation as an assignment
+    # or ""), in order: the GPU targets declare them before the call (code after the region sees them) and
+    # make them assignments in the original lines kept as the CPU fallback
+    region_declarations: tuple[tuple[int, int, str, str], ...] = ()
     read_only_scalars: tuple[str, ...] = ()
     # loop iterators declared before the region: generated code does not set them
     outer_iterators: tuple[str, ...] = ()
@@ -207,6 +231,9 @@ class Scop:
     # file-scope definitions (typedefs, structs, enums) the statements and arrays use, as C text in the
     # file's order: kernels in a separate unit (.cu, an OpenCL program) must repeat them
     type_declarations: tuple[str, ...] = ()
+    # the lines of the region's file where those definitions start (file-scope code the GPU targets insert
+    # into the generated C file, whose prototypes and host code name the types, goes after them)
+    type_declaration_lines: tuple[int, ...] = ()
     # constructs the c target handles and the GPU targets cannot (a variable-length array private to a
     # statement: device code has none): (construct, location, why) for a located diagnostic
     device_unsupported: tuple[tuple[str, Location, str], ...] = ()
@@ -217,6 +244,13 @@ class Scop:
     # taken, the returned expression or None, where it is); at most one condition holds, and nothing of
     # the region runs after it, so the c target returns after the generated code
     returns: tuple[tuple[isl.Set, c_ast.Node | None, Location], ...] = ()
+
+    @property
+    def signed_names(self) -> dict[str, str]:
+        """How expressions isl builds spell the parameters: those of unsigned types converted to the
+        (signed) iterator type, since isl computes as on integers (n - 1 must be -1 when n is 0, and
+        i <= n - 1 false then), which C's unsigned arithmetic would wrap around."""
+        return {p: f"(({self.iterator_type}){p})" for p in sorted(self.unsigned_parameters)}
 
     @property
     def domain(self) -> isl.UnionSet:

@@ -326,16 +326,6 @@ C_ONLY_CASES = [
             B[i] = A[i];
         }
     """, 3, 13, ("'return' statement", "under a condition on data")),
-    Case("return-of-iterator", """
-        for (i = 0; i < n; i++) {
-            if (i == k)
-                return;
-            B[i] = A[i];
-        }
-        for (i = 0; i < n; i++)
-            if (i > m)
-                return;
-    """, 3, 13, ("'return' statement", "not supported by the GPU targets yet")),
     Case("goto-under-data", """
         for (i = 0; i < n; i++) {
             if (A[i] > 10.0)
@@ -882,19 +872,57 @@ def test_pointer_operator_column(statement: str, col: int, tmp_path: Path):
     assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
 
 
-@pytest.mark.parametrize("statement, col", [("pt.v[i] = 0.0;", 9), ("A[i] = pt.v[i];", 16)], ids=["write", "read"])
-def test_struct_member_array_message(statement: str, col: int, tmp_path: Path):
-    """Members are arrays of the model for the c target; the GPU targets say they do not take them."""
+@pytest.mark.parametrize("statement", ["pt.v[i] = 0.0;", "A[i] = pt.v[i];"], ids=["write", "read"])
+def test_struct_member_array_on_every_target(statement: str, tmp_path: Path):
+    """Members are arrays of the model; the GPU targets take the struct variable as a buffer of its type."""
     text = PROLOGUE + f"    for (i = 0; i < 10; i++)\n        {statement}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
-    status, stderr = polypragma(source, tmp_path / "out")
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+
+
+_POINTER_MEMBER = """\
+#include <stdio.h>
+struct node { double *w; };
+void kernel(double *A, struct node *q)
+{
+#pragma scop
+    for (int i = 0; i < 10; i++)
+        A[i] = q[i].w[0];
+#pragma endscop
+}
+"""
+_LOCAL_STRUCT_TYPE = """\
+#include <stdio.h>
+void kernel(double *A)
+{
+    struct local { double v; } r[10];
+#pragma scop
+    for (int i = 0; i < 10; i++)
+        r[i].v = A[i];
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("text, col, why", [
+    (_POINTER_MEMBER, 16, "member 'w' is a pointer"),
+    (_LOCAL_STRUCT_TYPE, 9, "its struct type 'struct local' is not defined at file scope"),
+], ids=["pointer-member", "local-struct-type"])
+def test_struct_member_refused_on_gpu(text: str, col: int, why: str, tmp_path: Path):
+    """What kernels cannot take stays on the host, with the member access and why at its line:col: a member
+    that is a pointer (the device copy would hold a host address), a struct type kernels cannot name."""
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
     assert (status, stderr) == (0, "")
-    assert _MARKER in generated_path(source, tmp_path / "out").read_text()
-    status, stderr = polypragma(source, tmp_path / "gpu", ["--target", "opencl"])
-    assert status == 0
-    (diag,) = diagnostics(stderr)
-    assert (diag.line, diag.col) == (BODY_FIRST_LINE + 1, col), stderr
-    assert "struct member access 'pt.v[i]'" in diag.message and "GPU targets" in diag.message, stderr
+    for target in ("opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert status == 0
+        (diag,) = diagnostics(stderr)
+        assert (diag.line, diag.col) == (7, col), stderr
+        assert "struct member access" in diag.message and why in diag.message, stderr
 
 
 @pytest.mark.parametrize("statement, expected", [
@@ -1185,3 +1213,101 @@ def test_huge_constant_does_not_crash(tmp_path: Path):
     output = generated_path(source, outdir).read_text()
     assert output.count(_MARKER) == 1 or any("region left as written" in d.message for d in found)
     assert_untouched(source, text)
+
+
+_SHARED_LINE_DECLARATION = """\
+#include <stdio.h>
+void kernel(int n, double *A)
+{
+#pragma scop
+    A[0] = 1.0; double t = A[1];
+    for (int i = 1; i < n; i++)
+        A[i] = t * i;
+#pragma endscop
+}
+"""
+
+
+def test_region_declaration_sharing_its_line(tmp_path: Path):
+    """A declaration at the top level of a region is declared before the call on the GPU targets, and the
+    original lines kept as the CPU fallback assign it instead: where other code shares its line, the
+    region stays on the host, with the declaration's line:col and why."""
+    source = write_source(tmp_path, "kernel.c", _SHARED_LINE_DECLARATION)
+    status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert (status, stderr) == (0, "")
+    for target in ("opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert status == 0
+        (diag,) = diagnostics(stderr)
+        assert (diag.line, diag.col) == (5, 24), stderr
+        assert "declaration of 't' at the top level of the region" in diag.message, stderr
+        assert "shares its line" in diag.message, stderr
+
+
+_RETURN_OF_WRITTEN_DATA = """\
+#include <stdio.h>
+double kernel(int n, int stop, double *A)
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        if (i == stop)
+            return A[0];
+        A[i] = 2.0 * i;
+    }
+#pragma endscop
+    return 0.0;
+}
+"""
+
+
+def test_return_of_written_data_on_gpu(tmp_path: Path):
+    """The GPU targets compute an early return's value on the host after the call: a value read from data
+    the region writes is refused there (a data scope may keep the current copy on the device), at the
+    return's line:col; the c target models it."""
+    source = write_source(tmp_path, "kernel.c", _RETURN_OF_WRITTEN_DATA)
+    status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert (status, stderr) == (0, "")
+    for target in ("opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert status == 0
+        (diag,) = diagnostics(stderr)
+        assert (diag.line, diag.col) == (7, 13), stderr
+        assert "'return' statement" in diag.message and "read from 'A', which the region writes" in diag.message
+
+
+def test_affine_returns_on_every_target(tmp_path: Path):
+    """Returns under affine conditions (once refused by the GPU targets) are regenerated by every target:
+    the GPU targets return after the call, where the c target returns after its code."""
+    body = """
+        for (i = 0; i < n; i++) {
+            if (i == k)
+                return;
+            B[i] = A[i];
+        }
+        for (i = 0; i < n; i++)
+            if (i > m)
+                return;
+    """
+    text = case_source(Case("returns", body, 1, None, ()))
+    source = write_source(tmp_path, "kernel.c", text)
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+
+
+def test_rows_through_pointers_on_gpu(tmp_path: Path):
+    """``double **A``: the c target regenerates the region; the GPU targets, which copy an array in one
+    piece, say at the first access that its rows may lie anywhere."""
+    text = ("#include <stdio.h>\nvoid kernel(int n, double **A, double *s)\n{\n#pragma scop\n"
+            "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
+            "            s[i] += A[i][j];\n#pragma endscop\n}\n")
+    source = write_source(tmp_path, "kernel.c", text)
+    status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert (status, stderr) == (0, "")
+    for target in ("opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert status == 0
+        (diag,) = diagnostics(stderr)
+        assert (diag.line, diag.col) == (7, 21), stderr
+        assert "array 'A' of rows through pointers" in diag.message and "rows may lie anywhere" in diag.message

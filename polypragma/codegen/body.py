@@ -84,6 +84,15 @@ class DeviceBodyPrinter(BodyPrinter):
             return super().visit_ArrayRef(n)
         return f"{base.name}[{index}]"
 
+    def visit_StructRef(self, n: c_ast.StructRef) -> str:
+        # a member of a struct variable promoted to shared memory or registers (p[i].x); else as written,
+        # on the struct variable's buffer
+        if self.replace is not None:
+            promoted = self.replace(n)
+            if promoted is not None:
+                return promoted
+        return super().visit_StructRef(n)
+
     def visit_FuncCall(self, n: c_ast.FuncCall) -> str:
         name = n.name.name if isinstance(n.name, c_ast.ID) else None
         if name in _OPENCL_FLOAT_VARIANTS or name in _OPENCL_FLOAT_VARIANTS.values():

@@ -52,20 +52,20 @@ class _CollapsingBodyPrinter(BodyPrinter):
         return super().visit_ArrayRef(n)
 
 
-def private_declaration(array: Array, dropped: int) -> str:
+def private_declaration(array: Array, dropped: int, names: dict[str, str] | None = None) -> str:
     """``double sum_private[np];``: one thread's copy of a privatised array (its first ``rank -
     dropped`` dimensions)."""
     dims = []
     for d, extent in enumerate(array.extents[: array.rank - dropped]):
         if extent is None:
             extent = array.footprint.dim_max(d).add_constant_val(isl.Val.one(array.footprint.get_ctx()))
-        dims.append(f"[{c_expression(extent)}]")
+        dims.append(f"[{c_expression(extent, names)}]")
     return f"{array.element_type} {array.c_name}{''.join(dims)};"
 
 
 class CPrinter(CFamilyPrinter):
     def __init__(self, scop: Scop, openmp: bool, line_file: str, privatised: tuple = ()):
-        super().__init__(scop.iterator_type)
+        super().__init__(scop.iterator_type, scop.signed_names)
         self.scop = scop
         self.openmp = openmp
         self.line_file = line_file
@@ -74,7 +74,8 @@ class CPrinter(CFamilyPrinter):
         self._omp_loops: list[bool] = []
         arrays = {a.name: a for a in scop.arrays}
         self.collapsed = {p.copy: (arrays[p.copy].rank, len(p.members)) for p in privatised}
-        self.private_declarations = [private_declaration(arrays[p.copy], len(p.members)) for p in privatised]
+        self.private_declarations = [private_declaration(arrays[p.copy], len(p.members), scop.signed_names)
+                                     for p in privatised]
         self.using_copies = {r.statement for r in scop.references if r.array in self.collapsed}
         self.copies_outside_omp = False  # a statement outside OpenMP loops uses a copy: declare it on top
 
@@ -83,12 +84,6 @@ class CPrinter(CFamilyPrinter):
         if self.private_declarations and out[0].startswith("#pragma omp parallel for"):
             out[2:2] = [self.pad(depth + 1) + d for d in self.private_declarations]
         return out
-
-    def identifier(self, name: str) -> str:
-        if name in self.scop.unsigned_parameters:
-            # isl's expressions are signed arithmetic: n - 1 must be -1 when n is 0
-            return f"(({self.iterator_type}){name})"
-        return name
 
     def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
         if self.openmp and self._parallel_depth == 0 and is_parallel(n):
@@ -140,20 +135,21 @@ def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, o
     lines += inner
     # the original loops set these; the generated ones do not (their values after the region are unspecified)
     lines += [f"{printer.pad(1)}(void){name};" for name in scop.outer_iterators]
-    lines += _returns(scop, printer)
+    lines += return_lines(scop, printer, line_file)
     lines.append("}")
     return lines, printer.helpers_used
 
 
-def _returns(scop: Scop, printer: CPrinter) -> list[str]:
+def return_lines(scop: Scop, printer: CFamilyPrinter, line_file: str) -> list[str]:
     """``if (condition) return value;`` for each early return the region may take: the generated code
-    ran exactly the instances before it, and the value is computed now, as nothing ran since."""
+    ran exactly the instances before it, and the value is computed now, as nothing ran since (the GPU
+    targets print them after the call, whose CPU fallback takes the returns as written)."""
     lines = []
     build = isl.AstBuild.from_context(scop.context)
     for condition, value, location in scop.returns:
         test = printer.expr(build.expr_from_set(condition.gist(scop.context)))
         returned = BodyPrinter({}).visit(value) if value is not None else ""
         statement = f"return {returned};" if value is not None else "return;"
-        lines += [line_directive(location.line, printer.line_file),
+        lines += [line_directive(location.line, line_file),
                   f"{printer.pad(1)}{statement}" if test == "1" else f"{printer.pad(1)}if ({test}) {statement}"]
     return lines

@@ -19,7 +19,7 @@ from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferen
                                            payload)
 from polypragma.codegen import reduction_code
 from polypragma.codegen.printer import CFamilyPrinter
-from polypragma.gpu.data import DeviceArray
+from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion
@@ -68,11 +68,11 @@ class KernelPrinter(CFamilyPrinter):
     (its annotation, built by isl where it stands)."""
 
     def __init__(self, region: GpuRegion, syntax: GpuSyntax, kernel: Kernel):
-        super().__init__(region.scop.iterator_type)
+        super().__init__(region.scop.iterator_type, region.scop.signed_names)
         self.region = region
         self.syntax = syntax
         self.statements = {s.name: s for s in region.scop.statements}
-        self.arrays = {a.name: a for a in region.arrays}
+        self.arrays = {a.name: a for a in region.arrays + region.members}
         # arrays read through something else than their buffer: name -> (array, placement)
         self.access = {a.name: (a, region.placement(kernel, a)) for a in region.arrays}
         # whether statements carry their indices (StatementIndices)
@@ -112,10 +112,9 @@ class KernelPrinter(CFamilyPrinter):
             group, index = found
             if group is not None:
                 return group.name + "".join(f"[{self.expr(e)}]" for e in index)
-            base = node
-            while isinstance(base, c_ast.ArrayRef):
-                base = base.name
-            array = self.arrays.get(base.name) if isinstance(base, c_ast.ID) else None
+            array = self.arrays.get(referenced_array(node))
+            if array is not None and array.member is not None and len(index) == array.rank:
+                return self.element(array, index)
             if array is None or len(index) != array.rank or not (array.linearise or array.rank == 1):
                 return None
             flat = self.flat_index(array, index)
@@ -140,8 +139,21 @@ class KernelPrinter(CFamilyPrinter):
         copy = indices.copy
         group = copy.group
         local = group.name + "".join(f"[{self.expr(e)}]" for e in indices.local)
-        element = f"{group.array.name}[{self.flat_index(group.array, indices.element)}]"
+        element = self.element(group.array, indices.element)
         return f"{local} = {element};" if copy.into else f"{element} = {local};"
+
+    def element(self, array: DeviceArray, coordinates) -> str:
+        """An element of ``array`` in its buffer: ``A[flat]``, or for a member of a struct variable, the
+        struct in its buffer and the path to the member (``p[flat].x[j]``, ``s[0].v[i]``)."""
+        if array.member is None:
+            return f"{array.name}[{self.flat_index(array, coordinates)}]"
+        buffer = self.arrays[array.buffer]
+        outer, rest = list(coordinates[:buffer.rank]), list(coordinates[buffer.rank:])
+        text = f"{buffer.name}[{self.flat_index(buffer, outer) if outer else 0}]"
+        for field, count in array.member.path:
+            text += f".{field}" + "".join(f"[{self.expr(e)}]" for e in rest[:count])
+            rest = rest[count:]
+        return text
 
     def flat_index(self, array: DeviceArray, coordinates) -> str:
         """The offset of an element in the device buffer (row-major), from its coordinates."""
@@ -364,7 +376,8 @@ def kernel_arrays(region: GpuRegion, kernel: Kernel) -> list[DeviceArray]:
                 maps = relation.get_map_list()
                 for k in range(maps.n_map()):
                     used.add(maps.get_at(k).get_tuple_name(isl.dim_type.out))
-    return [a for a in region.arrays if a.name in used]
+    buffers = {region.buffer_of(name).name for name in used if region.buffer_of(name) is not None}
+    return [a for a in region.arrays if a.name in buffers]
 
 
 def kernel_scalar_params(region: GpuRegion, kernel: Kernel) -> list[tuple[str, str]]:

@@ -426,7 +426,7 @@ class HostPrinter(CFamilyPrinter):
     """The host loops; each kernel launch is a call node made by ``host_ast``."""
 
     def __init__(self, region: GpuRegion, launch):
-        super().__init__(region.scop.iterator_type)
+        super().__init__(region.scop.iterator_type, region.scop.signed_names)
         self.region = region
         # (kernel, values of its host dimensions h0, h1, ..., its tile counts, depth) -> lines
         self.launch = launch

@@ -52,9 +52,10 @@ def helper_macros(used: Iterable[str], *, guarded: bool = True) -> list[str]:
 class CFamilyPrinter:
     indent_unit = "  "
 
-    def __init__(self, iterator_type: str = "int"):
+    def __init__(self, iterator_type: str = "int", names: dict[str, str] | None = None):
         self.iterator_type = iterator_type
         self.helpers_used: set[str] = set()
+        self.names = names or {}  # how identifiers are spelt (Scop.signed_names)
 
     # -- expressions -----------------------------------------------------------
     def expr(self, e: isl.AstExpr) -> str:
@@ -118,7 +119,7 @@ class CFamilyPrinter:
         raise ValueError(f"unexpected isl AST operation {op}")
 
     def identifier(self, name: str) -> str:
-        return name
+        return self.names.get(name, name)
 
     # -- nodes -----------------------------------------------------------------
     def node(self, n: isl.AstNode, depth: int) -> list[str]:

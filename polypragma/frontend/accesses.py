@@ -15,7 +15,7 @@ from pycparser import c_ast
 
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.affine import AffineBuilder, NonAffine, Polynomial, polynomial
-from polypragma.model import CType, Variable
+from polypragma.model import CType, Member, Variable
 
 PURE_FUNCTIONS = frozenset(
     name + suffix
@@ -66,7 +66,9 @@ class StatementAccesses:
     read_only_scalars: set[str] = field(default_factory=set)
     called: dict[str, c_ast.Node] = field(default_factory=dict)  # pure functions called, with a call
     exit_uses: set[str] = field(default_factory=set)  # loop iterators read after their loops
-    members: list[c_ast.Node] = field(default_factory=list)  # struct member accesses (kernels have none yet)
+    # struct member accesses kernels cannot make, each with why (a field that is a pointer, a struct type
+    # the kernels cannot name)
+    members: list[tuple[c_ast.Node, str]] = field(default_factory=list)
     external: list[c_ast.FuncCall] = field(default_factory=list)  # calls to functions without a body
     external_why: dict[str, str] = field(default_factory=dict)  # for a function of the file: why it is not pure
 
@@ -437,6 +439,7 @@ class AccessCollector:
         dims = list(variable.ctype.dims) + [None] * variable.ctype.pointer_depth
         declarator = variable.decl.type
         ctype = variable.ctype
+        path: list[tuple[str, int]] = []
         for field_name in fields:
             aggregate = self.types.aggregate(declarator)
             if isinstance(aggregate, c_ast.Union):
@@ -447,12 +450,20 @@ class AccessCollector:
                 raise self._unsupported(f"struct member access '{shown}'", node)
             declarator = member.type
             ctype = self.types.ctype(declarator)
+            if ctype.pointer_depth:
+                self.result.members.append((node, f"member '{field_name}' is a pointer, and a copy of the struct "
+                                                  "on the device would hold a host address"))
             dims += list(ctype.dims) + [None] * ctype.pointer_depth
+            path.append((field_name, len(ctype.dims) + ctype.pointer_depth))
         dims = dims[:len(dims) - ctype.pointer_depth]
         combined = CType(ctype.base, ctype.is_integer, ctype.is_float, tuple(dims), ctype.pointer_depth,
                          ctype.is_unsigned, ctype.resolved)
-        self.result.members.append(node)
-        return Variable("__".join([variable.name] + fields), combined, False, variable.decl)
+        struct_type = variable.ctype.base
+        if not any(struct_type in d.defines for d in self.types.definitions):
+            self.result.members.append((node, f"its struct type '{struct_type}' is not defined at file scope "
+                                              "under a tag or typedef name, so kernels cannot name it"))
+        where = Member(variable.name, struct_type, variable.ctype.rank, tuple(path))
+        return Variable("__".join([variable.name] + fields), combined, False, variable.decl, where)
 
     def _subscript(self, node: c_ast.Node) -> Subscript:
         try:

@@ -216,5 +216,5 @@ def build_arrays(records: list[AccessRecord],
         arrays.append(Array(array_name, variable.ctype.base, shape.rank, tuple(extents_of(variable, shape)),
                             footprint.coalesce(), kind, shape.delinearised,
                             resolved_type=variable.ctype.resolved or variable.ctype.base, c_name=variable.name,
-                            region_level=region_level(variable)))
+                            region_level=region_level(variable), member=variable.member))
     return arrays, reads, must, may, references

@@ -121,6 +121,7 @@ class RegionExtractor:
         self.hoisted: dict[int, _Hoisted] = {}  # id(Variable.decl) -> hoisting
         self.hoisted_names: set[str] = set()
         self.outer_declarations: list[str] = []
+        self.region_declarations: list[tuple[int, int, str, str]] = []  # see Scop.region_declarations
         self.hoisted_declarations: list[str] = []
         self.written: set[str] = set()
         self.declared_inside: set[str] = set()
@@ -180,12 +181,11 @@ class RegionExtractor:
         """Unsigned comparisons and conversions must see no negative value where they run."""
         for required, node in builder.requirements:
             if not points.is_subset(required) and self._unsigned_parameters(points).is_subset(required):
-                # exact because parameters of unsigned types are not negative; the GPU targets print
-                # them as they are in expressions where isl assumes signed arithmetic
-                self.device_unsupported.append((
-                    f"{construct} '{_text(node)}'", self.location(node),
-                    "compares with a parameter of unsigned type, which the GPU targets do not support yet"))
-            elif not points.is_subset(required):
+                # exact because parameters of unsigned types are not negative (the context says so); every
+                # target spells them converted to the signed iterator type in the expressions isl builds
+                # (Scop.signed_names)
+                continue
+            if not points.is_subset(required):
                 raise self.unsupported(f"{construct} '{_text(node)}'", node,
                                        "mixes unsigned values with values that may be negative; "
                                        "not supported (C would wrap them around)")
@@ -350,6 +350,9 @@ class RegionExtractor:
         iterator_type = "int"
         for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
             iterator_type = _wider(iterator_type, t)
+        used_types = self.types.used_definitions(
+            [s.body for s in statements] + list(functions)
+            + [v.decl.type for v in self._accessed_variables() if v.decl is not None])
         return Scop(
             region=self.region,
             context=context,
@@ -358,6 +361,7 @@ class RegionExtractor:
             arrays=tuple(arrays),
             schedule=schedule,
             outer_declarations=tuple(self.outer_declarations),
+            region_declarations=tuple(self.region_declarations),
             hoisted_declarations=tuple(self.hoisted_declarations),
             read_only_scalars=tuple(sorted(self.read_only_scalars)),
             outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
@@ -368,9 +372,8 @@ class RegionExtractor:
             unsigned_parameters=frozenset(p for p in self.params if self.outer.lookup(p) is not None
                                           and self.outer.lookup(p).ctype.is_unsigned),
             functions=functions,
-            type_declarations=self.types.definitions_for(
-                [s.body for s in statements] + list(functions)
-                + [v.decl.type for v in self._accessed_variables() if v.decl is not None]),
+            type_declarations=tuple(d.text for d in used_types),
+            type_declaration_lines=tuple(d.line for d in used_types if d.file == self.region.file),
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
             returns=returns,
@@ -391,10 +394,6 @@ class RegionExtractor:
         for exit in self.exits:
             if isinstance(exit.node, c_ast.Return) and not taken[exit.name].is_empty():
                 returns.append((taken[exit.name].params().coalesce(), exit.node.expr, self.location(exit.node)))
-        if returns:
-            self.device_unsupported.append((
-                "'return' statement", returns[0][2],
-                "is not supported by the GPU targets yet (the c target models it)"))
         return schedule, tuple(returns)
 
     def _region_as_statement(self, walk: _Walk) -> isl.Schedule | None:
@@ -580,7 +579,7 @@ class RegionExtractor:
         if isinstance(node, c_ast.Compound):
             items = node.block_items or []
             has_decls = any(isinstance(i, c_ast.Decl) for i in items)
-            if has_decls and not _contains_for(node):
+            if has_decls and not _contains_for(node) and not self._variable_size_hoistable(items):
                 # its locals private to each instance; a while loop in it is run as written anyway
                 return self._statement(node, walk)
             inner = _Walk(walk.loops, walk.domain, walk.scope.child())
@@ -604,6 +603,30 @@ class RegionExtractor:
             raise self.unsupported("'switch' statement", node, self.notes.get(id(node), "is not supported"))
         return self._statement(node, walk)
 
+    def _variable_size_hoistable(self, items: list[c_ast.Node]) -> bool:
+        """Whether a block declares an array of variable size that can be hoisted (its size reads constants
+        and parameters only): the block is then walked as blocks with loops are, the array an array of the
+        model that the GPU targets privatise per thread (kernels have no variable-length arrays, so a
+        statement declaring one could not run there)."""
+        found = False
+        for item in items:
+            if not isinstance(item, c_ast.Decl) or isinstance(item.type, c_ast.FuncDecl):
+                continue
+            dims = self.types.ctype(item.type).dims
+            if all(d is not None and constant_value(d, self.types.enumerators) is not None for d in dims):
+                continue
+            if any(d is None or not self._hoistable_size(d) for d in dims) or item.init is not None:
+                return False
+            found = True
+        return found
+
+    def _hoistable_size(self, dim: c_ast.Node) -> bool:
+        """Whether an array extent means the same at the top of the region: constants and parameters."""
+        return all(isinstance(n, c_ast.Constant) or (isinstance(n, c_ast.ID) and (
+            n.name in self.params or n.name in self.types.enumerators))
+            for n in _walk(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
+            and not any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in _walk(dim))
+
     def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool,
                      initialise: bool = True) -> isl.Schedule | None:
         if isinstance(decl.type, c_ast.FuncDecl) or "typedef" in (decl.storage or []):
@@ -614,10 +637,7 @@ class RegionExtractor:
         for dim in ctype.dims:
             # hoisted to the top of the region, its size must mean the same there: constants and
             # parameters (integers the region does not write) only
-            if dim is None or not all(isinstance(n, c_ast.Constant) or (isinstance(n, c_ast.ID) and (
-                    n.name in self.params or n.name in self.types.enumerators))
-                    for n in _walk(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
-                    or any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in _walk(dim)):
+            if dim is None or not self._hoistable_size(dim):
                 raise self.unsupported(f"array '{decl.name}' of variable size declared", decl,
                                        "in the region is not supported (its size may only use constants and "
                                        "parameters of the region)")
@@ -633,6 +653,9 @@ class RegionExtractor:
         self.hoisted[id(decl)] = _Hoisted(variable, new_name, region_level)
         text = _declaration_text(decl, new_name)
         (self.outer_declarations if region_level else self.hoisted_declarations).append(text)
+        if region_level and decl.coord is not None:
+            initialised = f"{decl.name} = {_GENERATOR.visit(decl.init)};" if decl.init is not None else ""
+            self.region_declarations.append((decl.coord.line, decl.coord.column or 1, decl.name, initialised))
         if decl.init is None or not initialise:
             return None
         if isinstance(decl.init, c_ast.InitList):
@@ -969,9 +992,9 @@ class RegionExtractor:
                     "is not supported by the GPU targets unless its iterator is declared in it "
                     f"('for (int {iterator} = ...')"))
                 break
-        for member in collector.result.members[:1]:
+        for member, why in collector.result.members[:1]:
             self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
-                                            "is not supported by the GPU targets yet"))
+                                            f"is not supported by the GPU targets: {why}"))
         self._private_arrays(node)
         self.records.extend(collector.result.records)
         for call in collector.result.external[:1]:  # (the globals it may reach: once per statement)

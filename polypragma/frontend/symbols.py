@@ -46,6 +46,8 @@ class TypeDefinition:
     text: str  # C text, ending with ';'
     defines: frozenset[str]  # typedef names, 'struct tag' (and union, enum), enumerators
     uses: frozenset[str]  # the names of the same kinds its text refers to
+    file: str = ""  # where it starts (generated file-scope code that names its types goes after it)
+    line: int = 0
 
 
 class TypeTable:
@@ -106,16 +108,17 @@ class TypeTable:
         if isinstance(node, c_ast.Typedef):
             self.definitions.append(TypeDefinition(
                 _definition_text(node), frozenset({node.name}) | _defined_names(node.type),
-                _used_type_names(node.type)))
+                _used_type_names(node.type), str(node.coord.file), node.coord.line))
         elif isinstance(node, c_ast.Decl) and not isinstance(node.type, c_ast.FuncDecl):
             for child in _walk(node.type):
                 if isinstance(child, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and (
                         getattr(child, "decls", None) is not None or getattr(child, "values", None) is not None):
                     self.definitions.append(TypeDefinition(
-                        _definition_text(child), _defined_names(child), _used_type_names(child)))
+                        _definition_text(child), _defined_names(child), _used_type_names(child),
+                        str(node.coord.file), node.coord.line))
                     break
 
-    def definitions_for(self, nodes: list[c_ast.Node]) -> tuple[str, ...]:
+    def used_definitions(self, nodes: list[c_ast.Node]) -> tuple[TypeDefinition, ...]:
         """The definitions ``nodes`` rely on, with those they rely on in turn, in the file's order."""
         wanted: set[str] = set()
         for node in nodes:
@@ -130,7 +133,7 @@ class TypeTable:
                     chosen.add(k)
                     wanted |= definition.uses
                     changed = True
-        return tuple(self.definitions[k].text for k in sorted(chosen))
+        return tuple(self.definitions[k] for k in sorted(chosen))
 
     def _collect_enums(self, node: c_ast.Node) -> None:
         for child in _walk(node):

@@ -8,18 +8,27 @@ pointer, from the largest element the region may touch.
 Copy-in: arrays with live-in reads, and written arrays whose writes may not
 cover the whole buffer (so the copy-out never overwrites host data with
 garbage).  Copy-out: every written array.  Locals of the region live only on
-the device.
+the device, but for those of its top level, which the generated code declares
+before the call (code after the region may read them).
+
+The members of a struct variable are arrays of the model (``p__x`` for
+``p[i].x``) but share one buffer on the device: the struct variable's, of its
+struct type, copied as the host holds it (one transfer; kernels print the
+access as written, and the layout is the host's, which CUDA and OpenCL on the
+same host ABI share).  Its copy-in is unconditional, since a write of one
+member never covers the others.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
+from pycparser import c_ast
 
 from polypragma.dependences import Dependences
-from polypragma.diagnostics import Unsupported
-from polypragma.model import Array, Scop, c_expression
+from polypragma.diagnostics import Location, Unsupported
+from polypragma.model import Array, Member, Scop, c_expression
 
 
 @dataclass(frozen=True)
@@ -41,14 +50,31 @@ class DeviceArray:
     # a privatised temporary's copy (polypragma.privatise): each value is written and read by one thread
     # within one iteration of the mapped loops, so a copy in registers needs no copy in or out
     private_copy: bool = False
+    # a member of a struct variable: the name of the buffer (the struct variable's DeviceArray) holding it,
+    # and where in it; such an array has no buffer of its own and is not among GpuRegion.arrays
+    buffer: str | None = None
+    member: Member | None = None
+    aggregate: bool = False  # the buffer of a struct variable whose members are arrays of the model
 
     @property
     def scalar(self) -> bool:
         return self.rank == 0
 
 
-def _c(pa: isl.PwAff) -> str:
-    return c_expression(pa)  # plain C: host code has no min/max
+def referenced_array(node: c_ast.Node) -> str | None:
+    """The name of the array of the model a reference names: ``A`` for ``A[i][j]``, ``p__x`` for
+    ``p[i].x`` (the model's name of a member, see frontend/accesses.py), ``q`` for the whole struct
+    ``q[i]`` (which the model reads as a reference to each of its members)."""
+    fields = []
+    while isinstance(node, (c_ast.ArrayRef, c_ast.StructRef)):
+        if isinstance(node, c_ast.StructRef):
+            fields.insert(0, node.field.name)
+        node = node.name
+    return "__".join([node.name] + fields) if isinstance(node, c_ast.ID) else None
+
+
+def _c(pa: isl.PwAff, names: dict[str, str]) -> str:
+    return c_expression(pa, names)  # plain C: host code has no min/max
 
 
 def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
@@ -66,57 +92,77 @@ def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
     return box
 
 
+def _extents(array: Array, scop: Scop) -> list[isl.PwAff]:
+    """The extent of each dimension of ``array``'s buffer: declared, or for the outermost dimension of a
+    pointer, one past the largest element the region may touch."""
+    location = scop.region.location
+    space = array.footprint.get_space()
+    footprint = array.footprint
+    extents = []
+    for d, extent in enumerate(array.extents):
+        if extent is not None:
+            extents.append(extent)
+            continue
+        if d > 0:
+            if all(e is None for e in array.extents[:d + 1]) and not array.delinearised:
+                # double **A: each row is a block of its own, wherever the host put it (said at the first
+                # access)
+                node = next((r.node for r in scop.references if r.array == array.name and r.node.coord), None)
+                if node is not None:
+                    location = Location(scop.region.file, node.coord.line, node.coord.column or 1)
+                raise Unsupported(f"array '{array.c_name}' of rows through pointers", location,
+                                  "is not supported by the GPU targets: they copy an array in one piece and its "
+                                  "rows may lie anywhere (pass a pointer to arrays, 'double (*A)[m]', or a flat "
+                                  "array)")
+            raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
+                              "is not supported by the GPU targets")
+        if not footprint.is_bounded():
+            culprit = next((r.unmodelled for r in scop.references
+                            if r.array == array.name and r.unmodelled is not None), None)
+            if culprit is not None:  # say which subscript, where
+                raise Unsupported(culprit[0], culprit[2], f"{culprit[1]}: the elements of "
+                                  f"'{array.c_name}' accessed cannot be bounded; not supported by the "
+                                  "GPU targets")
+            raise Unsupported(f"elements of '{array.c_name}' accessed", location,
+                              "cannot be bounded (a subscript depends on data); not supported by the "
+                              "GPU targets")
+        local_space = isl.LocalSpace.from_space(space)
+        first = isl.PwAff.from_aff(isl.Aff.var_on_domain(local_space, isl.dim_type.set, 0))
+        if not footprint.is_subset(first.ge_set(isl.PwAff.from_aff(isl.Aff.zero_on_domain(local_space)))):
+            raise Unsupported(f"negative subscripts of '{array.c_name}'", location,
+                              "are not supported by the GPU targets")
+        extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
+    return extents
+
+
+def _constant_elements(extents: list[isl.PwAff]) -> int | None:
+    if all(e.is_cst() for e in extents) and extents:
+        values = [e.max_val() for e in extents]
+        if all(v.is_int() for v in values):
+            count = 1
+            for v in values:
+                count *= max(int(v.to_python()), 0)
+            return count
+    return None
+
+
 def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
+    """The device arrays of ``scop``: the buffers, then the members of struct variables (which live in
+    their struct variable's buffer)."""
     written = scop.may_writes
     must = scop.must_writes
     live_in = deps.live_in_data()
     result = []
+    members: dict[str, list[tuple[DeviceArray, list[isl.PwAff]]]] = {}
     for array in scop.arrays:
-        location = scop.region.location
-        if array.region_level:
-            raise Unsupported(f"declaration of '{array.c_name}' at the top level of the region", location,
-                              "is not supported by the GPU targets; declare it before '#pragma scop'")
-        space = array.footprint.get_space()
         footprint = array.footprint
         is_written = not written.intersect_range(isl.UnionSet.from_set(footprint)).is_empty()
-        if array.rank == 0:
-            extents: list[isl.PwAff] = []
-            elements = "1"
-        else:
-            extents = []
-            for d, extent in enumerate(array.extents):
-                if extent is not None:
-                    extents.append(extent)
-                    continue
-                if d > 0:
-                    raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
-                                      "is not supported by the GPU targets")
-                if not footprint.is_bounded():
-                    culprit = next((r.unmodelled for r in scop.references
-                                    if r.array == array.name and r.unmodelled is not None), None)
-                    if culprit is not None:  # say which subscript, where
-                        raise Unsupported(culprit[0], culprit[2], f"{culprit[1]}: the elements of "
-                                          f"'{array.c_name}' accessed cannot be bounded; not supported by the "
-                                          "GPU targets")
-                    raise Unsupported(f"elements of '{array.c_name}' accessed", location,
-                                      "cannot be bounded (a subscript depends on data); not supported by the "
-                                      "GPU targets")
-                local_space = isl.LocalSpace.from_space(space)
-                first = isl.PwAff.from_aff(isl.Aff.var_on_domain(local_space, isl.dim_type.set, 0))
-                if not footprint.is_subset(first.ge_set(isl.PwAff.from_aff(isl.Aff.zero_on_domain(local_space)))):
-                    raise Unsupported(f"negative subscripts of '{array.c_name}'", location,
-                                      "are not supported by the GPU targets")
-                extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
-            elements = " * ".join(f"(size_t)({_c(e)})" for e in extents) or "1"
-        inner = tuple(_c(e) for e in extents[1:])
-        constant_elements = None
-        if all(e.is_cst() for e in extents) and extents:
-            values = [e.max_val() for e in extents]
-            if all(v.is_int() for v in values):
-                constant_elements = 1
-                for v in values:
-                    constant_elements *= max(int(v.to_python()), 0)
-        local = array.kind == "local"
+        extents = _extents(array, scop) if array.rank else []
+        elements = " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
+        inner = tuple(_c(e, scop.signed_names) for e in extents[1:])
+        # a local of the region's top level is declared before the call (code after the region sees it):
+        # a host array like any other
+        local = array.kind == "local" and not array.region_level
         data = isl.UnionSet.from_set(footprint)
         has_live_in = not live_in.intersect(data).is_empty()
         if array.rank and is_written and not has_live_in:
@@ -125,11 +171,41 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             fully = box.is_subset(isl.Set.from_union_set(covered)) if not covered.is_empty() else False
         else:
             fully = False
-        result.append(DeviceArray(
+        device = DeviceArray(
             name=array.name, host_name=array.c_name, element_type=array.element_type,
             device_type=array.resolved_type or array.element_type, rank=array.rank, inner_extents=inner,
             elements=elements, copy_in=not local and (has_live_in or (is_written and not fully)),
             copy_out=not local and is_written, written=is_written, local=local,
             linearise=array.rank >= 2 and not array.delinearised, live_in=has_live_in,
-            constant_elements=constant_elements))
-    return result
+            constant_elements=_constant_elements(extents))
+        if array.member is not None:
+            device = replace(device, buffer=array.member.struct, member=array.member, host_name=array.member.struct)
+            members.setdefault(array.member.struct, []).append((device, extents))
+        else:
+            result.append(device)
+    buffers = [_struct_buffer(struct, parts, scop.signed_names) for struct, parts in sorted(members.items())]
+    taken = {a.name for a in result}
+    for buffer in buffers:
+        if buffer.name in taken:  # (the model names members p__x: a clash would be a bug)
+            raise AssertionError(f"struct buffer '{buffer.name}' clashes with an array of the model")
+    return result + buffers + [m for struct, parts in sorted(members.items()) for m, _ in parts]
+
+
+def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]],
+                   names: dict[str, str]) -> DeviceArray:
+    """The buffer of struct variable ``struct`` whose members ``parts`` the region accesses: as many
+    structs as the members' outer dimensions reach (the largest where the declaration does not say)."""
+    member = parts[0][0].member
+    extents: list[isl.PwAff] = []
+    for d in range(member.rank):
+        extent = parts[0][1][d]
+        for _, other in parts[1:]:
+            extent = extent.max(other[d])
+        extents.append(extent.coalesce())
+    written = any(p.written for p, _ in parts)
+    return DeviceArray(
+        name=struct, host_name=struct, element_type=member.type, device_type=member.type, rank=member.rank,
+        inner_extents=tuple(_c(e, names) for e in extents[1:]),
+        elements=" * ".join(f"(size_t)({_c(e, names)})" for e in extents) or "1",
+        copy_in=True, copy_out=written, written=written, local=False, linearise=member.rank >= 2,
+        live_in=any(p.live_in for p, _ in parts), constant_elements=_constant_elements(extents), aggregate=True)

@@ -31,7 +31,7 @@ from enum import Enum
 import islpy as isl
 
 from polypragma import timing
-from polypragma.gpu.data import DeviceArray
+from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
 from polypragma.model import Reference, Scop
 from polypragma.isl_helpers import (bounded_operations, maps_of, parameter, set_named, single_map, variable,
@@ -350,7 +350,7 @@ def constant_arrays(scop: Scop, arrays: tuple[DeviceArray, ...], kernels, option
     chosen: dict[str, str] = {}
     used = 0
     for array in arrays:
-        if array.written or array.local or array.scalar or array.constant_elements is None:
+        if array.written or array.local or array.scalar or array.constant_elements is None or array.aggregate:
             continue
         size = _sizeof(array)
         if size is None:
@@ -424,10 +424,12 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
         if name in constant:
             groups.append(Group(array, refs, relations, Placement.CONSTANT, constant[name]))
             continue
-        if array.scalar or tiling is None or not all(r.exact for r in refs) or name in reduced:
+        whole = array.member is not None and any(referenced_array(r.node) != name for r in refs)
+        if array.scalar or tiling is None or not all(r.exact for r in refs) or whole or name in reduced:
             why = ("a scalar" if array.scalar else "the kernel runs on one thread" if tiling is None
                    else "a subscript is not affine" if not all(r.exact for r in refs)
-                   else "threads update it together (a reduction)")
+                   else f"a member of '{array.buffer}' that a statement reads or writes with the whole struct"
+                   if whole else "threads update it together (a reduction)")
             groups.append(Group(array, refs, relations, Placement.GLOBAL, why))
             continue
         if options.shared or options.private:
@@ -451,7 +453,8 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
         groups[k] = group
     for k, group in enumerate(groups):
         if group.placement is Placement.GLOBAL and texture and group.array.name not in written_here \
-                and group.array.device_type in TEXTURE_TYPES and not group.array.scalar:
+                and group.array.device_type in TEXTURE_TYPES and not group.array.scalar \
+                and group.array.member is None:
             groups[k] = replace(group, placement=Placement.TEXTURE, reason=(
                 "the kernel only reads it, so no read can see a write of the same kernel; fetched through a "
                 "texture object (--texture)"))

@@ -47,6 +47,17 @@ class GpuRegion:
     # left in global memory there, so that --explain reports where the data really lives)
     kernel_asts: tuple = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
+    # the members of struct variables the kernels access (p__x for p[i].x): arrays of the model that live
+    # in their struct variable's buffer (one of ``arrays``), with no buffer of their own
+    members: tuple[DeviceArray, ...] = ()
+
+    def buffer_of(self, name: str) -> DeviceArray | None:
+        """The buffer holding array ``name`` (itself, or its struct variable's for a member)."""
+        for a in self.members:
+            if a.name == name:
+                name = a.buffer
+                break
+        return next((a for a in self.arrays if a.name == name), None)
 
     def placement(self, kernel: Kernel, array: DeviceArray) -> Placement:
         """How ``kernel`` receives ``array``: CONSTANT, TEXTURE or GLOBAL (a buffer)."""
@@ -89,18 +100,21 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
     copies = {p.copy for p in privatised}
-    arrays = tuple(replace(a, private_copy=a.name in copies) for a in device_arrays(scop, deps))
+    every = tuple(replace(a, private_copy=a.name in copies) for a in device_arrays(scop, deps))
+    arrays = tuple(a for a in every if a.buffer is None)
+    members = tuple(a for a in every if a.buffer is not None)
     stem = symbol_stem(source)
     function = f"polypragma_{stem}_region{scop.region.index}"
     kernel_names = tuple(f"{function}_kernel{k.index}" for k in mapping.kernels)
-    uses_double = any("double" in a.device_type for a in arrays) or any(
+    uses_double = any("double" in a.device_type for a in every) or any(
+        "double" in d for d in scop.type_declarations) or any(
         "double" in scop.scalar_types.get(s, "") for s in scop.read_only_scalars)
     constant = constant_arrays(scop, arrays, mapping.kernels, memory_options)
     unroll = memory_options.unroll if memory_options.unroll is not None else cuda
     kernels, memory = [], []
     for kernel in mapping.kernels:
         def placement(k: Kernel) -> KernelMemory:
-            return kernel_memory(scop, arrays, k, memory_options, constant, names.tile, "polypragma_",
+            return kernel_memory(scop, arrays + members, k, memory_options, constant, names.tile, "polypragma_",
                                  cuda and memory_options.texture, unroll)
 
         kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context)
@@ -108,7 +122,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         memory.append(placed)
     mapping = replace(mapping, kernels=tuple(kernels))
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
-                     tuple(sorted(constant)), privatised=privatised)
+                     tuple(sorted(constant)), privatised=privatised, members=members)
 
 
 def _promoted(memory: KernelMemory) -> int:

@@ -6,7 +6,8 @@
 // covers: 'return' inside loops under affine conditions, modelled as pet does (an instance runs only
 //         when no return was taken before it in the original order): a return with a value in a nested
 //         loop, a second one in a decrementing loop, a return as the region's last statement, and a
-//         void function returning from the middle of a loop body
+//         void function returning from the middle of a loop body; the GPU targets (which once left these
+//         regions as written) return after the call, the CPU fallback's original lines as written
 // early_return: a triangular update and a scaling that stop at a step given by a parameter
 #include "kernels.h"
 

@@ -4,8 +4,8 @@
 // covers: struct members as arrays of their own: members of an array of structs (p[i].x, p[i].w[k]),
 //         of a struct passed by value (s.v[i], s.scale), of a typedef'd anonymous struct, members read
 //         and written, members through a pointer to one struct (t->v[i], t->scale: t[0].v[i]), whole
-//         structs copied (q[i] = p[i]: every member, an array member whole); the c target regenerates the region, the GPU targets leave it as written with a
-//         located warning (kernels do not take structs yet)
+//         structs copied (q[i] = p[i]: every member, an array member whole); every target regenerates
+//         the region (the GPU targets once left it as written: kernels now take buffers of structs)
 // structs: particles pushed by a field sampled from a table
 #include "kernels.h"
 

@@ -4,8 +4,8 @@
 // covers: unsigned arithmetic: unsigned values that wrap around in statements (a multiplicative hash,
 //         shifts), which every target computes as C does; size_t and unsigned parameters compared with
 //         unsigned iterators (once refused as possibly negative: parameters of unsigned types are not
-//         negative; the c target reads them as signed values in its loop bounds, the GPU targets leave
-//         that region as written with a located warning), subscripts i - 1 on an unsigned iterator
+//         negative; every target reads them as signed values in the expressions isl builds, the GPU
+//         targets once left that region as written), subscripts i - 1 on an unsigned iterator
 // unsigned_loops: hashing and a prefix pass over unsigned data
 #include "kernels.h"
 #include <stddef.h>

@@ -2,9 +2,10 @@
 // RUN: -- 2 7
 // RUN: -- 3 25
 // covers: arrays declared in a statement (a block without loops), private to each instance: one of
-//         variable size (the c target keeps it; the GPU targets, whose device code has no
-//         variable-length arrays, once emitted it into kernels and now leave the region as written with
-//         a located warning), and in a second region one of constant size, which every target handles;
+//         variable size (hoisted as the model's array, which the GPU targets privatise per thread in a
+//         global buffer: device code has no variable-length arrays; they once emitted it into kernels,
+//         then left the region as written), and in a second region one of constant size, which every
+//         target keeps in the statement;
 //         in a third, an array of variable size declared in a block with loops, sized by a parameter:
 //         hoisted to the top of the region (once refused)
 // vla_private: per-element scratch arrays
