@@ -46,6 +46,13 @@ from polypragma.model import Reference, Scop
 # holds every statement's whole domain, where the stitched ASTs it replaced saw one tile at a time
 # (with the tile's coordinates as parameters): control_flow's kernel took 24 s in three builds
 TREE_OPERATIONS = 1_500_000
+# existential variables a piece of the schedule of a statement of that tree may have, past which its
+# AST is not tried: isl's operation count does not bound the pivots of one elimination, which grow
+# with them past any use (a copy of a tile of strided elements with 65 took 38 s of each AST build
+# within TREE_OPERATIONS, 76 s of the kernel's, and 83 took 116 s: programs 268 and 164 of the
+# differential test's seed 6, opencl, --block-size 7 --grid-size 3,4,3 and --no-private-memory
+# --tile-size 16,5,7 --grid-size 2,3,1); the corpus's trees have at most 14
+TREE_EXISTENTIALS = 32
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,6 +305,16 @@ class KernelTree:
         return ("band", schedule, self.tiling.tiles, unroll, None)
 
     # -- the tree -----------------------------------------------------------------------------
+    def existentials(self) -> int:
+        """The most existential variables of a piece of the schedule of one statement of the tree
+        (its domain, filters and bands as one map)."""
+        most = 0
+        for m in maps_of(self.tree().get_map()):
+            pieces = m.get_basic_map_list()
+            for k in range(pieces.n_basic_map()):
+                most = max(most, pieces.get_at(k).dim(isl.dim_type.div))
+        return most
+
     def tree(self, separate: frozenset = frozenset()) -> isl.Schedule:
         """The kernel's schedule tree, its loops at the schedule depths in ``separate`` in isl's
         default form, the others atomic (the statements and their indices are computed once, for
@@ -526,11 +543,23 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_ac
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
     costly: then isl's default form.  Both within TREE_OPERATIONS isl operations, past which
-    :class:`TooCostly` is raised."""
+    :class:`TooCostly` is raised, and neither tried where a statement's schedule has more than
+    TREE_EXISTENTIALS existential variables."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
     builder = KernelTree(scop, memory, registers_across_barriers)
+    try:
+        # on a tree of its own, in a bound of its own: the builds below compute their tree's statements
+        # within their bound, as before the test was made, so that where they fit is unchanged
+        with bounded_operations(ctx, TREE_OPERATIONS):
+            existentials = KernelTree(scop, memory, registers_across_barriers).existentials()
+    except isl.Error:
+        existentials = None
+    if existentials is None or existentials > TREE_EXISTENTIALS:
+        raise TooCostly("the kernel's AST with its data promoted was not tried: the schedule of a statement has "
+                        + (f"{existentials} existential variables, more than {TREE_EXISTENTIALS}" if existentials
+                           else f"more than {TREE_OPERATIONS} isl operations to compute"))
     try:
         with bounded_operations(ctx, TREE_OPERATIONS):
             ast = _build(builder, prefix, frozenset())
