@@ -172,6 +172,7 @@ class KernelTree:
         self.kinds: dict[str, Copy | Barrier] = {}  # the statements of copies and barriers, by name
         self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
         self._spec = None  # (domain, root spec): the tree's statements and shape, built once
+        self._trees: dict[frozenset, isl.Schedule] = {}  # the tree of each form asked
 
     # -- statements ---------------------------------------------------------------------------
     def _statement(self, name: str, payload, domain: isl.Set) -> isl.Set:
@@ -319,11 +320,13 @@ class KernelTree:
         """The kernel's schedule tree, its loops at the schedule depths in ``separate`` in isl's
         default form, the others atomic (the statements and their indices are computed once, for
         every form asked)."""
-        if self._spec is None:
-            self._spec = self._shape()
-        domain, root = self._spec
-        schedule = isl.Schedule.from_domain(domain)
-        return _grow(schedule.get_root().child(0), root, separate).get_schedule()
+        if separate not in self._trees:
+            if self._spec is None:
+                self._spec = self._shape()
+            domain, root = self._spec
+            schedule = isl.Schedule.from_domain(domain)
+            self._trees[separate] = _grow(schedule.get_root().child(0), root, separate).get_schedule()
+        return self._trees[separate]
 
     def _shape(self):
         """(domain, spec of the root band): every statement of the tree, and its shape."""
@@ -550,16 +553,18 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_ac
     ctx = kernel.domain.get_ctx()
     builder = KernelTree(scop, memory, registers_across_barriers)
     try:
-        # on a tree of its own, in a bound of its own: the builds below compute their tree's statements
-        # within their bound, as before the test was made, so that where they fit is unchanged
+        # in a bound of its own: the tree (its statements and its atomic form), computed here, is the
+        # one the first build takes
         with bounded_operations(ctx, TREE_OPERATIONS):
-            existentials = KernelTree(scop, memory, registers_across_barriers).existentials()
+            existentials = builder.existentials()
     except isl.Error:
         existentials = None
-    if existentials is None or existentials > TREE_EXISTENTIALS:
-        raise TooCostly("the kernel's AST with its data promoted was not tried: the schedule of a statement has "
-                        + (f"{existentials} existential variables, more than {TREE_EXISTENTIALS}" if existentials
-                           else f"more than {TREE_OPERATIONS} isl operations to compute"))
+    if existentials is None:
+        raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {TREE_OPERATIONS} isl "
+                        "operations")
+    if existentials > TREE_EXISTENTIALS:
+        raise TooCostly(f"the kernel's AST with its data promoted was not tried: the schedule of a statement has "
+                        f"{existentials} existential variables, more than {TREE_EXISTENTIALS}")
     try:
         with bounded_operations(ctx, TREE_OPERATIONS):
             ast = _build(builder, prefix, frozenset())
