@@ -131,7 +131,7 @@ def test_a_kernel_whose_tree_ast_costs_too_much_keeps_its_data_in_global_memory(
 def test_a_kernel_tree_with_too_many_existential_variables_is_not_tried(tmp_path, monkeypatch):
     # isl's eliminations on a schedule with many existential variables do not count towards the bound
     # on its operations (tests/differential/regressions/tree_existentials.c: 65 of them, 38 s a build
-    # within TREE_OPERATIONS), so such a tree is not built at all
+    # within TREE_OPERATIONS), so such a tree is not built at all; its data stays in global memory
     import polypragma.codegen.kernel_ast as kernel_ast
 
     _, region = matmul(tmp_path)
