@@ -88,8 +88,10 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
     ranges = deps.live_ranges
     if ranges is None or not privatisable:
         return Plan({}, frozenset())
-    order = {a: ranges.untagged(ranges.of_arrays(ranges.tagged_order, {a})) for a in privatisable}
-    carried: dict[str, list] = {a: [] for a in privatisable}
+    # in the order of the names, not of the set's hashes (which vary from run to run: const_local's
+    # two private copies were passed to its kernel in either order)
+    order = {a: ranges.untagged(ranges.of_arrays(ranges.tagged_order, {a})) for a in sorted(privatisable)}
+    carried: dict[str, list] = {a: [] for a in sorted(privatisable)}
 
     def visit(node: isl.ScheduleNode) -> bool:
         if node.get_type() != isl.schedule_node_type.band:

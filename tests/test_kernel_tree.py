@@ -126,3 +126,20 @@ def test_a_kernel_whose_tree_ast_costs_too_much_keeps_its_data_in_global_memory(
     assert {g.placement for g in settled.memory[0].groups} == {Placement.GLOBAL}
     assert all("exceeded its bound of 1000 isl operations" in g.reason for g in settled.memory[0].groups)
     assert region.memory[0].tiled  # the GPU stage's own result is left as it was
+
+
+def test_a_kernel_tree_with_too_many_existential_variables_is_not_tried(tmp_path, monkeypatch):
+    # isl's eliminations on a schedule with many existential variables do not count towards the bound
+    # on its operations (tests/differential/regressions/tree_existentials.c: 65 of them, 38 s a build
+    # within TREE_OPERATIONS), so such a tree is not built at all; its data stays in global memory
+    import polypragma.codegen.kernel_ast as kernel_ast
+
+    _, region = matmul(tmp_path)
+    tree = KernelTree(region.scop, region.memory[0], True)
+    assert 0 < tree.existentials() <= kernel_ast.TREE_EXISTENTIALS
+    monkeypatch.setattr(kernel_ast, "TREE_EXISTENTIALS", tree.existentials() - 1)
+    settled = kernel_ast.with_kernel_asts(region, True)
+    assert settled.kernel_asts == (None,)
+    assert {g.placement for g in settled.memory[0].groups} == {Placement.GLOBAL}
+    assert all(f"{tree.existentials()} existential variables, more than" in g.reason
+               for g in settled.memory[0].groups)

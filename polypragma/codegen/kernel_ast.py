@@ -38,7 +38,7 @@ from polypragma import timing
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion
-from polypragma.isl_helpers import bounded_operations, maps_of, parameter, set_named, union_of, variable
+from polypragma.isl_helpers import bounded_operations, maps_of, parameter, set_named, sets_of, union_of, variable
 from polypragma.model import Reference, Scop
 
 # isl operations each form of a kernel's AST may take (the atomic form, then the default one); past
@@ -46,6 +46,14 @@ from polypragma.model import Reference, Scop
 # holds every statement's whole domain, where the stitched ASTs it replaced saw one tile at a time
 # (with the tile's coordinates as parameters): control_flow's kernel took 24 s in three builds
 TREE_OPERATIONS = 1_500_000
+# existential variables a piece of the schedule of a statement of that tree may have (as bounded by
+# KernelTree.existentials), past which its AST is not tried: isl's operation count does not bound the
+# pivots of one elimination, which grow with them past any use (a copy of a tile of strided elements,
+# 65 of them, 61 as bounded, took 38 s of each AST build within TREE_OPERATIONS, 76 s of the
+# kernel's; 62 and 70 took 103 s and 116 s: programs 268 and 164 of the differential test's seed 6,
+# opencl, --block-size 7 --grid-size 3,4,3 and --no-private-memory --tile-size 16,5,7 --grid-size
+# 2,3,1); the corpus's trees have at most 43 (seidel_2d_fixed, with the default and wrapped sizes)
+TREE_EXISTENTIALS = 52
 
 
 @dataclass(frozen=True, eq=False)
@@ -298,6 +306,17 @@ class KernelTree:
         return ("band", schedule, self.tiling.tiles, unroll, None)
 
     # -- the tree -----------------------------------------------------------------------------
+    def existentials(self) -> int:
+        """An upper bound of the existential variables of a piece of the schedule of one statement
+        of the tree (its domain, filters and bands as one map, which isl's AST build works on): the
+        most of a piece of each node's, summed from the root to a leaf, the most over the leaves.
+        Composing the nodes (``get_map()``) would tell exactly, at the cost of a second tree: 0.3 s
+        of seidel_2d_fixed's 1.8 s."""
+        if self._spec is None:
+            self._spec = self._shape()
+        domain, root = self._spec
+        return _most_divs(domain) + _path_divs(root)
+
     def tree(self, separate: frozenset = frozenset()) -> isl.Schedule:
         """The kernel's schedule tree, its loops at the schedule depths in ``separate`` in isl's
         default form, the others atomic (the statements and their indices are computed once, for
@@ -395,6 +414,34 @@ class KernelTree:
                                                                    {id(ref) for ref, _, _ in out})
         return self._references[statement]
 
+
+
+def _most_divs(pieces: isl.UnionSet | isl.UnionMap) -> int:
+    """The most existential variables of a basic set or map of ``pieces``."""
+    most = 0
+    for piece in (maps_of(pieces) if isinstance(pieces, isl.UnionMap) else sets_of(pieces)):
+        basic = piece.get_basic_map_list() if isinstance(piece, isl.Map) else piece.get_basic_set_list()
+        for k in range(basic.n_basic_map() if isinstance(piece, isl.Map) else basic.n_basic_set()):
+            most = max(most, basic.get_at(k).dim(isl.dim_type.div))
+    return most
+
+
+def _path_divs(spec) -> int:
+    """The most existential variables along a path from ``spec``'s node to a leaf (see
+    :meth:`KernelTree.existentials`)."""
+    kind = spec[0]
+    if kind == "band":
+        child = spec[4]
+        return _most_divs(spec[1]) + (_path_divs(child) if child is not None else 0)
+    if kind == "filter":
+        child = spec[2]
+        return _most_divs(spec[1]) + (_path_divs(child) if child is not None else 0)
+    if kind == "mark":
+        return _path_divs(spec[2])
+    if kind == "sequence":
+        return max((_most_divs(uset) + (_path_divs(child) if child is not None else 0) for uset, child in spec[1]),
+                   default=0)
+    raise ValueError(kind)
 
 
 def _loop_type(depth: int, unrolled: bool, separate: frozenset):
@@ -526,13 +573,19 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_ac
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
     costly: then isl's default form.  Both within TREE_OPERATIONS isl operations, past which
-    :class:`TooCostly` is raised."""
+    :class:`TooCostly` is raised, and neither tried where a statement's schedule has more than
+    TREE_EXISTENTIALS existential variables."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
     builder = KernelTree(scop, memory, registers_across_barriers)
     try:
         with bounded_operations(ctx, TREE_OPERATIONS):
+            # the tree's statements, computed here within the first build's bound, are those it takes
+            existentials = builder.existentials()
+            if existentials > TREE_EXISTENTIALS:
+                raise TooCostly(f"the kernel's AST with its data promoted was not tried: the schedule of a statement "
+                                f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}")
             ast = _build(builder, prefix, frozenset())
             strided = frozenset(strided_dimensions(ast, prefix, steps))
             if not strided:

@@ -278,6 +278,49 @@ def _box(tile_access: isl.UnionMap, names: tuple[str, ...]) -> tuple[list[isl.Pw
     return offsets, sizes
 
 
+class _Translates:
+    """Answers about groups of one statement's references, found again for a group whose access is
+    one of theirs moved by a constant vector (the same instances, each instance's element the
+    other's plus one vector: ``A[i - 1][j + 1]`` and ``A[i][j]``).  A tile's elements are then the
+    other's moved: they have a box of constant size exactly where the other's have one, and are a
+    one-to-one function of a thread's points, reused, exactly where the other's are.  The nine
+    references of Gauss-Seidel's stencil, nine groups, took nine searches for a box (0.1 s each, none
+    found) and nine register tests where one of each tells."""
+
+    def __init__(self):
+        self.known: list[tuple[isl.Map, object]] = []
+
+    def add(self, group: Group, answer) -> None:
+        relation = _one_statement(group)
+        if relation is not None:
+            self.known.append((relation, answer))
+
+    def find(self, group: Group):
+        """The answer for a group that ``group`` is a translate of, or None."""
+        relation = _one_statement(group) if self.known else None
+        if relation is None:
+            return None
+        for other, answer in self.known:
+            if _translate(relation, other):
+                return answer
+        return None
+
+
+def _one_statement(group: Group) -> isl.Map | None:
+    """The access relation of ``group`` as one map where its references are of one statement."""
+    maps = maps_of(group.relation())
+    return maps[0] if len(maps) == 1 else None
+
+
+def _translate(relation: isl.Map, other: isl.Map) -> bool:
+    """Whether ``relation`` is ``other`` moved by a constant vector (see :class:`_Translates`): on the
+    same instances, every pair of an element of one and an element of the other at one instance is
+    one apart by the same vector (so each has one element per instance)."""
+    if not relation.get_space().is_equal(other.get_space()) or not relation.domain().is_equal(other.domain()):
+        return False
+    return other.reverse().apply_range(relation).deltas().is_singleton()
+
+
 def _exact_fits(elements: isl.Set) -> bool | None:
     """True when the exact bounds of ``elements`` have constant sizes, False when a size is not a
     constant; None when isl does not tell within BOX_OPERATIONS (or the set is unbounded: the
@@ -438,14 +481,23 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
             groups.append(Group(array, refs, relations, Placement.GLOBAL))
     # placement, group by group, in a fixed order
     budget = options.max_shared
+    # a group whose access is another's moved by a constant vector gets its answers where they do not
+    # depend on where the elements lie: not in registers, and no box for shared memory
+    not_private, boxless = _Translates(), _Translates()
     for k, group in enumerate(groups):
         if group.placement is not Placement.GLOBAL or tiling is None or group.reason:
             continue
         if options.private:
-            group = _try_private(group, kernel)
+            why = not_private.find(group)
+            if why is not None:
+                group = replace(group, reason=why)
+            else:
+                group = _try_private(group, kernel)
+                if group.placement is not Placement.PRIVATE and group.reason:
+                    not_private.add(group, group.reason)
         if group.placement is not Placement.PRIVATE:
             if options.shared:
-                group = _try_shared(group, kernel, tile_params, steps, budget)
+                group = _try_shared(group, kernel, tile_params, steps, budget, boxless)
                 if group.placement is Placement.SHARED:
                     budget -= group.shared_bytes()
             elif not group.reason:
@@ -578,13 +630,19 @@ def _project_points(to_points: isl.UnionMap, keep: int) -> isl.UnionMap:
 
 
 def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], steps: list[isl.UnionMap],
-                budget: int) -> Group:
+                budget: int, boxless: "_Translates") -> Group:
     """Shared memory, within ``budget`` bytes; returns the group in shared memory (its
-    :meth:`Group.shared_bytes` taken from the budget), or with the reason it is not."""
+    :meth:`Group.shared_bytes` taken from the budget), or with the reason it is not.  ``boxless``
+    holds the groups found without a box so far (this one is added when it has none)."""
     tiling = kernel.tiling
     size = _sizeof(group.array)
-    access = tiling.to_tiles.reverse().apply_range(group.relation())
-    box = _box(access, tile_params)
+    if boxless.find(group):
+        box = None
+    else:
+        access = tiling.to_tiles.reverse().apply_range(group.relation())
+        box = _box(access, tile_params)
+        if box is None:
+            boxless.add(group, True)
     if size is None:
         return replace(group, reason=f"shared memory: element type '{group.array.device_type}' of unknown size")
     if box is None:
