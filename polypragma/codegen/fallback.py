@@ -14,6 +14,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from polypragma.diagnostics import Location, Unsupported
+from polypragma.frontend.c_tree import subtree
 from polypragma.model import Scop
 
 
@@ -25,18 +26,12 @@ def check_returns(scop: Scop) -> None:
     written = {a.c_name for a in scop.arrays
                if not scop.may_writes.intersect_range(isl.UnionSet.from_set(a.footprint)).is_empty()}
     for _, value, location in scop.returns:
-        read = sorted({n.name for n in _walk(value) if isinstance(n, c_ast.ID) and n.name in written}) \
+        read = sorted({n.name for n in subtree(value) if isinstance(n, c_ast.ID) and n.name in written}) \
             if value is not None else []
         if read:
             raise Unsupported("'return' statement", location,
                               f"returns a value read from '{read[0]}', which the region writes; not supported by "
                               "the GPU targets (they compute it on the host after the call)")
-
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 def fallback_lines(source_lines: list[str], scop: Scop) -> list[str]:

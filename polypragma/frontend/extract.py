@@ -22,6 +22,7 @@ from polypragma.diagnostics import Location, Unsupported
 from polypragma.frontend.accesses import (EXTERNAL_STATE, PURE_FUNCTIONS, AccessCollector, AccessRecord, ExitOnData,
                                           Subscript)
 from polypragma.frontend.arrays import build_arrays
+from polypragma.frontend.c_tree import assigned_name, subtree
 from polypragma.frontend.exits import Exit, apply_exits
 from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.normalise import is_break, normalise
@@ -104,9 +105,9 @@ class RegionExtractor:
             return result
 
         # a label of the region that only gotos outside it target: the generated code would lose it
-        inside = {n.name for item in items for n in _walk(item) if isinstance(n, c_ast.Goto)}
+        inside = {n.name for item in items for n in subtree(item) if isinstance(n, c_ast.Goto)}
         for item in items:
-            for n in _walk(item):
+            for n in subtree(item):
                 if isinstance(n, c_ast.Label) and n.name in goto_targets and n.name not in inside:
                     raise Unsupported(f"label '{n.name}'", self.location(n),
                                       "is the target of a 'goto' outside the region; not supported")
@@ -428,7 +429,7 @@ class RegionExtractor:
         the generated code, when nothing else has run since: one naming the region's iterators or locals,
         which have no value there, makes the region one statement run as written."""
         loop_names = {l.c_name for l in walk.loops}
-        for child in _walk(node.expr) if node.expr is not None else ():
+        for child in subtree(node.expr) if node.expr is not None else ():
             if isinstance(child, c_ast.ID):
                 variable = walk.scope.lookup(child.name)
                 if child.name in loop_names or child.name in self.outer_iterators \
@@ -496,7 +497,7 @@ class RegionExtractor:
         uses = [(record.variable.ctype.resolved or record.variable.ctype.base, record.node)
                 for record in self.records]
         for statement in self.statements:
-            uses += [(name, node) for node in _walk(statement.body) if isinstance(node, c_ast.Cast)
+            uses += [(name, node) for node in subtree(statement.body) if isinstance(node, c_ast.Cast)
                      for name in _identifier_types(node.to_type)]
         for name, node in uses:
             if name in EXTENDED_TYPES:
@@ -520,7 +521,7 @@ class RegionExtractor:
             if isinstance(variable.decl, c_ast.Decl) and variable.decl.init is not None:
                 values.append(variable.decl.init)
             for value in values:
-                sources = [n.name for n in _walk(value) if isinstance(n, c_ast.ID)
+                sources = [n.name for n in subtree(value) if isinstance(n, c_ast.ID)
                            and n.name != name and n.name in accessed]
                 for source in sources:
                     written = [r for r in records + accessed[source] if r.is_write]
@@ -624,8 +625,8 @@ class RegionExtractor:
         """Whether an array extent means the same at the top of the region: constants and parameters."""
         return all(isinstance(n, c_ast.Constant) or (isinstance(n, c_ast.ID) and (
             n.name in self.params or n.name in self.types.enumerators))
-            for n in _walk(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
-            and not any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in _walk(dim))
+            for n in subtree(dim) if isinstance(n, (c_ast.ID, c_ast.Constant))) \
+            and not any(isinstance(n, (c_ast.FuncCall, c_ast.ArrayRef, c_ast.Assignment)) for n in subtree(dim))
 
     def _declaration(self, decl: c_ast.Decl, walk: _Walk, region_level: bool,
                      initialise: bool = True) -> isl.Schedule | None:
@@ -816,11 +817,11 @@ class RegionExtractor:
         if name in self.used_outside or any(
                 isinstance(n, c_ast.For) and isinstance(n.init, c_ast.Assignment)
                 and isinstance(n.init.lvalue, c_ast.ID) and n.init.lvalue.name in self.used_outside
-                for n in _walk(node.stmt)):
+                for n in subtree(node.stmt)):
             return False
         reads_data = False
         start = node.init.decls[0].init if isinstance(node.init, c_ast.DeclList) else node.init.rvalue
-        for child in [*_walk(node.cond), *_walk(start)]:
+        for child in [*subtree(node.cond), *subtree(start)]:
             if isinstance(child, (c_ast.ArrayRef, c_ast.FuncCall)):
                 reads_data = True
             elif isinstance(child, c_ast.ID) and child.name != name \
@@ -852,7 +853,7 @@ class RegionExtractor:
                     self._builder(walk).condition(item.cond)
                 except NonAffine:
                     return any(isinstance(n, (c_ast.ArrayRef, c_ast.FuncCall, c_ast.StructRef))
-                               for n in _walk(item.cond))
+                               for n in subtree(item.cond))
         return False
 
     def _loop_body(self, body: c_ast.Node, walk: _Walk, loop: _Loop, position: int) -> isl.Schedule | None:
@@ -948,7 +949,7 @@ class RegionExtractor:
             # written inside it, unless one's iterator, declared before the region, is read after it
             if any(isinstance(n, c_ast.For) and isinstance(n.init, c_ast.Assignment)
                    and isinstance(n.init.lvalue, c_ast.ID) and n.init.lvalue.name in self.used_outside
-                   for n in _walk(node)):
+                   for n in subtree(node)):
                 raise self.unsupported(f"condition '{_text(node.cond)}'", node.cond,
                                        "depends on data and guards a loop whose iterator is read after the "
                                        "region; not supported") from None
@@ -978,12 +979,12 @@ class RegionExtractor:
                     "is not supported by the GPU targets: it is declared pure, but the file does not define "
                     "it, so kernels have no version of it to call"))
             self.called.setdefault(callee, call)
-        for loop in (n for n in _walk(node) if isinstance(n, c_ast.For)):
+        for loop in (n for n in subtree(node) if isinstance(n, c_ast.For)):
             if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
                 # a loop run as written sets the function's iterator: a value the model computed for an
                 # earlier loop on it is stale (a loop stopped by a break on data left 5 where n was read)
                 self.exit_values.pop(loop.init.lvalue.name, None)
-        for loop in (n for n in _walk(node) if isinstance(n, c_ast.For) and n is not node):
+        for loop in (n for n in subtree(node) if isinstance(n, c_ast.For) and n is not node):
             if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
                 # kernels do not see the function's variable
                 iterator = loop.init.lvalue.name
@@ -1046,7 +1047,7 @@ class RegionExtractor:
     def _private_arrays(self, node: c_ast.Node) -> None:
         """Locals of a statement that are arrays of variable size: private to each instance, which the
         c target keeps as written; kernels cannot declare them (neither CUDA nor OpenCL has them)."""
-        for child in _walk(node):
+        for child in subtree(node):
             if isinstance(child, c_ast.Decl) and not isinstance(child.type, c_ast.FuncDecl):
                 dims = self.types.ctype(child.type).dims
                 if any(d is None or constant_value(d, self.types.enumerators) is None for d in dims):
@@ -1135,12 +1136,6 @@ def _wrap_modulus(ctype) -> int | None:
     return 2 ** 32
 
 
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
-
-
 def _leaves_early(node: c_ast.Node | None, breaks: bool = True) -> bool:
     """Whether a loop body holds a ``goto`` (which may leave it) or, with ``breaks``, a ``break`` of its
     loop."""
@@ -1149,7 +1144,7 @@ def _leaves_early(node: c_ast.Node | None, breaks: bool = True) -> bool:
     if isinstance(node, c_ast.Goto) or (breaks and isinstance(node, c_ast.Break)):
         return True
     if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
-        return any(isinstance(n, c_ast.Goto) for n in _walk(node))
+        return any(isinstance(n, c_ast.Goto) for n in subtree(node))
     return any(_leaves_early(child, breaks) for _, child in node.children())
 
 
@@ -1163,11 +1158,9 @@ def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
                 if part is not None:
                     visit(part)
             return
-        if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
-            names.add(node.lvalue.name)
-        elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") \
-                and isinstance(node.expr, c_ast.ID):
-            names.add(node.expr.name)
+        name = assigned_name(node)
+        if name is not None:
+            names.add(name)
         for _, child in node.children():
             visit(child)
 
@@ -1177,7 +1170,7 @@ def _assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
 
 
 def _identifier_types(node: c_ast.Node) -> list[str]:
-    return [name for n in _walk(node) if isinstance(n, c_ast.IdentifierType) for name in n.names]
+    return [name for n in subtree(node) if isinstance(n, c_ast.IdentifierType) for name in n.names]
 
 
 def _sequence(pieces: list[isl.Schedule]) -> isl.Schedule | None:

@@ -24,6 +24,7 @@ from collections.abc import Callable
 
 from pycparser import c_ast, c_generator
 
+from polypragma.frontend.c_tree import subtree, writes
 from polypragma.frontend.loops import loop_step
 
 
@@ -57,10 +58,10 @@ def split_header(loop: c_ast.For, read_elsewhere: Callable[[str], bool],
     iterator = min(step_of, key=lambda n: (abs(step_of[n]), names.index(n)))
     values = {name: value for name, value, _ in inits}
     for name, value, _ in inits:
-        if value is not None and any(isinstance(n, c_ast.ID) and n.name in names for n in _walk(value)):
+        if value is not None and any(isinstance(n, c_ast.ID) and n.name in names for n in subtree(value)):
             return f"initialises '{name}' from another variable of the header"
     for name in step_of:
-        if name != iterator and (_written(loop.stmt, name) or _written(loop.cond, name)
+        if name != iterator and (writes(loop.stmt, name) or writes(loop.cond, name)
                                  or _declared(loop.stmt, name)):
             return f"steps '{name}', which the loop also writes (it is no function of the iterator)"
     derived: dict[str, c_ast.Node] = {}
@@ -147,23 +148,5 @@ def _substitute(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
     return node
 
 
-def _written(node: c_ast.Node | None, name: str) -> bool:
-    if node is None:
-        return False
-    for n in _walk(node):
-        if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID) and n.lvalue.name == name:
-            return True
-        if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") \
-                and isinstance(n.expr, c_ast.ID) and n.expr.name == name:
-            return True
-    return False
-
-
 def _declared(node: c_ast.Node | None, name: str) -> bool:
-    return node is not None and any(isinstance(n, c_ast.Decl) and n.name == name for n in _walk(node))
-
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
+    return node is not None and any(isinstance(n, c_ast.Decl) and n.name == name for n in subtree(node))

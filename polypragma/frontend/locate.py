@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pycparser import c_ast
 
 from polypragma.diagnostics import FatalError, Location
+from polypragma.frontend.c_tree import subtree
 from polypragma.scan import Region
 
 
@@ -79,7 +80,7 @@ def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[Located
         items = [i for i in block.block_items[begin[3] + 1 : end[3]]]
         located.append(LocatedRegion(region, begin[0], begin[2], items,
                                      _read_after(begin[0], block, end[3]), _origins(begin[0], items),
-                                     frozenset(n.name for n in _walk(begin[0].body) if isinstance(n, c_ast.Goto))))
+                                     frozenset(n.name for n in subtree(begin[0].body) if isinstance(n, c_ast.Goto))))
     return located
 
 
@@ -89,7 +90,7 @@ def _continuation(function: c_ast.FuncDef, block: c_ast.Compound, index: int) ->
     adds its condition, its increment and its whole body (the next iterations).  A piece that is the
     rest of a block ends that block's scope: the names it declares mean other variables there."""
     parents: dict[int, c_ast.Node] = {}
-    for node in _walk(function.body):
+    for node in subtree(function.body):
         for _, child in node.children():
             parents[id(child)] = node
     pieces: list[list[c_ast.Node]] = [list((block.block_items or [])[index + 1:])]
@@ -188,9 +189,9 @@ def _leave_scope(inside: frozenset[str], before: frozenset[str], declared: set[s
 
 def _origins(function: c_ast.FuncDef, region_items: list[c_ast.Node]) -> dict[str, list[c_ast.Node]]:
     """The values assigned to each name in ``function`` outside the region."""
-    inside = {id(n) for item in region_items for n in _walk(item)}
+    inside = {id(n) for item in region_items for n in subtree(item)}
     origins: dict[str, list[c_ast.Node]] = {}
-    for node in _walk(function.body):
+    for node in subtree(function.body):
         if id(node) in inside:
             continue
         if isinstance(node, c_ast.Decl) and node.name and node.init is not None:
@@ -198,12 +199,6 @@ def _origins(function: c_ast.FuncDef, region_items: list[c_ast.Node]) -> dict[st
         elif isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
             origins.setdefault(node.lvalue.name, []).append(node.rvalue)
     return origins
-
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 def identifiers(ast: c_ast.FileAST) -> set[str]:

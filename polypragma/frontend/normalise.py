@@ -32,6 +32,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
+from polypragma.frontend.c_tree import subtree, writes
 from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.loops import loop_step
 from polypragma.frontend.switch import switch_conditions
@@ -52,7 +53,7 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
     items = [_dereferences(copy.deepcopy(item)) for item in items]
     _State.uses = {}
     for item in items:
-        for n in _walk(item):
+        for n in subtree(item):
             if isinstance(n, c_ast.ID):
                 _State.uses[n.name] = _State.uses.get(n.name, 0) + 1
     _State.used_after = set(used_after)
@@ -72,7 +73,7 @@ class _State:
 
 def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
     def read_elsewhere(name: str) -> bool:
-        inside = sum(1 for n in _walk(loop) if isinstance(n, c_ast.ID) and n.name == name)
+        inside = sum(1 for n in subtree(loop) if isinstance(n, c_ast.ID) and n.name == name)
         return name in _State.used_after or _State.uses.get(name, 0) > inside
 
     parts = split_header(loop, read_elsewhere)
@@ -220,24 +221,11 @@ def is_break(node: c_ast.Node) -> bool:
 
 def _has_side_effects(node: c_ast.Node) -> bool:
     return any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
-               (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in _walk(node))
-
-
-def _writes(node: c_ast.Node | None, name: str) -> bool:
-    """Whether ``node`` may assign ``name``."""
-    if node is None:
-        return False
-    for child in _walk(node):
-        if isinstance(child, c_ast.Assignment) and isinstance(child.lvalue, c_ast.ID) and child.lvalue.name == name:
-            return True
-        if isinstance(child, c_ast.UnaryOp) and child.op in ("++", "--", "p++", "p--", "&") \
-                and isinstance(child.expr, c_ast.ID) and child.expr.name == name:
-            return True
-    return False
+               (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in subtree(node))
 
 
 def _uses(nodes: list[c_ast.Node], name: str) -> bool:
-    return any(isinstance(n, c_ast.ID) and n.name == name for node in nodes for n in _walk(node))
+    return any(isinstance(n, c_ast.ID) and n.name == name for node in nodes for n in subtree(node))
 
 
 def _counted(before: c_ast.Node, loop: c_ast.While, rest: list[c_ast.Node]) -> c_ast.For | None:
@@ -256,9 +244,9 @@ def _counted(before: c_ast.Node, loop: c_ast.While, rest: list[c_ast.Node]) -> c
     if not items or loop.cond is None:
         return None
     step = items[-1]
-    if not _writes(step, name) or any(_writes(item, name) for item in items[:-1]) or _writes(loop.cond, name):
+    if not writes(step, name) or any(writes(item, name) for item in items[:-1]) or writes(loop.cond, name):
         return None
-    if any(isinstance(n, (c_ast.Continue, c_ast.Break)) for item in items[:-1] for n in _walk(item)):
+    if any(isinstance(n, (c_ast.Continue, c_ast.Break)) for item in items[:-1] for n in subtree(item)):
         return None  # they would skip the increment or leave the loop: not a counted loop
     stmt = c_ast.Compound(items[:-1], coord=body.coord)
     result = c_ast.For(init, loop.cond, step, stmt, coord=loop.coord)
@@ -342,7 +330,7 @@ def _lift_if(node: c_ast.If) -> list[c_ast.Node] | None:
         if any(isinstance(i, c_ast.Decl) for i in before):
             return None  # a local of the branch would leave its scope
         written = {name for part in [*before, other] if part is not None for name in _assigned(part)}
-        if any(isinstance(n, c_ast.ID) and n.name in written for n in _walk(cond)):
+        if any(isinstance(n, c_ast.ID) and n.name in written for n in subtree(cond)):
             return None  # the condition would be evaluated again after X changed it
         out: list[c_ast.Node] = []
         if before or other is not None:
@@ -370,7 +358,7 @@ def _single(node: c_ast.Node) -> c_ast.Node | None:
 def _assigned(node: c_ast.Node) -> set[str]:
     """Names of the variables and arrays ``node`` may assign."""
     names = set()
-    for n in _walk(node):
+    for n in subtree(node):
         target = n.lvalue if isinstance(n, c_ast.Assignment) else \
             n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") else None
         while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
@@ -403,9 +391,3 @@ def _continues(body: c_ast.Node | None) -> c_ast.Node | None:
         body.block_items = items[:k] + [guarded]
         return body
     return body
-
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from pycparser import c_ast, c_generator
 
+from polypragma.frontend.c_tree import subtree
 from polypragma.frontend.preprocess import is_stub_header
 from polypragma.model import CType, Variable
 
@@ -75,7 +76,7 @@ class TypeTable:
             if isinstance(node, c_ast.Typedef):
                 self.typedefs[node.name] = node.type
             self._collect_enums(node)
-            for child in _walk(node):
+            for child in subtree(node):
                 if isinstance(child, (c_ast.Struct, c_ast.Union)) and child.decls is not None and child.name:
                     self.aggregates.setdefault(_tag(child), child)
             self._collect_definition(node)
@@ -110,7 +111,7 @@ class TypeTable:
                 _definition_text(node), frozenset({node.name}) | _defined_names(node.type),
                 _used_type_names(node.type), str(node.coord.file), node.coord.line))
         elif isinstance(node, c_ast.Decl) and not isinstance(node.type, c_ast.FuncDecl):
-            for child in _walk(node.type):
+            for child in subtree(node.type):
                 if isinstance(child, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and (
                         getattr(child, "decls", None) is not None or getattr(child, "values", None) is not None):
                     self.definitions.append(TypeDefinition(
@@ -136,7 +137,7 @@ class TypeTable:
         return tuple(self.definitions[k] for k in sorted(chosen))
 
     def _collect_enums(self, node: c_ast.Node) -> None:
-        for child in _walk(node):
+        for child in subtree(node):
             if isinstance(child, c_ast.Enum) and child.values is not None:
                 value = -1
                 for e in child.values.enumerators:
@@ -223,7 +224,7 @@ def _tag(node: c_ast.Node) -> str | None:
 def _defined_names(node: c_ast.Node) -> frozenset[str]:
     """The struct, union and enum tags and the enumerators a type definition introduces."""
     names: set[str] = set()
-    for child in _walk(node):
+    for child in subtree(node):
         if isinstance(child, (c_ast.Struct, c_ast.Union)) and child.decls is not None and child.name:
             names.add(_tag(child))
         elif isinstance(child, c_ast.Enum) and child.values is not None:
@@ -236,7 +237,7 @@ def _defined_names(node: c_ast.Node) -> frozenset[str]:
 def _used_type_names(node: c_ast.Node) -> frozenset[str]:
     """Typedef names, tags and identifiers (possibly enumerators) that ``node`` refers to."""
     names: set[str] = set()
-    for child in _walk(node):
+    for child in subtree(node):
         if isinstance(child, c_ast.IdentifierType):
             names |= set(child.names)
         elif isinstance(child, c_ast.ID):
@@ -244,12 +245,6 @@ def _used_type_names(node: c_ast.Node) -> frozenset[str]:
         elif isinstance(child, (c_ast.Struct, c_ast.Union, c_ast.Enum)) and child.name:
             names.add(_tag(child))
     return frozenset(names)
-
-
-def _walk(node: c_ast.Node):
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
 class Scope:
@@ -314,4 +309,4 @@ def scope_at(ast: c_ast.FileAST, func: c_ast.FuncDef, path: list[c_ast.Compound]
 
 
 def _contains(node: c_ast.Node, target: c_ast.Node) -> bool:
-    return any(n is target for n in _walk(node))
+    return any(n is target for n in subtree(node))
