@@ -55,6 +55,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from pathlib import Path
 
@@ -191,9 +192,7 @@ def _build_measurements(build: Path) -> dict:
 def _build_api_module(build: Path) -> str:
     """examples/python_api/kernels.c as the Python API builds it for cuda (sm_90), copied out of a
     scratch cache into BUILD/measure/api: the GPU machine loads it without the compiler."""
-    import tempfile
-
-    import polypragma
+    import polypragma  # here only: the GPU machine has no compiler
 
     with tempfile.TemporaryDirectory() as cache:
         polypragma.set_cache_dir(cache)

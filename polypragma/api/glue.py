@@ -98,7 +98,7 @@ def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str]
                   "}", ""]
         if s.device_function:
             # the caller's device buffers, used in place: no fallback to the original loops is possible
-            if prototypes and s.device_function in prototypes:  # cuda: defined in the .cu
+            if s.device_function in (prototypes or {}):  # cuda: defined in the .cu
                 lines.append(prototypes[s.device_function])
             lines += [f"int polypragma_api_{s.name}_device({', '.join(params)})", "{",
                       "  (void)polypragma_result;",

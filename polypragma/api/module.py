@@ -111,6 +111,10 @@ class Module:
         self._messages = self._library.polypragma_api_messages
         self._messages.restype = ctypes.c_char_p
         self._messages.argtypes = []
+        if self.backend == "opencl":  # the glue's adoption of PyOpenCL's context and queue (see glue.py)
+            self._adopt_entry = self._library.polypragma_api_opencl_adopt
+            self._adopt_entry.restype = ctypes.c_int
+            self._adopt_entry.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
         self.functions: dict[str, Function] = {}
         for data in manifest["signatures"]:
             signature = Signature.from_json(data)
@@ -138,9 +142,7 @@ class Module:
             queue = self._queues.get(context.int_ptr)
             if queue is None:
                 queue = self._queues[context.int_ptr] = pyopencl.CommandQueue(context)
-        adopt = self._library.polypragma_api_opencl_adopt
-        adopt.restype, adopt.argtypes = ctypes.c_int, [ctypes.c_void_p, ctypes.c_void_p]
-        return bool(adopt(queue.context.int_ptr, queue.int_ptr))
+        return bool(self._adopt_entry(queue.context.int_ptr, queue.int_ptr))
 
     def _entry(self, name: str, signature: Signature):
         entry = self._library[name]
