@@ -104,14 +104,7 @@ class CPrinter(CFamilyPrinter):
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
         statement = self.statements[call.get_op_arg(0).get_id().get_name()]
-        substitutions = dict(statement.renames)
-        for k, (name, ctype) in enumerate(zip(statement.iterators, statement.iterator_types)):
-            value = self.expr(call.get_op_arg(k + 1))
-            if ctype != self.iterator_type:
-                value = f"(({ctype})({value}))"
-            elif not value.isidentifier() and not value.lstrip("-").isdigit():
-                value = f"({value})"
-            substitutions[name] = value
+        substitutions = self.substitutions(statement, call)
         if statement.name in self.using_copies and not self._parallel_depth:
             self.copies_outside_omp = True
         printer = _CollapsingBodyPrinter(substitutions, self.collapsed) if self.collapsed else \

@@ -95,14 +95,7 @@ class KernelPrinter(CFamilyPrinter):
         if isinstance(indices, CopyIndices):
             return [self.pad(depth) + self._copy(indices)]
         statement = self.statements[call.get_op_arg(0).get_id().get_name()]
-        substitutions = dict(statement.renames)
-        for k, (name, ctype) in enumerate(zip(statement.iterators, statement.iterator_types)):
-            value = self.expr(call.get_op_arg(k + 1))
-            if ctype != self.iterator_type:
-                value = f"(({ctype})({value}))"
-            elif not value.isidentifier() and not value.lstrip("-").isdigit():
-                value = f"({value})"
-            substitutions[name] = value
+        substitutions = self.substitutions(statement, call)
         promoted = indices.indices if isinstance(indices, PromotedReferences) else {}
 
         def replace(node) -> str | None:

@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 import islpy as isl
 
+from polypragma.model import Statement
+
 _OP = isl.ast_expr_op_type
 
 # C precedence levels (higher binds tighter)
@@ -56,6 +58,20 @@ class CFamilyPrinter:
         self.iterator_type = iterator_type
         self.helpers_used: set[str] = set()
         self.names = names or {}  # how identifiers are spelt (Scop.signed_names)
+
+    def substitutions(self, statement: Statement, call: isl.AstExpr) -> dict[str, str]:
+        """What a statement's body reads for each of its names where isl's ``call`` of it stands: its
+        iterators as the call's arguments (cast to an iterator of another type, parenthesised unless
+        simple), its other renamed names as renamed."""
+        out = dict(statement.renames)
+        for k, (name, ctype) in enumerate(zip(statement.iterators, statement.iterator_types)):
+            value = self.expr(call.get_op_arg(k + 1))
+            if ctype != self.iterator_type:
+                value = f"(({ctype})({value}))"
+            elif not value.isidentifier() and not value.lstrip("-").isdigit():
+                value = f"({value})"
+            out[name] = value
+        return out
 
     # -- expressions -----------------------------------------------------------
     def expr(self, e: isl.AstExpr) -> str:

@@ -24,7 +24,7 @@ from collections.abc import Callable
 
 from pycparser import c_ast, c_generator
 
-from polypragma.frontend.c_tree import subtree, writes
+from polypragma.frontend.c_tree import rewrite_children, subtree, writes
 from polypragma.frontend.loops import loop_step
 
 
@@ -137,15 +137,7 @@ def _substitute(node: c_ast.Node, values: dict[str, c_ast.Node]) -> c_ast.Node:
     """``node`` with every name of ``values`` replaced by a copy of its value (in place where it can)."""
     if isinstance(node, c_ast.ID) and node.name in values:
         return copy.deepcopy(values[node.name])
-    for attribute in node.__slots__:
-        if attribute in ("coord", "__weakref__"):
-            continue
-        child = getattr(node, attribute, None)
-        if isinstance(child, c_ast.Node):
-            setattr(node, attribute, _substitute(child, values))
-        elif isinstance(child, list):
-            setattr(node, attribute, [_substitute(c, values) if isinstance(c, c_ast.Node) else c for c in child])
-    return node
+    return rewrite_children(node, lambda child: _substitute(child, values))
 
 
 def _declared(node: c_ast.Node | None, name: str) -> bool:

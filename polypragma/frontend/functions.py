@@ -14,6 +14,7 @@ import copy
 from pycparser import c_ast, c_generator
 
 from polypragma.frontend.accesses import PURE_FUNCTIONS
+from polypragma.frontend.c_tree import rewrite_children
 from polypragma.frontend.symbols import TypeTable
 
 class FileFunctions:
@@ -283,17 +284,9 @@ def _rewrite(node: c_ast.Node, substitution: dict[str, c_ast.Node],
     if isinstance(node, c_ast.UnaryOp) and node.op == "*" and isinstance(node.expr, c_ast.ID) \
             and node.expr.name in parts and parts[node.expr.name][0] == "element":
         return copy.deepcopy(parts[node.expr.name][1])
-    for attribute in node.__slots__:
-        if attribute in ("coord", "__weakref__") or (isinstance(node, c_ast.StructRef) and attribute == "field") \
-                or (isinstance(node, c_ast.FuncCall) and attribute == "name"):
-            continue
-        child = getattr(node, attribute, None)
-        if isinstance(child, c_ast.Node):
-            setattr(node, attribute, _rewrite(child, substitution, parts))
-        elif isinstance(child, list):
-            setattr(node, attribute, [_rewrite(c, substitution, parts) if isinstance(c, c_ast.Node) else c
-                                      for c in child])
-    return node
+    # a member's name and the callee's name are not variables
+    skip = ("field",) if isinstance(node, c_ast.StructRef) else ("name",) if isinstance(node, c_ast.FuncCall) else ()
+    return rewrite_children(node, lambda child: _rewrite(child, substitution, parts), skip)
 
 
 def _rename_locals(body: c_ast.Node, renames: dict[str, str]) -> None:

@@ -32,7 +32,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from polypragma.frontend.c_tree import subtree, writes
+from polypragma.frontend.c_tree import rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.loops import loop_step
 from polypragma.frontend.switch import switch_conditions
@@ -157,14 +157,7 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
 def _dereferences(node: c_ast.Node) -> c_ast.Node:
     """``*(p + e)`` as ``p[e]``, ``*(p - e)`` as ``p[-e]`` and ``*p`` as ``p[0]``: C defines the first as the
     second, so they are subscripts the model reads (other dereferences are left, and refused)."""
-    for attribute in node.__slots__:
-        if attribute in ("coord", "__weakref__"):
-            continue
-        child = getattr(node, attribute, None)
-        if isinstance(child, c_ast.Node):
-            setattr(node, attribute, _dereferences(child))
-        elif isinstance(child, list):
-            setattr(node, attribute, [_dereferences(c) if isinstance(c, c_ast.Node) else c for c in child])
+    rewrite_children(node, _dereferences)
     if isinstance(node, c_ast.UnaryOp) and node.op == "*":
         split = _pointer_sum(node.expr)
         if split is not None:
