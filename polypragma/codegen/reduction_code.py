@@ -2,8 +2,10 @@
 
 A reduction whose updates of a launch all go to one element (a sum into a scalar, a dot product, a
 row's sum when the row loop is on the host) is accumulated by each thread in a register, from the
-operator's identity; at the end of the kernel the block combines its threads' values in a tree in
-shared (local) memory, and one thread adds the block's value to the element with one atomic update.
+operator's identity; at the end of the kernel the block combines its threads' values (CUDA: warp
+shuffles, then the warps' values in the first warp, for a block of whole warps; else, and on OpenCL, a
+tree in shared (local) memory), and one thread adds the block's value to the element with one atomic
+update.
 The element's value from before the launch is thus combined exactly once, and the order of the
 combination is the only difference from the sequential sum.  Any other reduction updates its
 elements with one atomic operation each.
@@ -31,6 +33,8 @@ FLOAT_IDENTITY = {"double": "-0.0", "float": "-0.0f"}
 def identity(kr: KernelReduction) -> str:
     r = kr.reduction
     return FLOAT_IDENTITY[r.element_type] if r.op == "+" and r.element_type in FLOAT_IDENTITY else IDENTITY[r.op]
+
+
 _WORD = {4: ("unsigned int", "uint"), 8: ("unsigned long long", "ulong")}
 _SIZE = {"int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8, "double": 8}
 _NAMES = {"+": "add", "*": "mul", "min": "min", "max": "max"}
