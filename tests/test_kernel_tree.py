@@ -104,6 +104,31 @@ def test_matrix_product_kernel_tree(tmp_path):
                      "[t0, t1] -> { S_0[i, j, k] -> [floor(((i mod 32) - t0)/8), floor(((j mod 32) - t1)/32)] }")
 
 
+def test_full_tiles_of_a_register_tile(tmp_path):
+    # 60 rows and columns: tiles of 32 (g = 1 ends at 59); a thread runs rows t0, t0 + 8, t0 + 16, t0 + 24
+    # of a tile, so the second tile of rows is full for the threads whose fourth row exists (32 + t0 + 24
+    # <= 59: t0 <= 3); every column tile is full along j for its one column per thread where 32 g1 + t1 <= 59
+    scop = model(tmp_path, MATMUL.replace("64", "60"), ARRAYS.replace("64", "60"))
+    deps = dependences.compute(scop)
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SizeOptions(), "k.c",
+                     cuda=True)
+    (kernel,) = region.mapping.kernels
+    assert kernel.thread_points == (4, 1) and kernel.register_tile
+    tree = KernelTree(scop, region.memory[0], True)
+    full = tree.full_tiles()
+    threads = isl.Set("[t0, t1] -> { : 0 <= t0 < 8 and 0 <= t1 < 32 }", context=full.get_ctx())
+    expected = isl.Set("[t0, t1] -> { [g0, g1, g2] : 0 <= g0 <= 1 and 0 <= g1 <= 1 and 0 <= g2 <= 1 and "
+                       "32g0 + t0 + 24 <= 59 and 32g1 + t1 <= 59 }", context=full.get_ctx())
+    blocks = isl.Set(BLOCKS, context=full.get_ctx())
+
+    def within(s: isl.Set) -> isl.Set:
+        tiles = tree.tiles.align_params(s.get_space())
+        return s.intersect(tiles).intersect_params(threads.align_params(s.get_space())).intersect_params(
+            blocks.align_params(s.get_space()))
+
+    assert within(full).is_equal(within(expected.align_params(full.get_space())))
+
+
 def restricts(pma: isl.PwMultiAff, function: str) -> bool:
     """Whether ``pma`` is ``function`` on a domain that is not empty."""
     relation = isl.Map.from_pw_multi_aff(pma)

@@ -17,6 +17,9 @@ VARIANTS = {
     "wrap": WRAP_SIZES,
     "original-order": ["--no-reschedule", "--tile-size", "3,16", "--block-size", "3,8", "--max-shared-memory", "1k"],
     "global-only": ["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],
+    # several points a thread along two loops (4x2, the last of 4 missing for odd threads): register
+    # tiles jammed inside the loops they enclose, tiles whose points all exist apart from the others
+    "register-tile": ["--tile-size", "7,8", "--block-size", "2,4"],
 }
 
 # kernels the GPU targets leave as written, and the diagnostic that says why

@@ -22,10 +22,14 @@ class Benchmark:
     bytes: float
     defines: tuple[str, ...] = field(default=())
     note: str = ""
+    # polypragma options of the cuda build (sizes), and the label that tells this entry from the
+    # kernel's default one
+    gpu_options: tuple[str, ...] = field(default=())
+    label: str = ""
 
     @property
     def name(self) -> str:
-        return self.kernel
+        return f"{self.kernel}_{self.label}" if self.label else self.kernel
 
     def size(self) -> str:
         shown = [d.removeprefix("-D") for d in self.defines] + [str(a) for a in self.args[1:]]
@@ -36,6 +40,11 @@ def _suite() -> list[Benchmark]:
     out = []
     n = 2000
     out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, note="matrix product"))
+    # larger register tiles of the same product: 4x2 and 4x4 points a thread (issue 17, item 2)
+    for label, block in (("tile4x2", "16,32"), ("tile4x4", "16,16")):
+        out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE,
+                             note=f"matrix product, tile 64x64, block {block}",
+                             gpu_options=("--tile-size", "64,64", "--block-size", block), label=label))
     n = 1500
     out.append(Benchmark("mm2", (1, n, n, n, n), 4.0 * n**3, 6 * n * n * DOUBLE, note="two matrix products"))
     n = 2000

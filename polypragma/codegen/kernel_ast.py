@@ -30,6 +30,7 @@ around the computations of each tile, between two barriers, with the mark above 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, replace
 
 import islpy as isl
@@ -38,7 +39,7 @@ from polypragma import timing
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion
-from polypragma.isl_helpers import bounded_operations, maps_of, parameter, set_named, sets_of, union_of, variable
+from polypragma.isl_helpers import bounded_operations, maps_of, parameter, set_named, sets_of, union_of, variable, with_params
 from polypragma.model import Reference, Scop
 
 # isl operations each form of a kernel's AST may take (the atomic form, then the default one); past
@@ -46,6 +47,12 @@ from polypragma.model import Reference, Scop
 # holds every statement's whole domain, where the stitched ASTs it replaced saw one tile at a time
 # (with the tile's coordinates as parameters): control_flow's kernel took 24 s in three builds
 TREE_OPERATIONS = 1_500_000
+# ... per four points a thread has in its register tile (past four): isl unrolls the tile in each
+# copy and in the computations of partial tiles, at a cost that grows with its points (gemm's kernel
+# with a 4x4 register tile takes between 4 and 6 million operations, 1.4 s)
+TILE_POINTS_PER_BOUND = 4
+# the part of that bound the form with full tiles apart may take (see tiled_kernel_ast)
+ISOLATED_SHARE = 1
 # existential variables a piece of the schedule of a statement of that tree may have (as bounded by
 # KernelTree.existentials), past which its AST is not tried: isl's operation count does not bound the
 # pivots of one elimination, which grow with them past any use (a copy of a tile of strided elements,
@@ -157,6 +164,7 @@ class KernelTree:
         self.shared = memory.placed(Placement.SHARED)
         self.private = memory.placed(Placement.PRIVATE)
         self.registers_outside = not self.shared or registers_across_barriers
+        self.jammed = kernel.register_tile
         mapped, tiles = tiling.mapped, tiling.tiles
         to_tiles = tiling.to_tiles.intersect_range(isl.UnionSet.from_set(tiling.block_congruence))
         self.domain = kernel.domain.intersect(to_tiles.domain())  # the computations of this block's tiles
@@ -301,6 +309,44 @@ class KernelTree:
         leaf = self._band(isl.UnionMap.from_map(slots), unroll=self.memory.unroll)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
 
+    def full_tiles(self) -> isl.Set:
+        """The tiles (their coordinates, with the thread ids as parameters) in which every point of
+        this thread's part of the mapped tile is that of an instance of a computation: there the
+        register tile runs without a guard per point (isl's isolate option, as PPCG separates full
+        tiles).  Only the mapped tile coordinates are constrained: the further tiles' loops have
+        bounds of their own, and neither the blocks' wrapping around the tiles nor anything else
+        that would only make the set harder for isl to use is in it."""
+        tiles, mapped = self.tiling.tiles, self.tiling.mapped
+        domain = self.kernel.domain
+        points = _leading(self.tiling.to_points.intersect_domain(domain), 0, mapped)
+        present = _leading(self.tiling.to_tiles.intersect_domain(domain), 0, mapped).flat_range_product(points)
+        present = isl.Set.from_union_set(present.range())
+        present = present.align_params(with_params(present.get_space(), self.kernel.thread_params))
+        # on [tile coordinates, this thread's slots]: point p_d = t_d + B_d * s_d, no division involved
+        space = present.get_space()
+        local = isl.LocalSpace.from_space(space)
+        box = isl.Set.universe(space)
+        affs = isl.AffList.alloc(self.ctx, 2 * mapped)
+        for d in range(mapped):
+            affs = affs.add(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
+        for d, size in enumerate(self.tiling.tile_sizes[:mapped]):
+            slot = isl.Aff.var_on_domain(local, isl.dim_type.set, mapped + d)
+            thread = isl.Aff.var_on_domain(local, isl.dim_type.param,
+                                           space.find_dim_by_name(isl.dim_type.param, self.kernel.thread_params[d]))
+            point = thread.add(slot.scale_val(isl.Val(self.kernel.sizes.block[d], context=self.ctx)))
+            affs = affs.add(point)
+            box = box.intersect(isl.PwAff.from_aff(slot).nonneg_set()).intersect(
+                isl.PwAff.from_aff(point).lt_set(isl.PwAff.from_aff(slot.sub(slot).add_constant_val(
+                    isl.Val(size, context=self.ctx)))))
+        slots = present.preimage_multi_aff(isl.MultiAff.from_aff_list(space.map_from_set(), affs))
+        used = present.project_out(isl.dim_type.set, mapped, mapped)
+        # the thread ids' bounds known, the last slot is a constant and the result needs no division
+        context = self.kernel.context.align_params(space)
+        box = box.intersect(used.insert_dims(isl.dim_type.set, mapped, mapped)).intersect_params(context)
+        missing = box.subtract(slots).project_out(isl.dim_type.set, mapped, mapped)
+        full = used.subtract(missing).gist_params(context).coalesce()
+        return full.add_dims(isl.dim_type.set, tiles - mapped)
+
     def _band(self, schedule: isl.UnionMap, unroll: bool):
         """A leaf band (its first member at the depth after the tiles)."""
         return ("band", schedule, self.tiling.tiles, unroll, None)
@@ -317,15 +363,15 @@ class KernelTree:
         domain, root = self._spec
         return _most_divs(domain) + _path_divs(root)
 
-    def tree(self, separate: frozenset = frozenset()) -> isl.Schedule:
+    def tree(self, separate: frozenset = frozenset(), isolate: bool = True) -> isl.Schedule:
         """The kernel's schedule tree, its loops at the schedule depths in ``separate`` in isl's
-        default form, the others atomic (the statements and their indices are computed once, for
-        every form asked)."""
+        default form, the others atomic, and with ``isolate`` its full tiles generated apart (the
+        statements and their indices are computed once, for every form asked)."""
         if self._spec is None:
             self._spec = self._shape()
         domain, root = self._spec
         schedule = isl.Schedule.from_domain(domain)
-        return _grow(schedule.get_root().child(0), root, separate).get_schedule()
+        return _grow(schedule.get_root().child(0), root, separate, isolate).get_schedule()
 
     def _shape(self):
         """(domain, spec of the root band): every statement of the tree, and its shape."""
@@ -338,8 +384,13 @@ class KernelTree:
 
         threads = tiling.to_points.intersect_domain(self.domain).intersect_range(
             isl.UnionSet.from_set(tiling.thread_congruence)).domain()
-        unroll = list(range(mapped)) if self.memory.unroll else []
-        compute = ("filter", threads, ("band", tiling.to_points.intersect_domain(self.domain), tiles, unroll, None))
+        points = tiling.to_points.intersect_domain(self.domain)
+        slots = range(mapped)  # where the thread's points of the mapped loops are in the band
+        if self.jammed:
+            points, slots = _slots_innermost(points, mapped)
+        unroll = list(slots) if self.memory.unroll else []
+        full = self.full_tiles() if self.jammed else None
+        compute = ("filter", threads, ("band", points, tiles, unroll, None, full))
         inner: list = []  # (filter, subtree) for each tile of the further tiles
         registers_inner = not self.registers_outside and self.private
 
@@ -416,6 +467,23 @@ class KernelTree:
 
 
 
+def _slots_innermost(points: isl.UnionMap, mapped: int) -> tuple[isl.UnionMap, range]:
+    """The compute band's schedule ``points`` ([p_0 .. p_{mapped-1}, the rest]) with the points of the
+    mapped loops moved innermost (unroll-and-jam: the thread's points form a register tile inside each
+    step of the sequential loops), and the positions they now have.  Legal because every dependence of
+    the kernel joins instances with the same values of the mapped loops (checked when the kernel was
+    mapped): a member along which all distances are zero may move to any depth."""
+    space = isl.Set.from_union_set(points.range()).get_space()
+    n = space.dim(isl.dim_type.set)
+    order = list(range(mapped, n)) + list(range(mapped))
+    local = isl.LocalSpace.from_space(space)
+    affs = isl.AffList.alloc(space.get_ctx(), n)
+    for d in order:
+        affs = affs.add(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
+    permutation = isl.MultiAff.from_aff_list(space.map_from_domain_and_range(space), affs)
+    return points.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(permutation))), range(n - mapped, n)
+
+
 def _most_divs(pieces: isl.UnionSet | isl.UnionMap) -> int:
     """The most existential variables of a basic set or map of ``pieces``."""
     most = 0
@@ -450,30 +518,49 @@ def _loop_type(depth: int, unrolled: bool, separate: frozenset):
     return isl.ast_loop_type.default if depth in separate else isl.ast_loop_type.atomic
 
 
-def _grow(node: isl.ScheduleNode, spec, separate: frozenset) -> isl.ScheduleNode:
+def _isolate(node: isl.ScheduleNode, outer: isl.Set, first: int, unroll, separate: frozenset) -> isl.ScheduleNode:
+    """The band ``node`` with the instances of its outer schedule dimensions in ``outer`` generated
+    apart (isl's isolate option), so that isl drops the guards those dimensions imply; its loops there
+    of the same types as elsewhere."""
+    members = node.band_n_member()
+    band = isl.Set.universe(outer.get_space().drop_dims(isl.dim_type.set, 0, outer.dim(isl.dim_type.set))
+                            .add_dims(isl.dim_type.set, members))
+    option = isl.Map.from_domain_and_range(outer, band.align_params(outer.get_space())).wrap()
+    node = node.band_set_ast_build_options(isl.UnionSet.from_set(option.set_tuple_name("isolate")))
+    for k in range(members):
+        unrolled = unroll is True or (unroll and k in unroll)
+        node = node.band_member_set_isolate_ast_loop_type(k, _loop_type(first + k, unrolled, separate))
+    return node
+
+
+def _grow(node: isl.ScheduleNode, spec, separate: frozenset, isolate: bool) -> isl.ScheduleNode:
     """Insert ``spec`` above the leaf ``node``, its loops at the depths in ``separate`` in isl's
     default form; return the node where it starts."""
     kind = spec[0]
     ctx = node.get_ctx()
     if kind == "band":
-        _, schedule, first, unroll, child = spec
+        _, schedule, first, unroll, child = spec[:5]
+        isolated = spec[5] if len(spec) > 5 else None
         node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(schedule.coalesce()))
+        if isolate and isolated is not None and not isolated.is_empty():
+            # (setting the options resets the band's loop types: they are set after)
+            node = _isolate(node, isolated, first, unroll, separate)
         for k in range(node.band_n_member()):
             unrolled = unroll is True or (unroll and k in unroll)
             node = node.band_member_set_ast_loop_type(k, _loop_type(first + k, unrolled, separate))
         if child is not None:
-            node = _grow(node.child(0), child, separate).parent()
+            node = _grow(node.child(0), child, separate, isolate).parent()
         return node
     if kind == "filter":
         _, uset, child = spec
         node = node.insert_filter(uset.coalesce())
         if child is not None:
-            node = _grow(node.child(0), child, separate).parent()
+            node = _grow(node.child(0), child, separate, isolate).parent()
         return node
     if kind == "mark":
         _, payload, child = spec
         node = node.insert_mark(isl.Id("registers", user=payload, context=ctx))
-        return _grow(node.child(0), child, separate).parent()
+        return _grow(node.child(0), child, separate, isolate).parent()
     if kind == "sequence":
         _, items = spec
         filters = isl.UnionSetList.alloc(ctx, len(items))
@@ -482,7 +569,7 @@ def _grow(node: isl.ScheduleNode, spec, separate: frozenset) -> isl.ScheduleNode
         node = node.insert_sequence(filters)
         for k, (_, child) in enumerate(items):
             if child is not None:
-                node = _grow(node.child(k).child(0), child, separate).parent().parent()
+                node = _grow(node.child(k).child(0), child, separate, isolate).parent().parent()
         return node
     raise ValueError(kind)
 
@@ -550,61 +637,83 @@ def _exprs(pulled: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ..
 def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuRegion:
     """``region`` with the AST of each kernel with promoted data (:func:`tiled_kernel_ast`); a kernel
     whose AST exceeds its bound has its data in global memory instead, the reason on each group."""
-    memory, asts = [], []
+    memory, asts, apart = [], [], []
     for kernel_memory in region.memory:
-        ast = None
+        ast, isolated = None, False
         if kernel_memory.tiled:
             with timing.part(f"kernel {kernel_memory.kernel.index}: the AST with its promoted data"):
                 try:
-                    ast = tiled_kernel_ast(region.scop, kernel_memory, region.names.kernel, registers_across_barriers)
+                    ast, isolated = tiled_kernel_ast(region.scop, kernel_memory, region.names.kernel,
+                                                     registers_across_barriers)
                 except TooCostly as exc:
                     kernel_memory = kernel_memory.in_global_memory(str(exc))
         memory.append(kernel_memory)
         asts.append(ast)
-    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts))
+        apart.append(isolated)
+    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts), full_tiles_apart=tuple(apart))
 
 
 class TooCostly(Exception):
     """The AST of a kernel with promoted data took more than its bound of isl operations."""
 
 
-def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str, registers_across_barriers: bool) -> isl.AstNode:
+def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
+                     registers_across_barriers: bool) -> tuple[isl.AstNode, bool]:
     """The AST of a kernel with promoted data (see the module's docstring); loops over the tiles
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
-    costly: then isl's default form.  Both within TREE_OPERATIONS isl operations, past which
+    costly: then isl's default form.  Both within TREE_OPERATIONS isl operations (a multiple of it for
+    a register tile of more than TILE_POINTS_PER_BOUND points a thread), past which
     :class:`TooCostly` is raised, and neither tried where a statement's schedule has more than
-    TREE_EXISTENTIALS existential variables."""
+    TREE_EXISTENTIALS existential variables.  A register tile's full tiles are first generated apart
+    (:meth:`KernelTree.full_tiles`) within a share of the bound.  Returns the AST and whether its full
+    tiles are apart."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
     builder = KernelTree(scop, memory, registers_across_barriers)
+    points = math.prod(kernel.thread_points)
+    bound = TREE_OPERATIONS * max(1, points // TILE_POINTS_PER_BOUND) if kernel.register_tile else TREE_OPERATIONS
     try:
-        with bounded_operations(ctx, TREE_OPERATIONS):
+        with bounded_operations(ctx, bound):
             # the tree's statements, computed here within the first build's bound, are those it takes
             existentials = builder.existentials()
             if existentials > TREE_EXISTENTIALS:
                 raise TooCostly(f"the kernel's AST with its data promoted was not tried: the schedule of a statement "
                                 f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}")
+    except isl.Error:
+        pass
+    if kernel.register_tile:
+        # full tiles apart first, within a share of the bound: where the partial tiles have many shapes
+        # (a triangular domain's), the kernel is built without (syr2k's took more than the whole bound)
+        try:
+            with bounded_operations(ctx, int(bound / ISOLATED_SHARE)):
+                ast = _build(builder, prefix, frozenset(), isolate=True)
+                if not strided_dimensions(ast, prefix, steps):
+                    return ast, True
+        except isl.Error:
+            pass
+    try:
+        with bounded_operations(ctx, bound):
             ast = _build(builder, prefix, frozenset())
             strided = frozenset(strided_dimensions(ast, prefix, steps))
             if not strided:
-                return ast
+                return ast, False
             ast = _build(builder, prefix, strided)
             if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
-                return ast
+                return ast, False
     except isl.Error:
         pass
     try:
-        with bounded_operations(ctx, TREE_OPERATIONS):
-            return _build(builder, prefix, frozenset(range(64)))
+        with bounded_operations(ctx, bound):
+            return _build(builder, prefix, frozenset(range(64))), False
     except isl.Error:
-        raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {TREE_OPERATIONS} isl "
+        raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
                         "operations") from None
 
 
-def _build(builder: KernelTree, prefix: str, separate: frozenset) -> isl.AstNode:
-    tree = builder.tree(separate)
+def _build(builder: KernelTree, prefix: str, separate: frozenset, isolate: bool = False) -> isl.AstNode:
+    tree = builder.tree(separate, isolate)
     kernel = builder.kernel
     context = kernel.context.align_params(tree.get_domain().get_space())
     build = ast_builder(context, prefix)

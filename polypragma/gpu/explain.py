@@ -62,6 +62,14 @@ def explain(region: GpuRegion) -> list[str]:
         if memory is not None and memory.kernel.tiling is not None and memory.kernel.tiling.tiles > kernel.mapped:
             out.append(f"    further loop(s) of its permutable band tiled by "
                        f"{list(memory.kernel.tiling.tile_sizes[kernel.mapped:])} for the tiles of shared memory")
+        if region.kernel_asts and region.kernel_asts[kernel.index] is not None and kernel.register_tile:
+            tile = "x".join(map(str, kernel.thread_points))
+            registers = " (its register tile)" if memory.placed(Placement.PRIVATE) else ""
+            apart = ("tiles whose points all exist run without a guard per point"
+                     if region.full_tiles_apart[kernel.index] else
+                     "every point has its guard (generating the full tiles apart would cost too much)")
+            out.append(f"    each thread runs its {tile} points of the mapped loops{registers} innermost, inside "
+                       f"each step of the loops they enclose (unroll-and-jam); {apart}")
         out += _memory_lines(region, kernel)
     for a in region.arrays:
         if a.local:

@@ -95,6 +95,19 @@ class Kernel:
     # reductions whose updates come from several threads (their dependences cross the mapped loops)
     reductions: tuple["KernelReduction", ...] = ()
 
+    @property
+    def thread_points(self) -> tuple[int, ...]:
+        """The points of the mapped loops a thread runs in each tile, along each of them."""
+        return tuple(-(-tile // block) for tile, block in zip(self.sizes.tile, self.sizes.block))
+
+    @property
+    def register_tile(self) -> bool:
+        """Whether a thread runs its points of the mapped loops innermost, inside each step of the
+        loops they enclose (unroll-and-jam: a register tile), when the kernel's data is promoted: it
+        has several, and no reduction whose threads combine their values (that code expects the
+        thread's points outermost)."""
+        return not self.reductions and any(n > 1 for n in self.thread_points)
+
     def describe(self) -> str:
         if not self.mapped:
             return f"kernel {self.index}: one thread (no parallel loop), statements {', '.join(self.statements)}"

@@ -46,6 +46,8 @@ class GpuRegion:
     # with_kernel_asts once the target is known; a kernel whose AST would cost too much has its data
     # left in global memory there, so that --explain reports where the data really lives)
     kernel_asts: tuple = ()
+    # per kernel: whether the AST has the full tiles of a register tile apart, without a guard per point
+    full_tiles_apart: tuple[bool, ...] = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
     # the members of struct variables the kernels access (p__x for p[i].x): arrays of the model that live
     # in their struct variable's buffer (one of ``arrays``), with no buffer of their own

@@ -2,7 +2,7 @@
 // RUN: -- 7 13 19 7
 // RUN: -- 42 48 52 56
 // the kernel, as a reader should see it: shared tiles of A and B indexed by the tile's own coordinates,
-// a 4x1 register tile of C per thread, one loop over the tiles of k with two barriers, each statement
+// a 4x1 register tile of C per thread (inside the loop over k), one loop over the tiles of k with two barriers, each statement
 // with its source line, and global indices simplified by isl
 // CHECK-CUDA: __global__ void polypragma_gemm_region0_kernel0(
 // CHECK-CUDA: __shared__ double shared_A[32][32];
@@ -15,8 +15,15 @@
 // CHECK-CUDA: shared_B[k3][t1] = B[(32 * k2 + k3) * nj + (t1 + 32 * k1)];
 // CHECK-CUDA: __syncthreads();
 // CHECK-CUDA: private_C[0][0] *= beta;  /* {{.*}}tests/kernels/gemm.c:{{[0-9]+}} */
-// CHECK-CUDA: private_C[0][0] += alpha * shared_A[t0][k5] * shared_B[k5][t1];  /* {{.*}}tests/kernels/gemm.c:{{[0-9]+}} */
-// CHECK-CUDA: private_C[1][0] += alpha * shared_A[t0 + 8][k5] * shared_B[k5][t1];
+// the register tile inside each step of k, tiles whose four rows all exist without a guard per row
+// CHECK-CUDA: if (ni >= t0 + 32 * k0 + 25 && nj >= t1 + 32 * k1 + 1) {
+// CHECK-CUDA-NEXT: for (int k3 = 0; k3 <= polypragma_min(31, nk - 32 * k2 - 1); ++k3) {
+// CHECK-CUDA-NEXT: private_C[0][0] += alpha * shared_A[t0][k3] * shared_B[k3][t1];  /* {{.*}}tests/kernels/gemm.c:{{[0-9]+}} */
+// CHECK-CUDA-NEXT: private_C[1][0] += alpha * shared_A[t0 + 8][k3] * shared_B[k3][t1];
+// CHECK-CUDA-NEXT: private_C[2][0] += alpha * shared_A[t0 + 16][k3] * shared_B[k3][t1];
+// CHECK-CUDA-NEXT: private_C[3][0] += alpha * shared_A[t0 + 24][k3] * shared_B[k3][t1];
+// CHECK-CUDA-NEXT: }
+// CHECK-CUDA-NEXT: } else {
 // CHECK-CUDA: __syncthreads();
 // CHECK-CUDA: C[(t0 + 32 * k0) * nj + (t1 + 32 * k1)] = private_C[0][0];
 // CHECK-CUDA-NOT: double private_C
