@@ -10,6 +10,7 @@ from harness import KERNELS, polypragma
 from test_model import model, same
 
 from polypragma import dependences, reductions
+from polypragma.codegen.reduction_code import identity, update
 from polypragma.gpu.mapping import map_to_gpu
 from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import SizeOptions
@@ -92,6 +93,18 @@ def test_a_sum_is_mapped_and_accumulated_per_thread(tmp_path):
     assert reduction.accumulated and reduction.element == ()
 
 
+def test_a_minimum_is_accumulated_per_thread_from_the_largest_value(tmp_path):
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  s = fmin(s, a[i]);")
+    (kernel,) = mapping.kernels
+    (reduction,) = kernel.reductions
+    assert reduction.accumulated and reduction.reduction.op == "min"
+    # the thread starts from +infinity (its bits on CUDA, OpenCL C's INFINITY), keeps the smaller value
+    assert identity(reduction, opencl=False) == "__longlong_as_double(0x7ff0000000000000LL)"
+    assert identity(reduction, opencl=True) == "((double)INFINITY)"
+    assert update(0, reduction, "s", "a[i]", False, set()) == \
+        "polypragma_reduction0 = ((a[i]) < polypragma_reduction0 ? (a[i]) : polypragma_reduction0);"
+
+
 def test_a_row_sum_on_the_host_loop_accumulates_into_the_row(tmp_path):
     # the row loop reads s after its sum: it stays on the host, the sum of each row is a reduction
     mapping = _mapped(tmp_path, "for (i = 0; i < n; i++) {\n  s = 0;\n  for (j = 0; j < m; j++)\n"
@@ -112,7 +125,7 @@ def test_explain_and_no_reductions(tmp_path):
     status, messages = polypragma(source, tmp_path / "on", ["--target", "opencl", "--explain"], ["-DN=1000"])
     assert status == 0, messages
     assert "reduction total += ... (line 26): its loop runs in parallel" in messages, messages
-    assert "the block combines them and adds its value to the element with one atomic update" in messages
+    assert "the block combines them and merges its value into the element with one atomic update" in messages
     status, messages = polypragma(source, tmp_path / "off", ["--target", "opencl", "--explain", "--no-reductions"],
                                   ["-DN=1000"])
     assert status == 0, messages

@@ -1,11 +1,11 @@
 """Kernel code of parallel reductions (:mod:`polypragma.reductions`), for CUDA and OpenCL alike.
 
 A reduction whose updates of a launch all go to one element (a sum into a scalar, a dot product, a
-row's sum when the row loop is on the host) is accumulated by each thread in a register, from the
-operator's identity; at the end of the kernel the block combines its threads' values (CUDA: warp
-shuffles, then the warps' values in the first warp, for a block of whole warps; else, and on OpenCL, a
-tree in shared (local) memory), and one thread adds the block's value to the element with one atomic
-update.
+row's sum when the row loop is on the host, a minimum or a maximum) is accumulated by each thread in
+a register, from the operator's identity; at the end of the kernel the block combines its threads'
+values (CUDA: warp shuffles, then the warps' values in the first warp, for a block of whole warps;
+else, and on OpenCL, a tree in shared (local) memory), and one thread combines the block's value with
+the element with one atomic update.
 The element's value from before the launch is thus combined exactly once, and the order of the
 combination is the only difference from the sequential sum.  Any other reduction updates its
 elements with one atomic operation each.
@@ -25,14 +25,27 @@ from polypragma.gpu.mapping import Kernel, KernelReduction
 from polypragma.model import _plain_c, c_expression
 
 # the identity of each operator a thread starts from (-0.0 for floating-point sums: x + -0.0 is x for
-# every x, -0.0 included)
+# every x, -0.0 included); for the minimum and maximum, the type's largest and smallest values, written
+# without a header (infinities from their bits on CUDA, OpenCL C's INFINITY)
 IDENTITY = {"+": "0", "*": "1"}
 FLOAT_IDENTITY = {"double": "-0.0", "float": "-0.0f"}
+_LARGEST = {"int": "2147483647", "unsigned int": "4294967295u", "long": "9223372036854775807L",
+            "unsigned long": "18446744073709551615UL"}
+_SMALLEST = {"int": "(-2147483647 - 1)", "unsigned int": "0u", "long": "(-9223372036854775807L - 1)",
+             "unsigned long": "0UL"}
+_CUDA_INFINITY = {"double": "__longlong_as_double(0x7ff0000000000000LL)", "float": "__int_as_float(0x7f800000)"}
+_OPENCL_INFINITY = {"double": "((double)INFINITY)", "float": "INFINITY"}
 
 
-def identity(kr: KernelReduction) -> str:
+def identity(kr: KernelReduction, opencl: bool) -> str:
     r = kr.reduction
-    return FLOAT_IDENTITY[r.element_type] if r.op == "+" and r.element_type in FLOAT_IDENTITY else IDENTITY[r.op]
+    ctype = _type(r.element_type)
+    if r.op in ("min", "max"):
+        infinity = (_OPENCL_INFINITY if opencl else _CUDA_INFINITY).get(ctype)
+        if infinity is not None:
+            return infinity if r.op == "min" else f"(-{infinity})"
+        return (_LARGEST if r.op == "min" else _SMALLEST)[ctype]
+    return FLOAT_IDENTITY[ctype] if r.op == "+" and ctype in FLOAT_IDENTITY else IDENTITY[r.op]
 
 
 _WORD = {4: ("unsigned int", "uint"), 8: ("unsigned long long", "ulong")}
@@ -120,6 +133,8 @@ def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl
     value = f"-({operand})" if r.negate else f"({operand})"
     if reduction.accumulated:
         mine = accumulator(k)
+        if r.op in ("min", "max"):
+            return f"{mine} = {combine(r.op, mine, f'({operand})')};"
         return f"{mine} = {mine} {'-' if r.negate else r.op} ({operand});"
     macros.add(atomic_macro(r.op, r.element_type, opencl))
     return f"{atomic_name(r.op, r.element_type)}(&{target}, {value});"
@@ -142,7 +157,7 @@ def declarations(kernel: Kernel, shared_declaration, opencl: bool) -> list[str]:
     for k, kr in enumerate(kernel.reductions):
         if kr.accumulated:
             ctype = kr.reduction.element_type
-            out.append(f"  {ctype} {accumulator(k)} = {identity(kr)};")
+            out.append(f"  {ctype} {accumulator(k)} = {identity(kr, opencl)};")
             out.append("  " + shared_declaration(ctype, f"{accumulator(k)}_block", f"[{slots}]"))
     return out
 
@@ -200,8 +215,10 @@ def _warp_sums(accumulated, pad: str) -> list[str]:
     out = [f"{pad}for (int polypragma_step = {WARP // 2}; polypragma_step > 0; polypragma_step >>= 1) {{"]
     for k, kr in accumulated:
         mine = accumulator(k)
-        other = f"__shfl_down_sync(0xffffffffu, {mine}, polypragma_step)"
-        out.append(f"{pad}  {mine} = {combine(kr.reduction.op, mine, other)};")
+        # (every lane shuffles: a shuffle under a condition, as in a minimum's ?:, would be divergent)
+        out.append(f"{pad}  {{ const {_type(kr.reduction.element_type)} polypragma_other = "
+                   f"__shfl_down_sync(0xffffffffu, {mine}, polypragma_step);")
+        out.append(f"{pad}    {mine} = {combine(kr.reduction.op, mine, 'polypragma_other')}; }}")
     out.append(f"{pad}}}")
     return out
 
@@ -217,7 +234,7 @@ def _shuffles(kernel: Kernel, accumulated, barrier: str) -> list[str]:
     out += [f"      {accumulator(k)}_block[polypragma_lane / {WARP}] = {accumulator(k)};" for k, _ in accumulated]
     out += ["    }", f"    {barrier}", f"    if (polypragma_lane < {WARP}) {{"]
     out += [f"      {accumulator(k)} = polypragma_lane < {warps} ? {accumulator(k)}_block[polypragma_lane] : "
-            f"{identity(kr)};" for k, kr in accumulated]
+            f"{identity(kr, False)};" for k, kr in accumulated]
     out += _warp_sums(accumulated, "      ")
     out += ["    }", "    if (polypragma_lane == 0) {"]
     return out

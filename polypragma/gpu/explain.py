@@ -51,8 +51,8 @@ def explain(region: GpuRegion) -> list[str]:
                    f"stays within a thread (checked), so {barriers}")
         for kr in kernel.reductions:
             r = kr.reduction
-            how = ("each thread accumulates its updates in a register, the block combines them and adds its "
-                   "value to the element with one atomic update" if kr.accumulated else
+            how = ("each thread accumulates its updates in a register, the block combines them and merges its "
+                   "value into the element with one atomic update" if kr.accumulated else
                    "each update is atomic")
             out.append(f"    reduction {r.describe()}: its loop runs in parallel (only this accumulation crosses "
                        f"the threads; the order of the {'floating-point ' if r.floating else ''}updates changes): "

@@ -131,7 +131,7 @@ class KernelReduction:
 
     @property
     def accumulated(self) -> bool:
-        return self.element is not None and self.reduction.op in ("+", "*")
+        return self.element is not None
 
 
 @dataclass(frozen=True)
