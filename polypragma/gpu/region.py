@@ -73,7 +73,7 @@ class GpuRegion:
         """(C type, name) of the host function's parameters, in order."""
         out = [(self.scop.scalar_types[p], p) for p in self.scop.parameters]
         out += [(self.scop.scalar_types[s], s) for s in self.scop.read_only_scalars]
-        out += [(f"{a.device_type} *", a.host_name) for a in self.arrays if not a.local]
+        out += [(f"{a.device_type} {'**' if a.rows else '*'}", a.host_name) for a in self.arrays if not a.local]
         return out
 
     def call_arguments(self) -> list[str]:
@@ -81,7 +81,10 @@ class GpuRegion:
         for a in self.arrays:
             if a.local:
                 continue
-            out.append(f"({a.device_type} *)&{a.host_name}" if a.scalar else f"({a.device_type} *){a.host_name}")
+            if a.scalar:
+                out.append(f"({a.device_type} *)&{a.host_name}")
+            else:
+                out.append(f"({a.device_type} {'**' if a.rows else '*'}){a.host_name}")
         return out
 
 
