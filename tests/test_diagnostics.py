@@ -1289,9 +1289,20 @@ def test_affine_returns_on_every_target(tmp_path: Path):
 
 
 def test_rows_through_pointers_on_gpu(tmp_path: Path):
-    """``double **A``: the c target regenerates the region; the GPU targets, which copy an array in one
-    piece, say at the first access that its rows may lie anywhere."""
+    """``double **A``: every target regenerates the region (the GPU targets copy its rows one by one into a
+    dense copy, and the host function takes the row pointers); rows of rows, ``double ***A``, stay refused
+    by the GPU targets, at the first access, saying what they take instead."""
     text = ("#include <stdio.h>\nvoid kernel(int n, double **A, double *s)\n{\n#pragma scop\n"
             "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
             "            s[i] += A[i][j];\n#pragma endscop\n}\n")
-    assert_refused_on_gpu(tmp_path, text, (7, 21), "array 'A' of rows through pointers", "rows may lie anywhere")
+    source = write_source(tmp_path, "kernel.c", text)
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    generated = generated_path(source, tmp_path / "cuda").with_suffix(".cu").read_text()
+    assert "int n, double ** A, double * s)" in generated
+    text = text.replace("double **A", "double ***A").replace("A[i][j];", "A[i][j][0];")
+    (tmp_path / "3").mkdir()
+    assert_refused_on_gpu(tmp_path / "3", text, (7, 21), "array 'A' of rows through pointers with 3 dimensions",
+                          "copied row by row")

@@ -149,8 +149,8 @@ def _extents(array: Array, scop: Scop) -> list[isl.PwAff]:
                 # its own, wherever the host put it (said at the first access)
                 raise Unsupported(f"array '{array.c_name}' of rows through pointers", _first_access(array, scop),
                                   f"with {array.rank} dimensions is not supported by the GPU targets (those of two, "
-                                  "'double **A', are: pass a pointer to pointers to arrays, 'double (**A)[m]', or "
-                                  "flat rows)")
+                                  "'double **A', are copied row by row; pass a pointer to arrays, "
+                                  "'double (*A)[m][k]', or a flat array)")
             raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
                               "is not supported by the GPU targets")
         _check_bounded(array, scop, (0,))
