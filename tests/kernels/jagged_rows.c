@@ -7,6 +7,19 @@
 //         over the inner rows), a triangle written whole without being read (nothing copied in), and a
 //         row of flat data beside them; the device holds a dense copy, copied row by row, and the elements
 //         of each row past what the region touches must stay as they were
+// CHECK-CUDA: D[{{.*}} * n + {{.*}}] = {{.*}}jagged_rows.c:{{[0-9]+}} */
+// CHECK-CUDA: extern "C" int polypragma_jagged_rows_region0(int n, int m, double ** B, double ** C, double ** D, double ** L, double * x, double * y)
+// CHECK-CUDA: polypragma_row_aliased(L[polypragma_row], 0, polypragma_row, sizeof(double), 0, {{.*}}, "L", polypragma_where, &said)) {
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_bind(&bind_D, NULL, bytes_D, 0, 0, 0, "D", polypragma_where));
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_row_in(bind_D.buffer, D[polypragma_row], polypragma_row, 0, polypragma_row, n, sizeof(double), 0, "D", polypragma_where));
+// CHECK-CUDA: polypragma_phase = POLYPRAGMA_COPYING_OUT;
+// CHECK-CUDA: if (!((polypragma_row % 2) == 0))
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_row_out(B[polypragma_row], bind_B.buffer, polypragma_row, 0, (m - 1), m, sizeof(double), "B", polypragma_where));
+// CHECK-CUDA: for (long polypragma_row = 1; polypragma_row <= (n - 2); ++polypragma_row) {
+// CHECK-CUDA-NEXT: POLYPRAGMA_DATA_STEP(polypragma_row_out(C[polypragma_row], bind_C.buffer, polypragma_row, 1, (m - 2), m, sizeof(double), "C", polypragma_where));
+// CHECK-CUDA-NOT: polypragma_row_out(L
+// CHECK-CUDA: polypragma_release:
+// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_row_in_jagged_rows(bind_L.buffer, L[polypragma_row], polypragma_row, 0, polypragma_row, n, sizeof(double), 1, "L", polypragma_where));
 // jagged_rows: a triangular matrix-vector product and row updates on rows malloc'ed one by one
 #include "kernels.h"
 
