@@ -111,12 +111,15 @@ class Member:
 
     ``struct`` is the C variable, ``type`` its element type as written (``struct particle``, a typedef
     name), ``rank`` the subscripts the struct variable takes (``p->x`` is ``p[0].x``), ``path`` the
-    fields from it to the member, each with the subscripts it takes."""
+    fields from it to the member, each with the subscripts it takes.  ``pointer``: the last field is a
+    pointer (``p->a[i]`` with ``double *a``), so the member's elements are not in the struct but wherever it
+    points (the GPU targets copy them as rows through pointers, see gpu/data.py)."""
 
     struct: str
     type: str
     rank: int
     path: tuple[tuple[str, int], ...]
+    pointer: bool = False
 
 
 @dataclass(frozen=True)

@@ -885,12 +885,12 @@ def test_struct_member_array_on_every_target(statement: str, tmp_path: Path):
 
 _POINTER_MEMBER = """\
 #include <stdio.h>
-struct node { double *w; };
+struct node { double **w; };
 void kernel(double *A, struct node *q)
 {
 #pragma scop
     for (int i = 0; i < 10; i++)
-        A[i] = q[i].w[0];
+        A[i] = q[i].w[0][i];
 #pragma endscop
 }
 """
@@ -930,6 +930,25 @@ def test_struct_member_refused_on_gpu(text: str, col: int, why: str, tmp_path: P
     """What kernels cannot take stays on the host, with the member access and why at its line:col: a member
     that is a pointer (the device copy would hold a host address), a struct type kernels cannot name."""
     assert_refused_on_gpu(tmp_path, text, (7, col), "struct member access", why)
+
+
+@pytest.mark.parametrize("access", ["q[i].w[0]", "q->w[i]", "r.w[i]", "q[i].in.w[i]"])
+def test_pointer_members_on_every_target(access: str, tmp_path: Path):
+    """A struct's member that points to its elements (``q[i].w[0]``, ``q->w[i]``, of a struct by value, of a
+    nested struct): every target regenerates the region; the GPU targets copy what it points to as rows through
+    pointers, the host function taking the struct variable (which no kernel reads here, so it has no buffer)."""
+    text = ("#include <stdio.h>\nstruct inner { double *w; };\nstruct node { double *w; struct inner in; };\n"
+            "void kernel(double *A, struct node *q, struct node r)\n{\n#pragma scop\n"
+            f"    for (int i = 0; i < 10; i++)\n        A[i] = {access};\n#pragma endscop\n}}\n")
+    source = write_source(tmp_path, "kernel.c", text)
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    generated = generated_path(source, tmp_path / "cuda").with_suffix(".cu").read_text()
+    struct = access[0]
+    assert f"(double * A, struct node * {struct})" in generated
+    assert f"bytes_{struct} " not in generated
 
 
 @pytest.mark.parametrize("statement, expected", [

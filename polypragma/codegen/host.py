@@ -171,10 +171,13 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
 
     def rows(a: DeviceArray, ranges: RowRanges, call, pad: str = "  ") -> list[str]:
         """``call(row, first, last)``, C lines, for each row of ``ranges`` of array ``a`` of rows through pointers."""
-        return _row_loop(ranges, lambda first, last: call(f"{a.host_name}[{ROW}]", first, last), pad)
+        return _row_loop(ranges, lambda first, last: call(a.row_pointer(ROW), first, last), pad)
 
     def row_size(a: DeviceArray) -> str:
         return f"sizeof({a.device_type})"
+
+    def row_width(a: DeviceArray) -> str:  # of a row in the dense copy (a one-dimensional array: one row)
+        return a.inner_extents[0] if a.inner_extents else "0"
 
     where = where_literal(region, source)
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
@@ -233,7 +236,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         for r in row_arrays:
             lines += rows(r, r.rows_in, lambda row, first, last, r=r: [
                 f"if (polypragma_row_aliased{syntax.suffix}({row}, {first}, {last}, {row_size(r)}, {int(r.written)}, "
-                f"{len(names)}, hosts, sizes, written, names, \"{r.host_name}\", polypragma_where, &said)) {{",
+                f"{len(names)}, hosts, sizes, written, names, \"{r.shown}\", polypragma_where, &said)) {{",
                 "  polypragma_status = 1;", "  goto polypragma_release;", "}"], "    ")
         lines.append("  }")
     for a in region.arrays:
@@ -241,7 +244,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_bind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
                       f"{int(a.copy_in and not a.rows)}, {'0' if a.rows else syntax.in_place_alignment(region, a)}, "
                       f"{int(syntax.direct(region, a) and not a.rows)}, "
-                      f"\"{a.host_name}\", polypragma_where));",
+                      f"\"{a.shown}\", polypragma_where));",
                       f"  dev_{a.name} = {syntax.device_pointer(a)};"]
     lines += syntax.at(region, "allocated")
     for a in region.arrays:
@@ -254,7 +257,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         elif bound(a) and a.rows:  # row by row into the dense copy
             lines += rows(a, a.rows_in, lambda row, first, last, a=a: [
                 f"POLYPRAGMA_DATA_STEP(polypragma_row_in{syntax.suffix}(bind_{a.name}.buffer, {row}, {ROW}, {first}, "
-                f"{last}, {a.inner_extents[0]}, {row_size(a)}, {int(a.copy_in)}, \"{a.host_name}\", polypragma_where));"])
+                f"{last}, {row_width(a)}, {row_size(a)}, {int(a.copy_in)}, \"{a.shown}\", polypragma_where));"])
         elif bound(a):
             lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_fill{syntax.suffix}(&bind_{a.name}, {host(a)}, "
                          f"\"{a.host_name}\", polypragma_where));")
@@ -269,7 +272,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
             if a.copy_out:  # the rows written, row by row from the dense copy
                 lines += rows(a, a.rows_out, lambda row, first, last, a=a: [
                     f"POLYPRAGMA_DATA_STEP(polypragma_row_out{syntax.suffix}({row}, bind_{a.name}.buffer, {ROW}, "
-                    f"{first}, {last}, {a.inner_extents[0]}, {row_size(a)}, \"{a.host_name}\", polypragma_where));"])
+                    f"{first}, {last}, {row_width(a)}, {row_size(a)}, \"{a.shown}\", polypragma_where));"])
         elif bound(a) and not a.local:
             lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_finish{syntax.suffix}(&bind_{a.name}, {a.host_name}, "
                          f"{int(a.written)}, {int(a.copy_out)}, \"{a.host_name}\", polypragma_where));")
@@ -281,7 +284,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         if bound(a):
             lines += ["  {",
                       f"    const int status = polypragma_unbind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
-                      f"{int(a.written)}, polypragma_status != 0, polypragma_launched, \"{a.host_name}\", "
+                      f"{int(a.written)}, polypragma_status != 0, polypragma_launched, \"{a.shown}\", "
                       "polypragma_where, polypragma_phase);",
                       "    if (status != 0 && polypragma_status == 0)",
                       "      polypragma_status = status;",

@@ -90,11 +90,31 @@ class DeviceArray:
     # elements of each row the region may write, when copy_out)
     rows_in: RowRanges | None = None
     rows_out: RowRanges | None = None
+    # rows through a struct's pointer member: the fields from the struct to it (".a" for p[i].a[j], whose row r
+    # is p[r].a; host_name is the struct variable's), "" for an array of rows (row r is A[r])
+    row_member: str = ""
 
     @property
     def rows(self) -> bool:
         """Whether the host holds the array as rows through pointers (copied row by row)."""
         return self.rows_in is not None
+
+    def row_pointer(self, row: str) -> str:
+        """The C expression of the host's pointer to row ``row`` (rows through pointers)."""
+        return f"{self.host_name}[{row}]{self.row_member}"
+
+    @property
+    def shown(self) -> str:
+        """The array as the host's messages name it (``A``, ``p[].a`` for rows through a struct's member)."""
+        if not self.row_member:
+            return self.host_name
+        return self.host_name + ("[]" if self.member.rank else "") + self.row_member
+
+    @property
+    def parameter(self) -> bool:
+        """Whether the host function takes the array as a parameter (not a local of the region, nor reached
+        through its struct variable's)."""
+        return not self.local and not self.row_member
 
     @property
     def scalar(self) -> bool:
@@ -186,20 +206,27 @@ def _rows(array: Array, scop: Scop, written: isl.UnionMap,
     """An array of rows through pointers: the extents of its dense copy on the device (the rows up to the
     last one touched, each as wide as the widest part touched), what of each row crosses in and out, and
     whether the region certainly writes every element it copies out (then nothing need be copied in for
-    the writes' sake)."""
-    _check_bounded(array, scop, (0, 1))
-    footprint = array.footprint.intersect_params(scop.context)
+    the writes' sake).  A one-dimensional array (a struct's pointer member, ``v.a[i]``) is one row, row 0."""
+    _check_bounded(array, scop, tuple(range(array.rank)))
+    target = isl.UnionSet.from_set(array.footprint)
+
+    def own(elements: isl.UnionSet) -> isl.Set:  # as a set of rows (a one-dimensional array: row 0)
+        found = isl.Set.from_union_set(elements).intersect_params(scop.context)
+        if array.rank == 2:
+            return found
+        return found.apply(_on(found, "{ [c] -> [0, c] }").reset_tuple_id(isl.dim_type.out)).coalesce()
+
+    footprint = own(target)
     one = isl.Val.one(footprint.get_ctx())
-    extents = [footprint.dim_max(d).add_constant_val(one).coalesce() for d in (0, 1)]
+    extents = [footprint.dim_max(d).add_constant_val(one).coalesce() for d in (0, 1)][2 - array.rank:]
     names = scop.signed_names
     rows_in = _row_ranges(_row_hull(footprint), scop.context, names)
-    target = isl.UnionSet.from_set(footprint)
     out = written.intersect_range(target).range()
     if out.is_empty():
         return extents, rows_in, None, False
-    out_hull = _row_hull(isl.Set.from_union_set(out).intersect_params(scop.context))
+    out_hull = _row_hull(own(out))
     covered = must.range().intersect(target)
-    fully = not covered.is_empty() and out_hull.is_subset(isl.Set.from_union_set(covered))
+    fully = not covered.is_empty() and out_hull.is_subset(own(covered))
     return extents, rows_in, _row_ranges(out_hull, scop.context, names), fully
 
 
@@ -212,8 +239,12 @@ def _first_access(array: Array, scop: Scop) -> Location:
 
 
 def _is_rows(array: Array) -> bool:
-    """Whether ``array`` is two-dimensional with its rows through pointers (``double **A``, ``double *A[n]``)."""
-    return (array.rank == 2 and array.extents[1] is None and not array.delinearised and array.member is None
+    """Whether ``array`` is two-dimensional with its rows through pointers (``double **A``, ``double *A[n]``),
+    or the elements a struct's pointer member points to, of one struct (``p->a[i]``, ``v.a[i]``) or of each
+    of an array of them (``p[i].a[j]``)."""
+    if array.member is not None:
+        return array.member.pointer and array.rank <= 2 and all(count == 0 for _, count in array.member.path[:-1])
+    return (array.rank == 2 and array.extents[1] is None and not array.delinearised
             and array.kind != "local")
 
 
@@ -279,6 +310,11 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
         footprint = array.footprint
         is_written = not written.intersect_range(isl.UnionSet.from_set(footprint)).is_empty()
         rows_in = rows_out = None
+        if array.member is not None and array.member.pointer and not _is_rows(array):
+            raise Unsupported("struct member access", _first_access(array, scop),
+                              f"is not supported by the GPU targets: member '{array.member.path[-1][0]}' is a "
+                              "pointer reached through subscripted members or with more than one subscript of its "
+                              "struct variable, and a copy of the struct on the device would hold a host address")
         if _is_rows(array):
             extents, rows_in, rows_out, fully = _rows(array, scop, written, must)
         else:
@@ -303,7 +339,12 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             copy_out=not local and is_written, written=is_written, local=local,
             linearise=array.rank >= 2 and not array.delinearised, live_in=has_live_in,
             constant_elements=_constant_elements(extents), rows_in=rows_in, rows_out=rows_out)
-        if array.member is not None:
+        if array.member is not None and array.member.pointer:
+            # a buffer of its own, its rows' pointers read from the host's structs (p[r].a): the host function
+            # takes the struct variable (GpuRegion.signature_parameters), which needs no buffer for this member
+            path = "".join(f".{field}" for field, _ in array.member.path)
+            result.append(replace(device, member=array.member, host_name=array.member.struct, row_member=path))
+        elif array.member is not None:
             device = replace(device, buffer=array.member.struct, member=array.member, host_name=array.member.struct)
             members.setdefault(array.member.struct, []).append((device, extents))
         else:
