@@ -257,6 +257,10 @@ class Scop:
     # taken, the returned expression or None, where it is); at most one condition holds, and nothing of
     # the region runs after it, so the c target returns after the generated code
     returns: tuple[tuple[isl.Set, c_ast.Node | None, Location], ...] = ()
+    # a return on data, in a region run as one statement (its returns become assignments, see
+    # frontend/extract.py): the region-level variables it sets, (taken, the value or None); code after the
+    # region returns the value when taken
+    data_return: tuple[str, str | None] | None = None
 
     @property
     def signed_names(self) -> dict[str, str]:

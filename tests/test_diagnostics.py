@@ -302,7 +302,9 @@ C_ONLY_CASES = [
             A[i] = side_effect(i);
     """, 2, 16, ("call to 'side_effect'", "declares it without a body")),
     # returns and gotos the model cannot place (conditions on data, a return in a loop run as written, a
-    # goto backward): the region is one statement run as written
+    # goto backward): the region is one statement run as written, which the GPU targets run on one thread
+    # (test_exits_on_data_on_every_target) when they can: not where a loop run as written sets an iterator
+    # of the function (kernels do not see it), nor where a pointer is then accessed anywhere
     Case("return-in-while-loop", """
         i = 1;
         while (i < n) {
@@ -310,40 +312,75 @@ C_ONLY_CASES = [
                 return;
             i = 2 * i;
         }
-    """, 4, 13, ("'return' statement", "inside a loop run as written", "run as written on the c target")),
-    Case("return-in-do-while-loop", """
-        i = 0;
-        do {
-            if (A[i] < 0.0)
-                return;
-            i++;
-        } while (i < n);
-    """, 4, 13, ("'return' statement", "inside a loop run as written")),
+    """, 3, 15, ("subscript 'i' of 'A' depends on data", "cannot be bounded")),
     Case("return-under-data", """
         for (i = 0; i < n; i++) {
             if (A[i] < 0.0)
                 return;
             B[i] = A[i];
         }
-    """, 3, 13, ("'return' statement", "under a condition on data")),
-    Case("goto-under-data", """
-        for (i = 0; i < n; i++) {
-            if (A[i] > 10.0)
+    """, 1, 5, ("loop 'i' run as written in a statement", "unless its iterator is declared in it")),
+]
+
+
+_EXITS_ON_DATA = {
+    "return-in-while-loop": """
+        int w = 1;
+        while (w < n) {
+            if (C[w][0] < 0.0)
+                return;
+            C[0][w] = 2.0;
+            w = 2 * w;
+        }
+    """,
+    "return-in-do-while-loop": """
+        int w = 0;
+        do {
+            if (C[w][w] < 0.0)
+                return;
+            w++;
+        } while (w < n);
+    """,
+    "return-under-data": """
+        for (int r = 0; r < n; r++) {
+            if (C[r][0] < 0.0)
+                return;
+            C[r][1] = C[r][0];
+        }
+    """,
+    "goto-under-data": """
+        for (int r = 0; r < n; r++) {
+            if (C[r][0] > 10.0)
                 goto done;
-            A[i] = 0.0;
+            C[r][0] = 0.0;
         }
         done:
         ;
-    """, 3, 13, ("'goto done' statement", "under a condition on data")),
-    Case("goto-backward", """
-        for (i = 0; i < n; i++) {
+    """,
+    "goto-backward": """
+        for (int r = 0; r < n; r++) {
         again:
-            A[i] = 0.0;
-            if (i == n + 5)
+            C[r][0] = 0.0;
+            if (r == n + 5)
                 goto again;
         }
-    """, 5, 13, ("'goto again'", "not later in a block holding it")),
-]
+    """,
+}
+
+
+@pytest.mark.parametrize("body", list(_EXITS_ON_DATA.values()), ids=list(_EXITS_ON_DATA))
+def test_exits_on_data_on_every_target(body: str, tmp_path: Path):
+    """Returns and gotos the model cannot place: the region is one statement run as written, on every target;
+    the GPU targets run it on one thread, a return there setting region-level variables that the code after
+    the call tests (tests/kernels/exits_on_data.c runs such regions)."""
+    source = write_source(tmp_path, "kernel.c", PROLOGUE + _body(body) + EPILOGUE)
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        text = generated_path(source, tmp_path / target).read_text()
+        assert _MARKER in text
+        if "return" in body:
+            assert "if (polypragma_region0_returned) return;" in text
 
 
 @pytest.mark.parametrize("case", C_ONLY_CASES, ids=lambda c: c.id)
