@@ -6,7 +6,8 @@
 //         (written in the even rows only: a subset of the rows), rows read and written in place (a stencil
 //         over the inner rows), a triangle written whole without being read (nothing copied in), and a
 //         row of flat data beside them; the device holds a dense copy, copied row by row, and the elements
-//         of each row past what the region touches must stay as they were
+//         of each row past what the region touches must stay as they were; long long iterators (OpenCL
+//         kernels spell them long: PoCL took a long long parameter for more than 8 bytes)
 // CHECK-CUDA: D[{{.*}} * n + {{.*}}] = {{.*}}jagged_rows.c:{{[0-9]+}} */
 // CHECK-CUDA: extern "C" int polypragma_jagged_rows_region0(int n, int m, double ** B, double ** C, double ** D, double ** L, double * x, double * y)
 // CHECK-CUDA: polypragma_row_aliased(L[polypragma_row], 0, polypragma_row, sizeof(double), 0, {{.*}}, "L", polypragma_where, &said)) {
@@ -19,6 +20,9 @@
 // CHECK-CUDA-NEXT: POLYPRAGMA_DATA_STEP(polypragma_row_out(C[polypragma_row], bind_C.buffer, polypragma_row, 1, (m - 2), m, sizeof(double), "C", polypragma_where));
 // CHECK-CUDA-NOT: polypragma_row_out(L
 // CHECK-CUDA: polypragma_release:
+// CHECK-OPENCL: "__kernel void polypragma_jagged_rows_region0_kernel0(
+// CHECK-OPENCL-NOT: long long
+// CHECK-OPENCL: static int polypragma_jagged_rows_region0(
 // CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_row_in_jagged_rows(bind_L.buffer, L[polypragma_row], polypragma_row, 0, polypragma_row, n, sizeof(double), 1, "L", polypragma_where));
 // jagged_rows: a triangular matrix-vector product and row updates on rows malloc'ed one by one
 #include "kernels.h"
@@ -38,8 +42,8 @@ static void kernel_jagged_rows(int n, int m, double **L, double **B, double **C,
     for (int i = 1; i < n - 1; i++)
         for (int j = 1; j < m - 1; j++)
             C[i][j] = 0.25 * (C[i - 1][j] + C[i + 1][j] + C[i][j - 1] + C[i][j + 1]) + B[i][j];
-    for (int i = 0; i < n; i++)
-        for (int j = 0; j <= i; j++)
+    for (long long i = 0; i < n; i++)
+        for (long long j = 0; j <= i; j++)
             D[i][j] = y[i] * (j + 1) - L[i][i - j];
 #pragma endscop
 }
