@@ -287,8 +287,10 @@ static POLYPRAGMA_UNUSED int polypragma_row_in$s(void *buffer, const void *row, 
   int status = polypragma_row_current$s(row, first, last, size, 0, where);
   if (status != 0 || !upload || last < first)
     return status;
+  char what[200];  /* for a failure's message */
+  snprintf(what, sizeof what, "row %ld of %s", r, name);
   return polypragma_upload$s(buffer, ((size_t)r * width + (size_t)first) * size, (const char *)row + (size_t)first * size,
-                             (size_t)(last - first + 1) * size, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
+                             (size_t)(last - first + 1) * size, what, where, POLYPRAGMA_BEFORE_COPY_OUT);
 }
 
 /* The copy-out of a row the region wrote; the host then has the newest copy of its elements */
@@ -299,7 +301,9 @@ static POLYPRAGMA_UNUSED int polypragma_row_out$s(void *row, void *buffer, long 
     return 0;
   char *h = (char *)row + (size_t)first * size;
   const size_t bytes = (size_t)(last - first + 1) * size;
-  int status = polypragma_download$s(h, buffer, ((size_t)r * width + (size_t)first) * size, bytes, name, where,
+  char what[200];  /* for a failure's message */
+  snprintf(what, sizeof what, "row %ld of %s", r, name);
+  int status = polypragma_download$s(h, buffer, ((size_t)r * width + (size_t)first) * size, bytes, what, where,
                                      POLYPRAGMA_COPYING_OUT);
   if (status == 0)
     polypragma_host_current$s(h, bytes, 1, where);
