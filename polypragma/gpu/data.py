@@ -202,11 +202,13 @@ def _check_bounded(array: Array, scop: Scop, dims: tuple[int, ...]) -> None:
 
 
 def _rows(array: Array, scop: Scop, written: isl.UnionMap,
-          must: isl.UnionMap) -> tuple[list[isl.PwAff], RowRanges, RowRanges | None, bool]:
+          must: isl.UnionMap) -> tuple[list[isl.PwAff], list[isl.PwAff], RowRanges, RowRanges | None, bool]:
     """An array of rows through pointers: the extents of its dense copy on the device (the rows up to the
-    last one touched, each as wide as the widest part touched), what of each row crosses in and out, and
-    whether the region certainly writes every element it copies out (then nothing need be copied in for
-    the writes' sake).  A one-dimensional array (a struct's pointer member, ``v.a[i]``) is one row, row 0."""
+    last one touched, each as wide as the widest part touched), as the buffer's size (0 where nothing is
+    touched) and as kernels and row copies index it (only where something is), what of each row crosses in
+    and out, and whether the region certainly writes every element it copies out (then nothing need be
+    copied in for the writes' sake).  A one-dimensional array (a struct's pointer member, ``v.a[i]``) is one
+    row, row 0."""
     _check_bounded(array, scop, tuple(range(array.rank)))
     target = isl.UnionSet.from_set(array.footprint)
 
@@ -218,16 +220,19 @@ def _rows(array: Array, scop: Scop, written: isl.UnionMap,
 
     footprint = own(target)
     one = isl.Val.one(footprint.get_ctx())
-    extents = [footprint.dim_max(d).add_constant_val(one).coalesce() for d in (0, 1)][2 - array.rank:]
+    indexed = [footprint.dim_max(d).add_constant_val(one).coalesce() for d in (0, 1)][2 - array.rank:]
+    # the size: 0 where the region touches no row (isl's maximum is undefined there: n % 2 + n - 1 is -1 at n = 0)
+    none = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(footprint.get_space().params()))
+    extents = [e.union_max(none).coalesce() for e in indexed]
     names = scop.signed_names
     rows_in = _row_ranges(_row_hull(footprint), scop.context, names)
     out = written.intersect_range(target).range()
     if out.is_empty():
-        return extents, rows_in, None, False
+        return extents, indexed, rows_in, None, False
     out_hull = _row_hull(own(out))
     covered = must.range().intersect(target)
     fully = not covered.is_empty() and out_hull.is_subset(own(covered))
-    return extents, rows_in, _row_ranges(out_hull, scop.context, names), fully
+    return extents, indexed, rows_in, _row_ranges(out_hull, scop.context, names), fully
 
 
 def _first_access(array: Array, scop: Scop) -> Location:
@@ -316,11 +321,11 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
                               "pointer reached through subscripted members or with more than one subscript of its "
                               "struct variable, and a copy of the struct on the device would hold a host address")
         if _is_rows(array):
-            extents, rows_in, rows_out, fully = _rows(array, scop, written, must)
+            extents, indexed, rows_in, rows_out, fully = _rows(array, scop, written, must)
         else:
-            extents = _extents(array, scop) if array.rank else []
+            extents = indexed = _extents(array, scop) if array.rank else []
         elements = " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
-        inner = tuple(_c(e, scop.signed_names) for e in extents[1:])
+        inner = tuple(_c(e, scop.signed_names) for e in indexed[1:])
         # a local of the region's top level is declared before the call (code after the region sees it):
         # a host array like any other
         local = array.kind == "local" and not array.region_level
