@@ -13,6 +13,9 @@ targets printing only its leaves):
   copy, else a buffer of the pool, or the host array itself where the device
   reaches it), filled, the host loops run with the kernel launches, the device
   is synchronised, the results copied out and the buffers given back to the pool;
+  an array of rows through pointers (gpu/data.py) is a buffer of the pool filled
+  and emptied row by row, in loops over the rows its ``RowRanges`` give, each
+  row's overlap with the other arrays checked first;
 * every API call is checked; a failure names the call, the region's file and
   line and the error, and jumps to the release of what was bound.  The
   phase decides what it means: before the copy-out the caller falls back to

@@ -34,6 +34,11 @@ A failure in a region falls back to the original loops with nothing lost unless 
 launched a kernel writing an array whose only current copy was the device's (then the program stops,
 as a failure during the copy-out does); a failed download of a ``DEVICE`` entry is fatal for the same
 reason.  The table is not thread-safe, as the rest of the runtime.
+
+**Rows through pointers** (``double **A``, gpu/data.py) have no host range of their own: each row the region
+touches crosses alone (``polypragma_row_in``/``_out``, over the same primitives), after its elements' host
+copy is brought up to date through the table, and a written row leaves any entry it lies in ``HOST``.  So a
+data scope keeping the array the rows lie in stays right, with copies.
 """
 
 from __future__ import annotations
