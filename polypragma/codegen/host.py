@@ -196,8 +196,8 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         for a in visible:
             if a.rows:
                 lines += rows(a, a.rows_in, lambda row, first, last, a=a: [
-                    f"if (polypragma_row_current{syntax.suffix}({row}, {first}, {last}, {row_size(a)}, {int(a.written)}, "
-                    "polypragma_where) != 0)", "  return POLYPRAGMA_STATUS(0);"], "    ")
+                    f"if (polypragma_row_current{syntax.suffix}({row}, {first}, {last}, {row_size(a)}, "
+                    f"{int(a.written)}, polypragma_where) != 0)", "  return POLYPRAGMA_STATUS(0);"], "    ")
             else:
                 lines.append(f"    if (polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, "
                              f"{int(a.written)}, polypragma_where) != 0)\n      return POLYPRAGMA_STATUS(0);")
@@ -295,8 +295,8 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
             if a.rows and a.written:  # the original loops will write the rows: a kept copy is stale then
                 lines.append("  if (polypragma_status != 0) {")
                 lines += rows(a, a.rows_in, lambda row, first, last, a=a: [
-                    f"polypragma_row_current{syntax.suffix}({row}, {first}, {last}, {row_size(a)}, 1, polypragma_where);"],
-                    "    ")
+                    f"polypragma_row_current{syntax.suffix}({row}, {first}, {last}, {row_size(a)}, 1, "
+                    "polypragma_where);"], "    ")
                 lines.append("  }")
     lines += syntax.at(region, "released")
     lines += ["  return POLYPRAGMA_STATUS(polypragma_status);", "}"]

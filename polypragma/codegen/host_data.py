@@ -286,16 +286,17 @@ static POLYPRAGMA_UNUSED int polypragma_row_current$s(const void *row, long firs
 
 /* The copy-in of a row (after bringing its host copy up to date; UPLOAD: its values are copied in, else the
    region writes all of them) */
-static POLYPRAGMA_UNUSED int polypragma_row_in$s(void *buffer, const void *row, long r, long first, long last, size_t width,
-                               size_t size, int upload, const char *name, const char *where)
+static POLYPRAGMA_UNUSED int polypragma_row_in$s(void *buffer, const void *row, long r, long first, long last,
+                               size_t width, size_t size, int upload, const char *name, const char *where)
 {
   int status = polypragma_row_current$s(row, first, last, size, 0, where);
   if (status != 0 || !upload || last < first)
     return status;
   char what[200];  /* for a failure's message */
   snprintf(what, sizeof what, "row %ld of %s", r, name);
-  return polypragma_upload$s(buffer, ((size_t)r * width + (size_t)first) * size, (const char *)row + (size_t)first * size,
-                             (size_t)(last - first + 1) * size, what, where, POLYPRAGMA_BEFORE_COPY_OUT);
+  const char *h = (const char *)row + (size_t)first * size;
+  return polypragma_upload$s(buffer, ((size_t)r * width + (size_t)first) * size, h, (size_t)(last - first + 1) * size,
+                             what, where, POLYPRAGMA_BEFORE_COPY_OUT);
 }
 
 /* The copy-out of a row the region wrote; the host then has the newest copy of its elements */
@@ -317,9 +318,10 @@ static POLYPRAGMA_UNUSED int polypragma_row_out$s(void *row, void *buffer, long 
 
 /* Whether a row of an array of rows through pointers overlaps one of the N other arrays of a region, the row
    or that array written (then the region runs its original loops, as for two overlapping arrays; said once) */
-static POLYPRAGMA_UNUSED int polypragma_row_aliased$s(const void *row, long first, long last, size_t size, int row_written,
-                                    int n, void *const *hosts, const size_t *bytes, const int *written,
-                                    const char *const *names, const char *name, const char *where, int *said)
+static POLYPRAGMA_UNUSED int polypragma_row_aliased$s(const void *row, long first, long last, size_t size,
+                                    int row_written, int n, void *const *hosts, const size_t *bytes,
+                                    const int *written, const char *const *names, const char *name,
+                                    const char *where, int *said)
 {
   if (last < first)
     return 0;
