@@ -276,7 +276,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)
     scop = RegionExtractor(ctx, region, where.items, scope, types, reserved, source_lines=source_lines,
                            used_outside=where.used_outside, origins=where.origins,
-                           goto_targets=where.goto_targets).extract()
+                           goto_targets=where.goto_targets, result_type=where.function.decl.type.type).extract()
     log.lap("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "
             f"[{', '.join(scop.parameters)}], arrays [{', '.join(a.describe() for a in scop.arrays)}]")
     if options.verbose:

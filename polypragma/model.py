@@ -28,9 +28,9 @@ _PLAIN_BINARY = {
 }
 
 
-def c_expression(pa: isl.PwAff, names: dict[str, str] | None = None) -> str:
+def c_expression(pa: isl.PwAff, names: dict[str, str] | None = None, context: isl.Set | None = None) -> str:
     """``pa`` (over the parameters) as a self-contained C expression, parameters spelt as ``names`` says
-    (:attr:`Scop.signed_names`).
+    (:attr:`Scop.signed_names`); with ``context`` (a set of parameters), valid where it holds only.
 
     isl's own ``to_C_str`` writes ``min``, ``max`` and ``floord``, which C does not define (host code
     once called ``min(16, n)``); here they are conditional expressions, fully parenthesised."""
@@ -38,8 +38,18 @@ def c_expression(pa: isl.PwAff, names: dict[str, str] | None = None) -> str:
         # over a set of no dimensions: isl's AST would misread it as over the parameters
         assert pa.get_domain_space().dim(isl.dim_type.set) == 0
         pa = pa.project_domain_on_params()
-    build = isl.AstBuild.from_context(isl.Set.universe(pa.get_domain_space().params()))
+    if context is None:
+        context = isl.Set.universe(pa.get_domain_space().params())
+    else:
+        pa = pa.gist(context)
+    build = isl.AstBuild.from_context(context)
     return _plain_c(build.expr_from_pw_aff(pa.coalesce()), names or {})
+
+
+def c_condition(condition: isl.Set, context: isl.Set, names: dict[str, str] | None = None) -> str:
+    """``condition`` (a set of parameters) as a C expression, valid where ``context`` holds."""
+    build = isl.AstBuild.from_context(context)
+    return _plain_c(build.expr_from_set(condition.gist(context).coalesce()), names or {})
 
 
 def _plain_c(e: isl.AstExpr, names: dict[str, str] | None = None) -> str:
@@ -101,12 +111,15 @@ class Member:
 
     ``struct`` is the C variable, ``type`` its element type as written (``struct particle``, a typedef
     name), ``rank`` the subscripts the struct variable takes (``p->x`` is ``p[0].x``), ``path`` the
-    fields from it to the member, each with the subscripts it takes."""
+    fields from it to the member, each with the subscripts it takes.  ``pointer``: the last field is a
+    pointer (``p->a[i]`` with ``double *a``), so the member's elements are not in the struct but wherever it
+    points (the GPU targets copy them as rows through pointers, see gpu/data.py)."""
 
     struct: str
     type: str
     rank: int
     path: tuple[tuple[str, int], ...]
+    pointer: bool = False
 
 
 @dataclass(frozen=True)
@@ -244,6 +257,10 @@ class Scop:
     # taken, the returned expression or None, where it is); at most one condition holds, and nothing of
     # the region runs after it, so the c target returns after the generated code
     returns: tuple[tuple[isl.Set, c_ast.Node | None, Location], ...] = ()
+    # a return on data, in a region run as one statement (its returns become assignments, see
+    # frontend/extract.py): the region-level variables it sets, (taken, the value or None); code after the
+    # region returns the value when taken
+    data_return: tuple[str, str | None] | None = None
 
     @property
     def signed_names(self) -> dict[str, str]:

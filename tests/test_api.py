@@ -248,6 +248,23 @@ def test_cuda_library_builds_and_falls_back_or_raises(monkeypatch):
         mod.gemm(6, 5, 4, 2.0, 1.0, C, A, B)
 
 
+def test_rows_through_pointers_are_refused_from_python():
+    """A region with ``double **A`` compiles for the GPU targets (its C callers pass rows), and the module's
+    other functions run; a call from Python, whose arrays are not rows through pointers, says what to declare."""
+    needs("opencl")
+    mod = polypragma.compile("void rowsum(int n, double **A, double *s)\n{\n#pragma scop\n"
+                             "  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++)\n      s[i] += A[i][j];\n"
+                             "#pragma endscop\n}\n"
+                             "void twice(int n, double *x)\n{\n#pragma scop\n  for (int i = 0; i < n; i++)\n"
+                             "    x[i] *= 2;\n#pragma endscop\n}\n", target="opencl")
+    x = np.ones(5)
+    mod.twice(5, x)
+    np.testing.assert_array_equal(x, np.full(5, 2.0))
+    with pytest.raises(TypeError, match=r"rowsum\(\): parameter 'A' cannot be passed from Python: an array of rows "
+                                        r"through pointers.*declare it 'double A\[n\]\[m\]'"):
+        mod.rowsum(3, np.ones((3, 3)), np.zeros(3))
+
+
 def test_compile_errors_and_warnings_are_python_exceptions():
     with pytest.raises(polypragma.CompileError, match=r"source.c:3:.*error"):
         polypragma.compile("void f(int n)\n{\n  int = ;\n}\n", target="c")

@@ -101,6 +101,24 @@ def test_overlapping_arrays(opencl_programs):
         assert got.stderr.count("overlap in memory") == 1, got.stderr
 
 
+def test_rows_through_pointers_in_a_scope(opencl_programs):
+    """Rows through pointers (``double **A``) into an array a data scope keeps: each call of the rows' region
+    downloads the kept array (a region before wrote it on the device), copies the 20 rows in and out one by one
+    and leaves the array to be uploaded again by the next region; a row overlapping the written argument sends
+    the region to its original loops, said once; results as the original's, with and without the scope."""
+    original, generated = opencl_programs["rows"]
+    for args in (["20", "7", "1"], ["9", "30", "2"], ["1", "1", "3"]):
+        for scopes in ({}, {"POLYPRAGMA_DATA": "copy"}):
+            got = run(generated, args, env={"POLYPRAGMA_DEVICE": "gpu", "POLYPRAGMA_PROFILE": "1", **scopes})
+            assert got.returncode == 0, got.stderr
+            assert outputs_match(run(original, args).stdout, got.stdout, 1e-12) is None
+            assert got.stderr.count("a row of 'A' and the array 's' overlap in memory") == 1, got.stderr
+            if args[0] == "20" and not scopes:
+                # in: 20 rows, then the scope's start, then per step 20 rows and the array once; out: 20 rows
+                # and s, per step the array, 20 rows and s, and the array at the scope's end
+                assert _transfers(got.stderr) == (20 + 1 + 4 * 21, 21 + 4 * 22 + 1, 3), got.stderr
+
+
 def _checked_calls(generated: Path, args: list[str]) -> int:
     """How many checked calls a run makes: the first N that injecting into finds no call to fail."""
     n = 1
@@ -111,7 +129,8 @@ def _checked_calls(generated: Path, args: list[str]) -> int:
         n *= 2
 
 
-@pytest.mark.parametrize("program,args", [("timestep", ["9", "8", "2"]), ("aliasing", ["6", "4"]), ("nested", ["9", "5"])])
+@pytest.mark.parametrize("program,args", [("timestep", ["9", "8", "2"]), ("aliasing", ["6", "4"]), ("nested", ["9", "5"]),
+                                          ("rows", ["6", "4", "1"])])
 def test_failure_at_every_call(opencl_programs, program, args):
     """A failure injected into each checked call of a run in turn (allocations, copies, launches, the
     synchronisation, in regions, scopes and updates): the program prints what the original prints,
@@ -158,7 +177,8 @@ def _cuda_build(tmp_path: Path, program: str) -> Path:
 
 
 @pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is needed for the cuda target")
-@pytest.mark.parametrize("program,args", [("timestep", ["30", "1000", "4"]), ("aliasing", ["40", "9"])])
+@pytest.mark.parametrize("program,args", [("timestep", ["30", "1000", "4"]), ("aliasing", ["40", "9"]),
+                                          ("rows", ["20", "7", "1"])])
 def test_cuda_compiles_and_falls_back(tmp_path, program, args):
     """The cuda target: the .cu (data layer included) compiles with nvcc without warnings and the C file
     with -Wall -Werror; here, without a GPU, the program takes the fallback and prints what the
@@ -180,7 +200,8 @@ def _cuda_device() -> bool:
                                     {"POLYPRAGMA_COPY": "pageable"}, {"POLYPRAGMA_COPY": "direct"},
                                     {"POLYPRAGMA_DATA": "copy"}], ids=["auto", "stage", "register", "pageable",
                                                                        "direct", "no-scope"])
-@pytest.mark.parametrize("program,args", [("timestep", ["30", "1000", "4"]), ("aliasing", ["40", "9"])])
+@pytest.mark.parametrize("program,args", [("timestep", ["30", "1000", "4"]), ("aliasing", ["40", "9"]),
+                                          ("rows", ["20", "7", "1"])])
 def test_cuda_on_the_device(tmp_path, program, args, copies):
     """On a GPU: every copy method, with and without the scope, gives the original's results."""
     exe = _cuda_build(tmp_path, program)

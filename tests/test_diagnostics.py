@@ -302,7 +302,9 @@ C_ONLY_CASES = [
             A[i] = side_effect(i);
     """, 2, 16, ("call to 'side_effect'", "declares it without a body")),
     # returns and gotos the model cannot place (conditions on data, a return in a loop run as written, a
-    # goto backward): the region is one statement run as written
+    # goto backward): the region is one statement run as written, which the GPU targets run on one thread
+    # (test_exits_on_data_on_every_target) when they can: not where a loop run as written sets an iterator
+    # of the function (kernels do not see it), nor where a pointer is then accessed anywhere
     Case("return-in-while-loop", """
         i = 1;
         while (i < n) {
@@ -310,40 +312,75 @@ C_ONLY_CASES = [
                 return;
             i = 2 * i;
         }
-    """, 4, 13, ("'return' statement", "inside a loop run as written", "run as written on the c target")),
-    Case("return-in-do-while-loop", """
-        i = 0;
-        do {
-            if (A[i] < 0.0)
-                return;
-            i++;
-        } while (i < n);
-    """, 4, 13, ("'return' statement", "inside a loop run as written")),
+    """, 3, 15, ("subscript 'i' of 'A' depends on data", "cannot be bounded")),
     Case("return-under-data", """
         for (i = 0; i < n; i++) {
             if (A[i] < 0.0)
                 return;
             B[i] = A[i];
         }
-    """, 3, 13, ("'return' statement", "under a condition on data")),
-    Case("goto-under-data", """
-        for (i = 0; i < n; i++) {
-            if (A[i] > 10.0)
+    """, 1, 5, ("loop 'i' run as written in a statement", "unless its iterator is declared in it")),
+]
+
+
+_EXITS_ON_DATA = {
+    "return-in-while-loop": """
+        int w = 1;
+        while (w < n) {
+            if (C[w][0] < 0.0)
+                return;
+            C[0][w] = 2.0;
+            w = 2 * w;
+        }
+    """,
+    "return-in-do-while-loop": """
+        int w = 0;
+        do {
+            if (C[w][w] < 0.0)
+                return;
+            w++;
+        } while (w < n);
+    """,
+    "return-under-data": """
+        for (int r = 0; r < n; r++) {
+            if (C[r][0] < 0.0)
+                return;
+            C[r][1] = C[r][0];
+        }
+    """,
+    "goto-under-data": """
+        for (int r = 0; r < n; r++) {
+            if (C[r][0] > 10.0)
                 goto done;
-            A[i] = 0.0;
+            C[r][0] = 0.0;
         }
         done:
         ;
-    """, 3, 13, ("'goto done' statement", "under a condition on data")),
-    Case("goto-backward", """
-        for (i = 0; i < n; i++) {
+    """,
+    "goto-backward": """
+        for (int r = 0; r < n; r++) {
         again:
-            A[i] = 0.0;
-            if (i == n + 5)
+            C[r][0] = 0.0;
+            if (r == n + 5)
                 goto again;
         }
-    """, 5, 13, ("'goto again'", "not later in a block holding it")),
-]
+    """,
+}
+
+
+@pytest.mark.parametrize("body", list(_EXITS_ON_DATA.values()), ids=list(_EXITS_ON_DATA))
+def test_exits_on_data_on_every_target(body: str, tmp_path: Path):
+    """Returns and gotos the model cannot place: the region is one statement run as written, on every target;
+    the GPU targets run it on one thread, a return there setting region-level variables that the code after
+    the call tests (tests/kernels/exits_on_data.c runs such regions)."""
+    source = write_source(tmp_path, "kernel.c", PROLOGUE + _body(body) + EPILOGUE)
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        text = generated_path(source, tmp_path / target).read_text()
+        assert _MARKER in text
+        if "return" in body:
+            assert "if (polypragma_region0_returned) return;" in text
 
 
 @pytest.mark.parametrize("case", C_ONLY_CASES, ids=lambda c: c.id)
@@ -885,12 +922,12 @@ def test_struct_member_array_on_every_target(statement: str, tmp_path: Path):
 
 _POINTER_MEMBER = """\
 #include <stdio.h>
-struct node { double *w; };
+struct node { double **w; };
 void kernel(double *A, struct node *q)
 {
 #pragma scop
     for (int i = 0; i < 10; i++)
-        A[i] = q[i].w[0];
+        A[i] = q[i].w[0][i];
 #pragma endscop
 }
 """
@@ -930,6 +967,25 @@ def test_struct_member_refused_on_gpu(text: str, col: int, why: str, tmp_path: P
     """What kernels cannot take stays on the host, with the member access and why at its line:col: a member
     that is a pointer (the device copy would hold a host address), a struct type kernels cannot name."""
     assert_refused_on_gpu(tmp_path, text, (7, col), "struct member access", why)
+
+
+@pytest.mark.parametrize("access", ["q[i].w[0]", "q->w[i]", "r.w[i]", "q[i].in.w[i]"])
+def test_pointer_members_on_every_target(access: str, tmp_path: Path):
+    """A struct's member that points to its elements (``q[i].w[0]``, ``q->w[i]``, of a struct by value, of a
+    nested struct): every target regenerates the region; the GPU targets copy what it points to as rows through
+    pointers, the host function taking the struct variable (which no kernel reads here, so it has no buffer)."""
+    text = ("#include <stdio.h>\nstruct inner { double *w; };\nstruct node { double *w; struct inner in; };\n"
+            "void kernel(double *A, struct node *q, struct node r)\n{\n#pragma scop\n"
+            f"    for (int i = 0; i < 10; i++)\n        A[i] = {access};\n#pragma endscop\n}}\n")
+    source = write_source(tmp_path, "kernel.c", text)
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    generated = generated_path(source, tmp_path / "cuda").with_suffix(".cu").read_text()
+    struct = access[0]
+    assert f"(double * A, struct node * {struct})" in generated
+    assert f"bytes_{struct} " not in generated
 
 
 @pytest.mark.parametrize("statement, expected", [
@@ -1289,9 +1345,20 @@ def test_affine_returns_on_every_target(tmp_path: Path):
 
 
 def test_rows_through_pointers_on_gpu(tmp_path: Path):
-    """``double **A``: the c target regenerates the region; the GPU targets, which copy an array in one
-    piece, say at the first access that its rows may lie anywhere."""
+    """``double **A``: every target regenerates the region (the GPU targets copy its rows one by one into a
+    dense copy, and the host function takes the row pointers); rows of rows, ``double ***A``, stay refused
+    by the GPU targets, at the first access, saying what they take instead."""
     text = ("#include <stdio.h>\nvoid kernel(int n, double **A, double *s)\n{\n#pragma scop\n"
             "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
             "            s[i] += A[i][j];\n#pragma endscop\n}\n")
-    assert_refused_on_gpu(tmp_path, text, (7, 21), "array 'A' of rows through pointers", "rows may lie anywhere")
+    source = write_source(tmp_path, "kernel.c", text)
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    generated = generated_path(source, tmp_path / "cuda").with_suffix(".cu").read_text()
+    assert "int n, double ** A, double * s)" in generated
+    text = text.replace("double **A", "double ***A").replace("A[i][j];", "A[i][j][0];")
+    (tmp_path / "3").mkdir()
+    assert_refused_on_gpu(tmp_path / "3", text, (7, 21), "array 'A' of rows through pointers with 3 dimensions",
+                          "copied row by row")

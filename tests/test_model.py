@@ -140,15 +140,19 @@ def test_return_removes_every_later_instance(tmp_path):
 
 def test_a_return_the_model_cannot_place_makes_the_region_one_statement(tmp_path):
     # a value computed from an iterator, a return in a loop run as written: the region runs as written,
-    # its writes may-writes, and the GPU targets are told why they cannot take it
+    # its writes may-writes; its returns set a flag declared before the region (0 there, for the GPU
+    # targets' CPU fallback), which the code after it tests; a value the enclosing function cannot return
+    # as a number (this one returns void) keeps the region off the GPU targets, which are told why
     scop = model(tmp_path, "for (i = 0; i < n; i++)\n  if (i == m)\n    return i;", "int n, int m")
     (statement,) = scop.statements
     assert same(statement.domain, "[n, m] -> { S_0[] }") and scop.returns == ()
     assert "'return i'" in scop.device_unsupported[0][0]
+    assert "they return only numbers from a region" in scop.device_unsupported[0][2]
     scop = model(tmp_path, "while (n > 0) { if (A[0] > 0) return; A[n] = 0; n--; }")
     (statement,) = scop.statements
-    assert same(statement.may_writes, "{ S_0[] -> A[o0]; S_0[] -> n[] }")
-    assert "inside a loop run as written" in scop.device_unsupported[0][2]
+    assert same(statement.may_writes, "{ S_0[] -> A[o0]; S_0[] -> n[]; S_0[] -> polypragma_region0_returned[] }")
+    assert scop.data_return == ("polypragma_region0_returned", None) and scop.device_unsupported == ()
+    assert scop.outer_declarations == ("int polypragma_region0_returned = 0;",)
 
 
 def test_goto_skips_what_lies_between_it_and_its_label_in_the_same_outer_iterations(tmp_path):

@@ -106,9 +106,14 @@ def _parameter(param: c_ast.Decl, types: TypeTable) -> Parameter:
         dims.append(_tree(node.dim, types))
         texts.append(_GENERATOR.visit(node.dim) if node.dim is not None else "?")
         node = node.type
-    if isinstance(node, c_ast.PtrDecl) or isinstance(node, c_ast.FuncDecl):
+    if isinstance(node, c_ast.FuncDecl):
         return Parameter(param.name, "array" if dims else "scalar", written, "", "",
-                         unsupported="a pointer to pointers or to a function")
+                         unsupported="a pointer to a function")
+    if isinstance(node, c_ast.PtrDecl):  # NumPy's arrays are not rows through pointers
+        return Parameter(param.name, "array" if dims else "scalar", written, "", "",
+                         unsupported="an array of rows through pointers ('double **A' and the like), which NumPy "
+                                     "arrays are not: declare it 'double A[n][m]' (or a flat 'double *A') to pass "
+                                     "a NumPy array")
     number, dtype = _element(node, types)
     const = "const" in getattr(node, "quals", [])
     if not dims:

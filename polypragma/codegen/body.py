@@ -7,6 +7,7 @@ import copy
 from pycparser import c_ast, c_generator
 
 from polypragma.frontend.accesses import PURE_FUNCTIONS
+from polypragma.gpu.data import referenced_array
 
 
 class BodyPrinter(c_generator.CGenerator):
@@ -68,6 +69,12 @@ class DeviceBodyPrinter(BodyPrinter):
         while isinstance(base, c_ast.ArrayRef):
             subscripts.insert(0, base.subscript)
             base = base.name
+        if isinstance(base, c_ast.StructRef):
+            # rows through a struct's pointer member (p->a[i], p[i].a[j]) live in a buffer of their own, p__a
+            member = self.arrays.get(referenced_array(n))
+            if member is not None and member.row_member:
+                subscripts = _struct_subscripts(base) + subscripts
+                base = c_ast.ID(member.name)
         array = self.arrays.get(base.name) if isinstance(base, c_ast.ID) else None
         if array is None or (not array.linearise and len(subscripts) != 1):
             return super().visit_ArrayRef(n)
@@ -80,7 +87,7 @@ class DeviceBodyPrinter(BodyPrinter):
         special = self.access(array, index) if self.access is not None else None
         if special is not None:
             return special
-        if not array.linearise:
+        if not array.linearise and not array.row_member:
             return super().visit_ArrayRef(n)
         return f"{base.name}[{index}]"
 
@@ -109,6 +116,19 @@ class DeviceBodyPrinter(BodyPrinter):
             args = self.visit(n.args) if n.args is not None else ""
             return f"{device_function_name(name)}({args})"
         return super().visit_FuncCall(n)
+
+
+def _struct_subscripts(node: c_ast.StructRef) -> list[c_ast.Node]:
+    """The subscripts of the struct variable in a member access whose fields take none: ``p[k]`` for
+    ``p[k].a``, ``0`` for ``p->a`` (``p[0].a``), none for ``v.a``."""
+    while isinstance(node.name, c_ast.StructRef):
+        node = node.name
+    subscripts = [c_ast.Constant("int", "0")] if node.type == "->" else []
+    base = node.name
+    while isinstance(base, c_ast.ArrayRef):
+        subscripts.insert(0, base.subscript)
+        base = base.name
+    return subscripts
 
 
 def device_function_name(name: str) -> str:

@@ -145,4 +145,7 @@ def return_lines(scop: Scop, printer: CFamilyPrinter, line_file: str) -> list[st
         statement = f"return {returned};" if value is not None else "return;"
         lines += [line_directive(location.line, line_file),
                   f"{printer.pad(1)}{statement}" if test == "1" else f"{printer.pad(1)}if ({test}) {statement}"]
+    if scop.data_return is not None:
+        taken, value = scop.data_return
+        lines.append(f"{printer.pad(1)}if ({taken}) return{' ' + value if value else ''};")
     return lines

@@ -138,7 +138,7 @@ class KernelPrinter(CFamilyPrinter):
     def element(self, array: DeviceArray, coordinates) -> str:
         """An element of ``array`` in its buffer: ``A[flat]``, or for a member of a struct variable, the
         struct in its buffer and the path to the member (``p[flat].x[j]``, ``s[0].v[i]``)."""
-        if array.member is None:
+        if array.member is None or array.row_member:  # (rows through a member: a buffer of their own)
             return f"{array.name}[{self.flat_index(array, coordinates)}]"
         buffer = self.arrays[array.buffer]
         outer, rest = list(coordinates[:buffer.rank]), list(coordinates[buffer.rank:])

@@ -13,6 +13,9 @@ targets printing only its leaves):
   copy, else a buffer of the pool, or the host array itself where the device
   reaches it), filled, the host loops run with the kernel launches, the device
   is synchronised, the results copied out and the buffers given back to the pool;
+  an array of rows through pointers (gpu/data.py) is a buffer of the pool filled
+  and emptied row by row, in loops over the rows its ``RowRanges`` give, each
+  row's overlap with the other arrays checked first;
 * every API call is checked; a failure names the call, the region's file and
   line and the error, and jumps to the release of what was bound.  The
   phase decides what it means: before the copy-out the caller falls back to
@@ -41,7 +44,7 @@ import islpy as isl
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder
 from polypragma.codegen.gpu import kernel_arrays, kernel_scalar_params
 from polypragma.codegen.printer import CFamilyPrinter
-from polypragma.gpu.data import DeviceArray
+from polypragma.gpu.data import ROW, DeviceArray, RowRanges
 from polypragma.gpu.mapping import Kernel, kernel_mark
 from polypragma.gpu.region import GpuRegion
 
@@ -166,8 +169,18 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     def bound(a: DeviceArray) -> bool:  # a buffer of its own (not constant memory)
         return owned(a) and (a.name not in region.constant or not syntax.constant_symbols)
 
-    def host(a: DeviceArray) -> str:
-        return "NULL" if a.local else a.host_name
+    def host(a: DeviceArray) -> str:  # (rows through pointers cross row by row, below)
+        return "NULL" if a.local or a.rows else a.host_name
+
+    def rows(a: DeviceArray, ranges: RowRanges, call, pad: str = "  ") -> list[str]:
+        """``call(row, first, last)``, C lines, for each row of ``ranges`` of array ``a`` of rows through pointers."""
+        return _row_loop(ranges, lambda first, last: call(a.row_pointer(ROW), first, last), pad)
+
+    def row_size(a: DeviceArray) -> str:
+        return f"sizeof({a.device_type})"
+
+    def row_width(a: DeviceArray) -> str:  # of a row in the dense copy (a one-dimensional array: one row)
+        return a.inner_extents[0] if a.inner_extents else "0"
 
     where = where_literal(region, source)
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
@@ -180,8 +193,14 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     visible = [a for a in region.arrays if not a.local]
     lines.append(f"  if ({syntax.setup}(polypragma_where) != 0) {{")
     if not caller_buffers:  # a data scope's device copies are brought to the host for the original loops
-        lines += [f"    if (polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, {int(a.written)}, "
-                  "polypragma_where) != 0)\n      return POLYPRAGMA_STATUS(0);" for a in visible]
+        for a in visible:
+            if a.rows:
+                lines += rows(a, a.rows_in, lambda row, first, last, a=a: [
+                    f"if (polypragma_row_current{syntax.suffix}({row}, {first}, {last}, {row_size(a)}, "
+                    f"{int(a.written)}, polypragma_where) != 0)", "  return POLYPRAGMA_STATUS(0);"], "    ")
+            else:
+                lines.append(f"    if (polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, "
+                             f"{int(a.written)}, polypragma_where) != 0)\n      return POLYPRAGMA_STATUS(0);")
     lines += ["    return POLYPRAGMA_STATUS(1);", "  }",
               "  int polypragma_status = 0;",
               "  int polypragma_phase = POLYPRAGMA_BEFORE_COPY_OUT;",
@@ -199,26 +218,36 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                       f"  (void)bytes_{a.name};"]
     lines += syntax.declarations(region)
     lines += syntax.at(region, "start")
-    checked_aliases = [a for a in visible if a.rank > 0]
-    if not caller_buffers and len(checked_aliases) > 1 and any(a.written for a in checked_aliases):
-        names = checked_aliases
+    # (the rows of an array of rows through pointers are checked against the other arrays, not among
+    # themselves nor against another such array's: README's assumptions)
+    names = [a for a in visible if a.rank > 0 and not a.rows]
+    row_arrays = [a for a in visible if a.rows] if names else []
+    if not caller_buffers and (len(names) > 1 and any(a.written for a in names)
+                               or any(r.written for r in row_arrays) or row_arrays and any(a.written for a in names)):
         lines += ["  {  /* arrays overlapping in memory, one written: the original loops */",
                   "    static int said = 0;",
                   f"    void *const hosts[] = {{{', '.join(f'(void *){a.host_name}' for a in names)}}};",
                   f"    const size_t sizes[] = {{{', '.join(f'bytes_{a.name}' for a in names)}}};",
                   f"    const int written[] = {{{', '.join(str(int(a.written)) for a in names)}}};",
-                  f"    const char *const names[] = {{{', '.join(chr(34) + a.host_name + chr(34) for a in names)}}};",
-                  f"    if (polypragma_aliased{syntax.suffix}({len(names)}, hosts, sizes, written, names, "
-                  "polypragma_where, &said)) {",
-                  "      polypragma_status = 1;",
-                  "      goto polypragma_release;",
-                  "    }",
-                  "  }"]
+                  f"    const char *const names[] = {{{', '.join(chr(34) + a.host_name + chr(34) for a in names)}}};"]
+        if len(names) > 1:
+            lines += [f"    if (polypragma_aliased{syntax.suffix}({len(names)}, hosts, sizes, written, names, "
+                      "polypragma_where, &said)) {",
+                      "      polypragma_status = 1;",
+                      "      goto polypragma_release;",
+                      "    }"]
+        for r in row_arrays:
+            lines += rows(r, r.rows_in, lambda row, first, last, r=r: [
+                f"if (polypragma_row_aliased{syntax.suffix}({row}, {first}, {last}, {row_size(r)}, {int(r.written)}, "
+                f"{len(names)}, hosts, sizes, written, names, \"{r.shown}\", polypragma_where, &said)) {{",
+                "  polypragma_status = 1;", "  goto polypragma_release;", "}"], "    ")
+        lines.append("  }")
     for a in region.arrays:
         if bound(a):
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_bind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
-                      f"{int(a.copy_in)}, {syntax.in_place_alignment(region, a)}, {int(syntax.direct(region, a))}, "
-                      f"\"{a.host_name}\", polypragma_where));",
+                      f"{int(a.copy_in and not a.rows)}, {'0' if a.rows else syntax.in_place_alignment(region, a)}, "
+                      f"{int(syntax.direct(region, a) and not a.rows)}, "
+                      f"\"{a.shown}\", polypragma_where));",
                       f"  dev_{a.name} = {syntax.device_pointer(a)};"]
     lines += syntax.at(region, "allocated")
     for a in region.arrays:
@@ -228,6 +257,10 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, 0, "
                       "polypragma_where));",
                       f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_to_constant(region, a))}"]
+        elif bound(a) and a.rows:  # row by row into the dense copy
+            lines += rows(a, a.rows_in, lambda row, first, last, a=a: [
+                f"POLYPRAGMA_DATA_STEP(polypragma_row_in{syntax.suffix}(bind_{a.name}.buffer, {row}, {ROW}, {first}, "
+                f"{last}, {row_width(a)}, {row_size(a)}, {int(a.copy_in)}, \"{a.shown}\", polypragma_where));"])
         elif bound(a):
             lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_fill{syntax.suffix}(&bind_{a.name}, {host(a)}, "
                          f"\"{a.host_name}\", polypragma_where));")
@@ -238,7 +271,12 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     lines += syntax.at(region, "launched")
     lines += [f"  {syntax.checked(syntax.synchronise())}", "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
     for a in region.arrays:
-        if bound(a) and not a.local:
+        if bound(a) and a.rows:
+            if a.copy_out:  # the rows written, row by row from the dense copy
+                lines += rows(a, a.rows_out, lambda row, first, last, a=a: [
+                    f"POLYPRAGMA_DATA_STEP(polypragma_row_out{syntax.suffix}({row}, bind_{a.name}.buffer, {ROW}, "
+                    f"{first}, {last}, {row_width(a)}, {row_size(a)}, \"{a.shown}\", polypragma_where));"])
+        elif bound(a) and not a.local:
             lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_finish{syntax.suffix}(&bind_{a.name}, {a.host_name}, "
                          f"{int(a.written)}, {int(a.copy_out)}, \"{a.host_name}\", polypragma_where));")
     lines.append("  polypragma_phase = POLYPRAGMA_DONE;")
@@ -249,14 +287,30 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         if bound(a):
             lines += ["  {",
                       f"    const int status = polypragma_unbind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
-                      f"{int(a.written)}, polypragma_status != 0, polypragma_launched, \"{a.host_name}\", "
+                      f"{int(a.written)}, polypragma_status != 0, polypragma_launched, \"{a.shown}\", "
                       "polypragma_where, polypragma_phase);",
                       "    if (status != 0 && polypragma_status == 0)",
                       "      polypragma_status = status;",
                       "  }"]
+            if a.rows and a.written:  # the original loops will write the rows: a kept copy is stale then
+                lines.append("  if (polypragma_status != 0) {")
+                lines += rows(a, a.rows_in, lambda row, first, last, a=a: [
+                    f"polypragma_row_current{syntax.suffix}({row}, {first}, {last}, {row_size(a)}, 1, "
+                    "polypragma_where);"], "    ")
+                lines.append("  }")
     lines += syntax.at(region, "released")
     lines += ["  return POLYPRAGMA_STATUS(polypragma_status);", "}"]
     return lines, printer.helpers_used
+
+
+def _row_loop(ranges: RowRanges, body, pad: str) -> list[str]:
+    """The lines ``body(first, last)`` for each row of ``ranges`` (the row in the variable :data:`ROW`)."""
+    inner = pad + "  "
+    lines = [f"{pad}for (long {ROW} = {ranges.first}; {ROW} <= {ranges.last}; ++{ROW}) {{"]
+    if ranges.condition is not None:
+        lines += [f"{inner}if (!{ranges.condition})", f"{inner}  continue;"]
+    lines += [inner + line for line in body(ranges.low, ranges.high)]
+    return lines + [f"{pad}}}"]
 
 
 def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[str], counts: list[str],

@@ -34,6 +34,11 @@ A failure in a region falls back to the original loops with nothing lost unless 
 launched a kernel writing an array whose only current copy was the device's (then the program stops,
 as a failure during the copy-out does); a failed download of a ``DEVICE`` entry is fatal for the same
 reason.  The table is not thread-safe, as the rest of the runtime.
+
+**Rows through pointers** (``double **A``, gpu/data.py) have no host range of their own: each row the region
+touches crosses alone (``polypragma_row_in``/``_out``, over the same primitives), after its elements' host
+copy is brought up to date through the table, and a written row leaves any entry it lies in ``HOST``.  So a
+data scope keeping the array the rows lie in stays right, with copies.
 """
 
 from __future__ import annotations
@@ -260,6 +265,77 @@ static POLYPRAGMA_UNUSED int polypragma_aliased$s(int n, void *const *hosts, con
         return 1;
       }
     }
+  return 0;
+}
+
+/* -- arrays of rows through pointers ------------------------------------------------------------ */
+
+/* An array of rows through pointers (T **A, A[i][j]) lives on the device as a dense copy, row R at R *
+   WIDTH elements; what of each row crosses is its elements FIRST to LAST (of SIZE bytes each), no more,
+   since the host's row may end right after them.  The host copy of the row's elements is brought up to
+   date first (a data scope may keep the array they lie in; with WRITTEN, the host is about to change
+   them).  Nonzero: a download failed (reported). */
+static POLYPRAGMA_UNUSED int polypragma_row_current$s(const void *row, long first, long last, size_t size, int written,
+                                    const char *where)
+{
+  if (last < first)
+    return 0;
+  return polypragma_host_current$s((const char *)row + (size_t)first * size, (size_t)(last - first + 1) * size, written,
+                                   where);
+}
+
+/* The copy-in of a row (after bringing its host copy up to date; UPLOAD: its values are copied in, else the
+   region writes all of them) */
+static POLYPRAGMA_UNUSED int polypragma_row_in$s(void *buffer, const void *row, long r, long first, long last,
+                               size_t width, size_t size, int upload, const char *name, const char *where)
+{
+  int status = polypragma_row_current$s(row, first, last, size, 0, where);
+  if (status != 0 || !upload || last < first)
+    return status;
+  char what[200];  /* for a failure's message */
+  snprintf(what, sizeof what, "row %ld of %s", r, name);
+  const char *h = (const char *)row + (size_t)first * size;
+  return polypragma_upload$s(buffer, ((size_t)r * width + (size_t)first) * size, h, (size_t)(last - first + 1) * size,
+                             what, where, POLYPRAGMA_BEFORE_COPY_OUT);
+}
+
+/* The copy-out of a row the region wrote; the host then has the newest copy of its elements */
+static POLYPRAGMA_UNUSED int polypragma_row_out$s(void *row, void *buffer, long r, long first, long last, size_t width,
+                                size_t size, const char *name, const char *where)
+{
+  if (last < first)
+    return 0;
+  char *h = (char *)row + (size_t)first * size;
+  const size_t bytes = (size_t)(last - first + 1) * size;
+  char what[200];  /* for a failure's message */
+  snprintf(what, sizeof what, "row %ld of %s", r, name);
+  int status = polypragma_download$s(h, buffer, ((size_t)r * width + (size_t)first) * size, bytes, what, where,
+                                     POLYPRAGMA_COPYING_OUT);
+  if (status == 0)
+    polypragma_host_current$s(h, bytes, 1, where);
+  return status;
+}
+
+/* Whether a row of an array of rows through pointers overlaps one of the N other arrays of a region, the row
+   or that array written (then the region runs its original loops, as for two overlapping arrays; said once) */
+static POLYPRAGMA_UNUSED int polypragma_row_aliased$s(const void *row, long first, long last, size_t size,
+                                    int row_written, int n, void *const *hosts, const size_t *bytes,
+                                    const int *written, const char *const *names, const char *name,
+                                    const char *where, int *said)
+{
+  if (last < first)
+    return 0;
+  const char *a = (const char *)row + (size_t)first * size, *end = a + (size_t)(last - first + 1) * size;
+  for (int i = 0; i < n; ++i) {
+    const char *b = (const char *)hosts[i];
+    if ((row_written || written[i]) && bytes[i] > 0 && a < b + bytes[i] && b < end) {
+      if (!*said)
+        POLYPRAGMA_REPORT("polypragma: %s: a row of '%s' and the array '%s' overlap in memory and one is written: the "
+                          "region runs its original loops when they do\n", where, name, names[i]);
+      *said = 1;
+      return 1;
+    }
+  }
   return 0;
 }
 

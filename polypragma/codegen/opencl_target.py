@@ -8,6 +8,8 @@ otherwise (PoCL's CPU device runs the tests).
 
 from __future__ import annotations
 
+import re
+
 from string import Template
 
 from polypragma import timing
@@ -509,6 +511,13 @@ def adopt_function(source: str) -> str:
     return f"polypragma_cl_adopt_{symbol_stem(source)}"
 
 
+def _opencl_types(program: str) -> str:
+    """``program`` with C's ``long long`` spelt as OpenCL C's 64-bit ``long``: OpenCL C reserves ``long long``
+    (a 128-bit type), and PoCL took a kernel's ``long long`` parameter for more than the 8 bytes the host passes
+    (bench/frontend/jagged.c, whose iterators are long long, read a garbage extent and crashed)."""
+    return re.sub(r"\blong\s+long\b", "long", program)
+
+
 def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
              device_entries: bool = False) -> list[str]:
     """The block inserted into the C file: the OpenCL runtime, the kernels' source and the host functions;
@@ -549,7 +558,7 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
     # the types and enumerators the kernels use, as the source defines them
     prologue += list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
     prologue += device_functions(regions, opencl=True)
-    program = "\n".join(prologue + kernel_text)
+    program = _opencl_types("\n".join(prologue + kernel_text))
     specific = RUNTIME.substitute(suffix=syntax.suffix, kernel_count=max(offset, 1), kernels=offset,
                                   injected=syntax.injected_error,
                                   source="\n".join(c_string(program)), names=", ".join(names) or "0",

@@ -440,7 +440,8 @@ class AccessCollector:
         declarator = variable.decl.type
         ctype = variable.ctype
         path: list[tuple[str, int]] = []
-        for field_name in fields:
+        pointer = False
+        for position, field_name in enumerate(fields):
             aggregate = self.types.aggregate(declarator)
             if isinstance(aggregate, c_ast.Union):
                 raise self._unsupported(f"union member access '{shown}'", node,
@@ -450,7 +451,10 @@ class AccessCollector:
                 raise self._unsupported(f"struct member access '{shown}'", node)
             declarator = member.type
             ctype = self.types.ctype(declarator)
-            if ctype.pointer_depth:
+            # the last member a pointer to its elements (p->a[i]): the GPU targets copy what it points to as
+            # rows through pointers, the row's pointer read from the host's struct; other pointers they refuse
+            pointer = position == len(fields) - 1 and ctype.pointer_depth == 1 and not ctype.dims
+            if ctype.pointer_depth and not pointer:
                 self.result.members.append((node, f"member '{field_name}' is a pointer, and a copy of the struct "
                                                   "on the device would hold a host address"))
             dims += list(ctype.dims) + [None] * ctype.pointer_depth
@@ -462,7 +466,7 @@ class AccessCollector:
         if not any(struct_type in d.defines for d in self.types.definitions):
             self.result.members.append((node, f"its struct type '{struct_type}' is not defined at file scope "
                                               "under a tag or typedef name, so kernels cannot name it"))
-        where = Member(variable.name, struct_type, variable.ctype.rank, tuple(path))
+        where = Member(variable.name, struct_type, variable.ctype.rank, tuple(path), pointer)
         return Variable("__".join([variable.name] + fields), combined, False, variable.decl, where)
 
     def _subscript(self, node: c_ast.Node) -> Subscript:

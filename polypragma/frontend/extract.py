@@ -13,6 +13,7 @@ local declared in the region.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import islpy as isl
@@ -22,7 +23,7 @@ from polypragma.diagnostics import Location, Unsupported
 from polypragma.frontend.accesses import (EXTERNAL_STATE, PURE_FUNCTIONS, AccessCollector, AccessRecord, ExitOnData,
                                           Subscript)
 from polypragma.frontend.arrays import build_arrays
-from polypragma.frontend.c_tree import assigned_name, subtree
+from polypragma.frontend.c_tree import assigned_name, rewrite_children, subtree
 from polypragma.frontend.exits import Exit, apply_exits
 from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.normalise import is_break, normalise
@@ -73,10 +74,15 @@ class RegionExtractor:
                  types: TypeTable, reserved_names: set[str], *, source_lines: list[str] | None = None,
                  used_outside: dict[str, c_ast.Node] | None = None,
                  origins: dict[str, list[c_ast.Node]] | None = None, goto_targets: frozenset[str] = frozenset(),
-                 as_written: ExitOnData | None = None):
+                 as_written: ExitOnData | None = None, result_type: c_ast.Node | None = None):
         self._arguments = (ctx, region, items, scope, types, reserved_names)
         self._options = dict(source_lines=source_lines, used_outside=used_outside, origins=origins,
-                             goto_targets=goto_targets)
+                             goto_targets=goto_targets, result_type=result_type)
+        # the type the enclosing function returns (its declarator's type), for the value of a return the model
+        # cannot place (see _region_as_statement)
+        self.result_type = result_type
+        # such a return, as the region-level variables the region as one statement sets instead: (taken, value)
+        self.data_return: tuple[str, str | None] | None = None
         # set when a return or goto could not be modelled (a condition on data): the region is one
         # statement, run as written
         self.as_written = as_written
@@ -378,6 +384,7 @@ class RegionExtractor:
             scalar_types={name: self.outer.lookup(name).ctype.resolved or self.outer.lookup(name).ctype.base
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
             returns=returns,
+            data_return=self.data_return,
         )
 
     def _exits(self, schedule: isl.Schedule) -> tuple[isl.Schedule | None, tuple]:
@@ -416,12 +423,60 @@ class RegionExtractor:
                          else []):
                 if isinstance(decl.init, c_ast.InitList):
                     raise self.unsupported(f"initializer list of '{decl.name}'", decl)
-        self.device_unsupported.append((
-            self.as_written.construct, self.as_written.location,
-            f"{self.as_written.why}; the region is run as written on the c target, not supported by the GPU "
-            "targets"))
-        return self._statement(c_ast.Compound(body, coord=self.items[0].coord if self.items else None), walk,
-                               exits=True)
+        coord = self.items[0].coord if self.items else None
+        if any(isinstance(n, c_ast.Return) for item in body for n in subtree(item)):
+            body = self._returns_as_flags(body, walk, coord)
+        return self._statement(c_ast.Compound(body, coord=coord), walk, exits=True)
+
+    def _returns_as_flags(self, body: list[c_ast.Node], walk: _Walk, coord) -> list[c_ast.Node]:
+        """The region run as written, its returns made assignments of region-level variables, as kernels
+        can run it: ``return e;`` becomes ``{ value = e; taken = 1; goto end; }`` with a label ``end`` closing
+        the region, whose code after it returns ``value`` when ``taken`` (``Scop.data_return``; the CPU
+        fallback of the GPU targets keeps the returns as written).  A value of a type that is not a number
+        (a pointer, a struct) leaves the region to the c target, as before."""
+        valued = [n for item in body for n in subtree(item) if isinstance(n, c_ast.Return) and n.expr is not None]
+        ctype = self.types.ctype(self.result_type) if valued and self.result_type is not None else None
+        if valued and (ctype is None or ctype.pointer_depth or ctype.dims
+                       or not (ctype.is_integer or ctype.is_float)):
+            self.device_unsupported.append((
+                self.as_written.construct, self.as_written.location,
+                f"{self.as_written.why}; the region is run as written on the c target, not supported by the GPU "
+                "targets (they return only numbers from a region)"))
+            return body
+        # (named after the region: two regions of a function declare theirs in the same block)
+        stem = f"polypragma_region{self.region.index}"
+        taken, end = self._fresh(f"{stem}_returned"), f"{stem}_return"
+        names = [(taken, c_ast.TypeDecl(taken, [], None, c_ast.IdentifierType(["int"])))]
+        value = None
+        if valued:
+            value = self._fresh(f"{stem}_value")
+            declarator = copy.deepcopy(self.result_type)
+            node = declarator
+            while not isinstance(node, c_ast.TypeDecl):
+                node = node.type
+            node.declname = value
+            names.append((value, declarator))
+        for name, declarator in names:
+            # declared before the region (code after it reads them), 0 there: the CPU fallback never sets them
+            self._declaration(c_ast.Decl(name, [], [], [], [], declarator, None, None), walk, region_level=True,
+                              initialise=False)
+            self.outer_declarations[-1] = self.outer_declarations[-1][:-1] + " = 0;"
+
+        def assign(name: str, expr: c_ast.Node) -> c_ast.Node:
+            return c_ast.Assignment("=", c_ast.ID(name, coord=expr.coord), expr, coord=expr.coord)
+
+        def rewrite(node: c_ast.Node) -> c_ast.Node:
+            if isinstance(node, c_ast.Return):
+                items = [assign(value, node.expr)] if node.expr is not None else []
+                items += [assign(taken, c_ast.Constant("int", "1", coord=node.coord)),
+                          c_ast.Goto(end, coord=node.coord)]
+                return c_ast.Compound(items, coord=node.coord)
+            return rewrite_children(node, rewrite)
+
+        self.data_return = (taken, value)
+        zero = c_ast.Constant("int", "0", coord=coord)
+        return ([c_ast.Assignment("=", c_ast.ID(taken, coord=coord), zero, coord=coord)]
+                + [rewrite(copy.deepcopy(item)) for item in body] + [c_ast.Label(end, c_ast.EmptyStatement())])
 
     def _return(self, node: c_ast.Return, walk: _Walk) -> isl.Schedule | None:
         """A ``return`` where the enclosing conditions are affine: a pseudo-statement whose instances

@@ -17,6 +17,16 @@ struct type, copied as the host holds it (one transfer; kernels print the
 access as written, and the layout is the host's, which CUDA and OpenCL on the
 same host ABI share).  Its copy-in is unconditional, since a write of one
 member never covers the others.
+
+An array of rows through pointers (``double **A``, ``double *A[n]``, read
+``A[i][j]``) has its rows wherever the host put them, of any lengths.  The
+device holds a dense copy: the rows up to the last one the region touches,
+each as wide as the widest part of a row it touches (isl's bounds on the
+footprint), so that kernels index it as any two-dimensional array.  The host
+copies it row by row (:class:`RowRanges`): of each row the region touches,
+the elements from the first to the last it touches, no more, since a row of
+the host may end right after them.  A written row comes back the same way,
+its elements from the first to the last the region may write.
 """
 
 from __future__ import annotations
@@ -28,7 +38,26 @@ from pycparser import c_ast
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Location, Unsupported
-from polypragma.model import Array, Member, Scop, c_expression
+from polypragma.model import Array, Member, Scop, c_condition, c_expression
+
+
+# the C variable the host code's loops over the rows of an array of rows through pointers run on, as the
+# expressions of RowRanges name it
+ROW = "polypragma_row"
+
+
+@dataclass(frozen=True)
+class RowRanges:
+    """The part of each row of an array of rows through pointers that crosses between host and device, as C
+    expressions over the parameters and the row ``polypragma_row`` (:data:`ROW`): the rows ``first`` to
+    ``last`` for which ``condition`` holds (``None``: all of them), and of each its elements ``low`` to
+    ``high``."""
+
+    first: str
+    last: str
+    condition: str | None
+    low: str
+    high: str
 
 
 @dataclass(frozen=True)
@@ -55,6 +84,37 @@ class DeviceArray:
     buffer: str | None = None
     member: Member | None = None
     aggregate: bool = False  # the buffer of a struct variable whose members are arrays of the model
+    # an array of rows through pointers (double **A): the host's row pointers are the function's argument, the
+    # device holds a dense copy; what of each row crosses in (the whole footprint: the host copy of a kept
+    # array holding a row is brought up to date, and its elements uploaded when copy_in) and out (the
+    # elements of each row the region may write, when copy_out)
+    rows_in: RowRanges | None = None
+    rows_out: RowRanges | None = None
+    # rows through a struct's pointer member: the fields from the struct to it (".a" for p[i].a[j], whose row r
+    # is p[r].a; host_name is the struct variable's), "" for an array of rows (row r is A[r])
+    row_member: str = ""
+
+    @property
+    def rows(self) -> bool:
+        """Whether the host holds the array as rows through pointers (copied row by row)."""
+        return self.rows_in is not None
+
+    def row_pointer(self, row: str) -> str:
+        """The C expression of the host's pointer to row ``row`` (rows through pointers)."""
+        return f"{self.host_name}[{row}]{self.row_member}"
+
+    @property
+    def shown(self) -> str:
+        """The array as the host's messages name it (``A``, ``p[].a`` for rows through a struct's member)."""
+        if not self.row_member:
+            return self.host_name
+        return self.host_name + ("[]" if self.member.rank else "") + self.row_member
+
+    @property
+    def parameter(self) -> bool:
+        """Whether the host function takes the array as a parameter (not a local of the region, nor reached
+        through its struct variable's)."""
+        return not self.local and not self.row_member
 
     @property
     def scalar(self) -> bool:
@@ -104,35 +164,132 @@ def _extents(array: Array, scop: Scop) -> list[isl.PwAff]:
             extents.append(extent)
             continue
         if d > 0:
-            if all(e is None for e in array.extents[:d + 1]) and not array.delinearised:
-                # double **A: each row is a block of its own, wherever the host put it (said at the first
-                # access)
-                node = next((r.node for r in scop.references if r.array == array.name and r.node.coord), None)
-                if node is not None:
-                    location = Location(scop.region.file, node.coord.line, node.coord.column or 1)
-                raise Unsupported(f"array '{array.c_name}' of rows through pointers", location,
-                                  "is not supported by the GPU targets: they copy an array in one piece and its "
-                                  "rows may lie anywhere (pass a pointer to arrays, 'double (*A)[m]', or a flat "
-                                  "array)")
+            if all(e is None for e in array.extents[1:d + 1]) and not array.delinearised:
+                # double ***A (two-dimensional ones are copied row by row, see _rows): each row is a block of
+                # its own, wherever the host put it (said at the first access)
+                raise Unsupported(f"array '{array.c_name}' of rows through pointers", _first_access(array, scop),
+                                  f"with {array.rank} dimensions is not supported by the GPU targets (those of two, "
+                                  "'double **A', are copied row by row; pass a pointer to arrays, "
+                                  "'double (*A)[m][k]', or a flat array)")
             raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
                               "is not supported by the GPU targets")
-        if not footprint.is_bounded():
-            culprit = next((r.unmodelled for r in scop.references
-                            if r.array == array.name and r.unmodelled is not None), None)
-            if culprit is not None:  # say which subscript, where
-                raise Unsupported(culprit[0], culprit[2], f"{culprit[1]}: the elements of "
-                                  f"'{array.c_name}' accessed cannot be bounded; not supported by the "
-                                  "GPU targets")
-            raise Unsupported(f"elements of '{array.c_name}' accessed", location,
-                              "cannot be bounded (a subscript depends on data); not supported by the "
-                              "GPU targets")
-        local_space = isl.LocalSpace.from_space(space)
-        first = isl.PwAff.from_aff(isl.Aff.var_on_domain(local_space, isl.dim_type.set, 0))
-        if not footprint.is_subset(first.ge_set(isl.PwAff.from_aff(isl.Aff.zero_on_domain(local_space)))):
-            raise Unsupported(f"negative subscripts of '{array.c_name}'", location,
-                              "are not supported by the GPU targets")
+        _check_bounded(array, scop, (0,))
         extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
     return extents
+
+
+def _check_bounded(array: Array, scop: Scop, dims: tuple[int, ...]) -> None:
+    """Refuse ``array`` unless the region's footprint in it is bounded, with no negative subscript in
+    dimensions ``dims`` (those whose extent comes from the footprint)."""
+    footprint = array.footprint
+    if not footprint.is_bounded():
+        culprit = next((r.unmodelled for r in scop.references
+                        if r.array == array.name and r.unmodelled is not None), None)
+        if culprit is not None:  # say which subscript, where
+            raise Unsupported(culprit[0], culprit[2], f"{culprit[1]}: the elements of "
+                              f"'{array.c_name}' accessed cannot be bounded; not supported by the "
+                              "GPU targets")
+        raise Unsupported(f"elements of '{array.c_name}' accessed", scop.region.location,
+                          "cannot be bounded (a subscript depends on data); not supported by the "
+                          "GPU targets")
+    local_space = isl.LocalSpace.from_space(footprint.get_space())
+    zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(local_space))
+    for d in dims:
+        var = isl.PwAff.from_aff(isl.Aff.var_on_domain(local_space, isl.dim_type.set, d))
+        if not footprint.is_subset(var.ge_set(zero)):
+            raise Unsupported(f"negative subscripts of '{array.c_name}'", scop.region.location,
+                              "are not supported by the GPU targets")
+
+
+def _rows(array: Array, scop: Scop, written: isl.UnionMap,
+          must: isl.UnionMap) -> tuple[list[isl.PwAff], list[isl.PwAff], RowRanges, RowRanges | None, bool]:
+    """An array of rows through pointers: the extents of its dense copy on the device (the rows up to the
+    last one touched, each as wide as the widest part touched), as the buffer's size (0 where nothing is
+    touched) and as kernels and row copies index it (only where something is), what of each row crosses in
+    and out, and whether the region certainly writes every element it copies out (then nothing need be
+    copied in for the writes' sake).  A one-dimensional array (a struct's pointer member, ``v.a[i]``) is one
+    row, row 0."""
+    _check_bounded(array, scop, tuple(range(array.rank)))
+    target = isl.UnionSet.from_set(array.footprint)
+
+    def own(elements: isl.UnionSet) -> isl.Set:  # as a set of rows (a one-dimensional array: row 0)
+        found = isl.Set.from_union_set(elements).intersect_params(scop.context)
+        if array.rank == 2:
+            return found
+        return found.apply(_on(found, "{ [c] -> [0, c] }").reset_tuple_id(isl.dim_type.out)).coalesce()
+
+    footprint = own(target)
+    one = isl.Val.one(footprint.get_ctx())
+    indexed = [footprint.dim_max(d).add_constant_val(one).coalesce() for d in (0, 1)][2 - array.rank:]
+    # the size: 0 where the region touches no row (isl's maximum is undefined there: n % 2 + n - 1 is -1 at n = 0)
+    none = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(footprint.get_space().params()))
+    extents = [e.union_max(none).coalesce() for e in indexed]
+    names = scop.signed_names
+    rows_in = _row_ranges(_row_hull(footprint), scop.context, names)
+    out = written.intersect_range(target).range()
+    if out.is_empty():
+        return extents, indexed, rows_in, None, False
+    out_hull = _row_hull(own(out))
+    covered = must.range().intersect(target)
+    fully = not covered.is_empty() and out_hull.is_subset(own(covered))
+    return extents, indexed, rows_in, _row_ranges(out_hull, scop.context, names), fully
+
+
+def _first_access(array: Array, scop: Scop) -> Location:
+    """Where the region first accesses ``array`` (the region's start when no access says)."""
+    node = next((r.node for r in scop.references if r.array == array.name and r.node.coord), None)
+    if node is None:
+        return scop.region.location
+    return Location(scop.region.file, node.coord.line, node.coord.column or 1)
+
+
+def _is_rows(array: Array) -> bool:
+    """Whether ``array`` is two-dimensional with its rows through pointers (``double **A``, ``double *A[n]``),
+    or the elements a struct's pointer member points to, of one struct (``p->a[i]``, ``v.a[i]``) or of each
+    of an array of them (``p[i].a[j]``)."""
+    if array.member is not None:
+        return array.member.pointer and array.rank <= 2 and all(count == 0 for _, count in array.member.path[:-1])
+    return (array.rank == 2 and array.extents[1] is None and not array.delinearised
+            and array.kind != "local")
+
+
+def _on(elements: isl.Set, relation: str) -> isl.Map:
+    """``relation`` (isl's notation, no tuple names) between elements of the space of ``elements``."""
+    relation = isl.Map(relation)
+    if not elements.has_tuple_id():
+        return relation
+    identity = elements.get_tuple_id()
+    return relation.set_tuple_id(isl.dim_type.in_, identity).set_tuple_id(isl.dim_type.out, identity)
+
+
+def _row_hull(elements: isl.Set) -> isl.Set:
+    """Of each row of ``elements`` (a set of a two-dimensional array), every element from the first to the
+    last: ``{ A[r, c] : A[r, c1] and A[r, c2] in elements for some c1 <= c <= c2 }``."""
+    after = _on(elements, "{ [r, c] -> [r, d] : d >= c }")
+    return elements.apply(after).intersect(elements.apply(after.reverse())).coalesce()
+
+
+def _row_ranges(hull: isl.Set, context: isl.Set, names: dict[str, str]) -> RowRanges:
+    """The rows of ``hull`` (a set of a two-dimensional array, an interval in each row) and the interval of
+    each, as C expressions (the row named :data:`ROW`)."""
+    rows = hull.project_out(isl.dim_type.set, 1, 1)
+    after = _on(rows, "{ [r] -> [s] : s >= r }")
+    span = rows.apply(after).intersect(rows.apply(after.reverse()))  # every row from the first to the last
+    n = hull.dim(isl.dim_type.param)
+
+    def on_row(elements: isl.Set) -> isl.Set:  # the row as a parameter
+        moved = elements.move_dims(isl.dim_type.param, n, isl.dim_type.set, 0, 1)
+        return moved.set_dim_name(isl.dim_type.param, n, ROW)
+
+    per_row = on_row(hull)  # of each row taken, its interval: PwAffs over the parameters
+    taken = per_row.params()
+    between = on_row(span).params().intersect_params(context)
+    condition = None if between.is_subset(taken) else c_condition(taken, between, names)
+    where = taken.intersect_params(context)
+    return RowRanges(first=c_expression(rows.dim_min(0), names, context),
+                     last=c_expression(rows.dim_max(0), names, context), condition=condition,
+                     low=c_expression(per_row.dim_min(0), names, where),
+                     high=c_expression(per_row.dim_max(0), names, where))
 
 
 def _constant_elements(extents: list[isl.PwAff]) -> int | None:
@@ -157,28 +314,42 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
     for array in scop.arrays:
         footprint = array.footprint
         is_written = not written.intersect_range(isl.UnionSet.from_set(footprint)).is_empty()
-        extents = _extents(array, scop) if array.rank else []
+        rows_in = rows_out = None
+        if array.member is not None and array.member.pointer and not _is_rows(array):
+            raise Unsupported("struct member access", _first_access(array, scop),
+                              f"is not supported by the GPU targets: member '{array.member.path[-1][0]}' is a "
+                              "pointer reached through subscripted members or with more than one subscript of its "
+                              "struct variable, and a copy of the struct on the device would hold a host address")
+        if _is_rows(array):
+            extents, indexed, rows_in, rows_out, fully = _rows(array, scop, written, must)
+        else:
+            extents = indexed = _extents(array, scop) if array.rank else []
         elements = " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
-        inner = tuple(_c(e, scop.signed_names) for e in extents[1:])
+        inner = tuple(_c(e, scop.signed_names) for e in indexed[1:])
         # a local of the region's top level is declared before the call (code after the region sees it):
         # a host array like any other
         local = array.kind == "local" and not array.region_level
         data = isl.UnionSet.from_set(footprint)
         has_live_in = not live_in.intersect(data).is_empty()
-        if array.rank and is_written and not has_live_in:
-            covered = must.range().intersect(data)
-            box = _box(array, extents)
-            fully = box.is_subset(isl.Set.from_union_set(covered)) if not covered.is_empty() else False
-        else:
+        if rows_in is None:  # (rows: fully says whether the region writes all it copies out)
             fully = False
+            if array.rank and is_written and not has_live_in:
+                covered = must.range().intersect(data)
+                box = _box(array, extents)
+                fully = box.is_subset(isl.Set.from_union_set(covered)) if not covered.is_empty() else False
         device = DeviceArray(
             name=array.name, host_name=array.c_name, element_type=array.element_type,
             device_type=array.resolved_type or array.element_type, rank=array.rank, inner_extents=inner,
             elements=elements, copy_in=not local and (has_live_in or (is_written and not fully)),
             copy_out=not local and is_written, written=is_written, local=local,
             linearise=array.rank >= 2 and not array.delinearised, live_in=has_live_in,
-            constant_elements=_constant_elements(extents))
-        if array.member is not None:
+            constant_elements=_constant_elements(extents), rows_in=rows_in, rows_out=rows_out)
+        if array.member is not None and array.member.pointer:
+            # a buffer of its own, its rows' pointers read from the host's structs (p[r].a): the host function
+            # takes the struct variable (GpuRegion.signature_parameters), which needs no buffer for this member
+            path = "".join(f".{field}" for field, _ in array.member.path)
+            result.append(replace(device, member=array.member, host_name=array.member.struct, row_member=path))
+        elif array.member is not None:
             device = replace(device, buffer=array.member.struct, member=array.member, host_name=array.member.struct)
             members.setdefault(array.member.struct, []).append((device, extents))
         else:

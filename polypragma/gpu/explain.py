@@ -84,5 +84,11 @@ def explain(region: GpuRegion) -> list[str]:
             why.append("copied out (written in the region)")
         if not why:
             why.append("not transferred")
+        if a.rows:  # the host's rows lie anywhere: the device has a dense copy of what the region touches
+            ranges = a.rows_in
+            taken = f" for which {ranges.condition}" if ranges.condition is not None else ""
+            why.insert(0, f"rows through pointers, a dense copy on the device: the rows {ranges.first} to "
+                          f"{ranges.last}{taken} cross one by one (of row polypragma_row, its elements {ranges.low} "
+                          f"to {ranges.high})")
         out.append(f"  {a.name}: {a.elements} element(s) of {a.device_type}; " + "; ".join(why))
     return out

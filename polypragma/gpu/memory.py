@@ -393,7 +393,8 @@ def constant_arrays(scop: Scop, arrays: tuple[DeviceArray, ...], kernels, option
     chosen: dict[str, str] = {}
     used = 0
     for array in arrays:
-        if array.written or array.local or array.scalar or array.constant_elements is None or array.aggregate:
+        if (array.written or array.local or array.scalar or array.constant_elements is None or array.aggregate
+                or array.rows):  # (constant memory is filled from one host array, not row by row)
             continue
         size = _sizeof(array)
         if size is None:

@@ -75,15 +75,35 @@ class GpuRegion:
         """(C type, name) of the host function's parameters, in order."""
         out = [(self.scop.scalar_types[p], p) for p in self.scop.parameters]
         out += [(self.scop.scalar_types[s], s) for s in self.scop.read_only_scalars]
-        out += [(f"{a.device_type} *", a.host_name) for a in self.arrays if not a.local]
+        for a in self._host_arrays():
+            if a.row_member:  # the struct variable whose pointer member's rows the function copies
+                out.append((f"{a.member.type} *", a.host_name))
+            elif a.parameter:
+                out.append((f"{a.device_type} {'**' if a.rows else '*'}", a.host_name))
+        return out
+
+    def _host_arrays(self) -> list[DeviceArray]:
+        """The arrays the host function takes, in order: the buffers, and where a struct variable has none,
+        the first of its pointer members (which reaches it, see gpu/data.py)."""
+        names = {a.name for a in self.arrays if a.parameter}
+        out = []
+        for a in self.arrays:
+            if a.row_member and a.host_name not in names:
+                names.add(a.host_name)
+                out.append(a)
+            elif a.parameter:
+                out.append(a)
         return out
 
     def call_arguments(self) -> list[str]:
         out = list(self.scop.parameters) + list(self.scop.read_only_scalars)
-        for a in self.arrays:
-            if a.local:
-                continue
-            out.append(f"({a.device_type} *)&{a.host_name}" if a.scalar else f"({a.device_type} *){a.host_name}")
+        for a in self._host_arrays():
+            if a.row_member:
+                out.append(f"({a.member.type} *){'&' if a.member.rank == 0 else ''}{a.host_name}")
+            elif a.scalar:
+                out.append(f"({a.device_type} *)&{a.host_name}")
+            else:
+                out.append(f"({a.device_type} {'**' if a.rows else '*'}){a.host_name}")
         return out
 
 

@@ -4,9 +4,9 @@
 // RUN: -- 4 12 -1.0
 // RUN: -- 5 20 2.0
 // covers: a return and a goto under conditions on data, which the model cannot place: the region is
-//         one statement run as written on the c target (the GPU targets refuse it with a located
-//         warning): a return of a value from inside a loop nest, a goto out of a nest to the end of the
-//         region, locals declared in the region
+//         one statement run as written (the GPU targets run it on one thread, the return an assignment of
+//         region-level variables that the code after the call returns): a return of a value from inside a
+//         loop nest, a goto out of a nest to the end of the region, locals declared in the region
 // exits_on_data: find the first element above a threshold, then scale the rows before it
 #include "kernels.h"
 
