@@ -16,8 +16,8 @@ et al., CC 2017, section 4: distinct lines per tile; C-to-CUDA's model-driven ch
   written, which is nothing per tile of work where sequential members are tiled (the register tile
   lives across all their tiles).
 * **shared memory**: the bytes of the staged tiles, each dimension's extent again the box of the
-  differences of the tile's elements, the innermost padded by one element as memory.py pads against
-  bank conflicts; staged where memory.py stages (reuse in the tile, or the global access not coalesced)
+  differences of the tile's elements, the innermost padded by one element where the box has two
+  dimensions or more (memory.py pads by 0 or 1 against bank conflicts; the estimate takes the larger);
   and within ``--max-shared-memory``.  Loads from shared memory per step are those of a register tile:
   a thread with 4x4 points reads the rows and columns of its tile (4 + 4), not every pair, since each
   operand is read once per step of the reduction loop and kept in a register for the points it serves.
