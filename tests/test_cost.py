@@ -7,7 +7,8 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma import dependences
-from polypragma.gpu.cost import MAX_POINTS_PER_THREAD, Candidate, KernelModel, _distinct_sectors, candidates, orders
+from polypragma.gpu.cost import (MAX_POINTS_PER_THREAD, Candidate, KernelModel, _distinct_sectors, candidates,
+                                 orders)
 from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.region import prepare
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
@@ -116,7 +117,8 @@ def test_the_coalesced_outer_loop_goes_to_x(tmp_path):
     t_y, t_x = kernel.sizes.tile
     tiles = kernel.tiling.to_tiles
     instance = isl.UnionSet("[n, m] -> { S_0[j = 70, i = 40] : n = 100 and m = 100 }", context=tiles.get_ctx())
-    expected = isl.UnionSet(f"[n, m] -> {{ [{40 // t_y}, {70 // t_x}] : n = 100 and m = 100 }}", context=tiles.get_ctx())
+    expected = isl.UnionSet(f"[n, m] -> {{ [{40 // t_y}, {70 // t_x}] : n = 100 and m = 100 }}",
+                            context=tiles.get_ctx())
     assert instance.apply(tiles).is_equal(expected)
     # with sizes the user gives, the band's order stays
     _, user = region_of(tmp_path, "for (j = 0; j < m; j++)\n  for (i = 0; i < n; i++)\n"

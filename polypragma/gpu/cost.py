@@ -12,17 +12,19 @@ et al., CC 2017, section 4: distinct lines per tile; C-to-CUDA's model-driven ch
   holds (floor, in isl), and the distinct values counted by isl (``count_val`` of a constant set: the
   first thread's element moved by the reference's strides, which isl finds once per reference as the
   deltas of its access between neighbouring band points; references of one array at constant offsets
-  count their union, as the caches serve a stencil's neighbours once).  A group staged through shared memory costs the sectors of its tile's box once per
-  tile (twice when written back); one a thread keeps in registers (invariant in the inner loops, as the
-  ``C`` of a matrix product) costs its warp sectors once per tile of the mapped loops, read and
-  written, which is nothing per tile of work where sequential members are tiled (the register tile
-  lives across all their tiles).
-* **shared memory**: the bytes of the staged tiles, each dimension's extent the reach of the
-  references' strides over the tile plus the spread of their offsets, the innermost padded by one
-  element where the box has two dimensions or more (memory.py pads by 0 or 1 against bank conflicts;
-  the estimate takes the larger); staged where memory.py stages (reuse in the tile, or the global
-  access not coalesced) and within ``--max-shared-memory``.  Loads from shared memory per step are those of a register tile:
-  a thread with 4x4 points reads the rows and columns of its tile (4 + 4), not every pair, since each
+  count their union, as the caches serve a stencil's neighbours once).  A group staged through shared
+  memory costs the sectors of its tile's box once per tile (twice when written back); one a thread keeps
+  in registers (invariant in the inner loops, as the ``C`` of a matrix product) costs its warp sectors
+  once per tile of the mapped loops, read and written, which is nothing per tile of work where
+  sequential members are tiled (the register tile lives across all their tiles); one that would live in
+  registers but whose warp access is not coalesced is staged through shared memory where its tile fits,
+  as memory.py stages it.
+* **shared memory**: the bytes of the staged tiles, each dimension's extent the reach of the references'
+  strides over the tile plus the spread of their offsets, the innermost padded by one element where the
+  box has two dimensions or more (memory.py pads by 0 or 1 against bank conflicts; the estimate takes
+  the larger); staged where memory.py stages (reuse in the tile, or the global access not coalesced) and
+  within ``--max-shared-memory``.  Loads from shared memory per step are those of a register tile: a
+  thread with 4x4 points reads the rows and columns of its tile (4 + 4), not every pair, since each
   operand is read once per step of the reduction loop and kept in a register for the points it serves.
 * **registers per thread**: :data:`BASE_REGISTERS` plus, in 4-byte words, the points a thread holds of
   each register group and the shared operands of a step;
@@ -41,6 +43,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
 import islpy as isl
 
 from polypragma import timing
