@@ -19,10 +19,15 @@ MATMUL = ("for (i = 0; i < 64; i++)\n  for (j = 0; j < 64; j++)\n    for (int k 
 ARRAYS = "double A[64][64], double B[64][64], double C[64][64]"
 
 
+# the sizes the tests of the tree's shape are written for (the cost model would take a tile of 64x64:
+# tests/test_cost.py checks its choice)
+SIZES = SizeOptions(tile=(32, 32), block=(8, 32))
+
+
 def matmul(tmp_path):
     scop = model(tmp_path, MATMUL, ARRAYS)
     deps = dependences.compute(scop)
-    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SizeOptions(), "k.c",
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SIZES, "k.c",
                      cuda=True)
     return scop, region
 
@@ -110,7 +115,7 @@ def test_full_tiles_of_a_register_tile(tmp_path):
     # <= 59: t0 <= 3); every column tile is full along j for its one column per thread where 32 g1 + t1 <= 59
     scop = model(tmp_path, MATMUL.replace("64", "60"), ARRAYS.replace("64", "60"))
     deps = dependences.compute(scop)
-    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SizeOptions(), "k.c",
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SIZES, "k.c",
                      cuda=True)
     (kernel,) = region.mapping.kernels
     assert kernel.thread_points == (4, 1) and kernel.register_tile

@@ -22,6 +22,19 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
     return out
 
 
+def _cost_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
+    """The cost model's estimate of the kernel's mapping and of the runner-up."""
+    choice = region.choices[kernel.index] if region.choices else None
+    if choice is None:
+        return []
+    if choice.user:
+        return [f"    estimate of the sizes you gave: {choice.best.describe()}"]
+    out = [f"    chosen by the cost model of {len(choice.estimates)} candidates: {choice.best.describe()}"]
+    if choice.runner_up is not None:
+        out.append(f"    runner-up: {choice.runner_up.describe()}")
+    return out
+
+
 def explain(region: GpuRegion) -> list[str]:
     """A report for --explain: the kernels, their mapping and the data moves, with reasons."""
     scop = region.scop
@@ -37,7 +50,7 @@ def explain(region: GpuRegion) -> list[str]:
         if not kernel.mapped:
             out.append(head + "; no parallel loop: runs on one thread, so the data stays on the device")
             continue
-        mapped = ", ".join(f"loop {d + 1} -> blocks.{axes[kernel.mapped - 1 - d]} and threads."
+        mapped = ", ".join(f"loop {kernel.order[d] + 1} -> blocks.{axes[kernel.mapped - 1 - d]} and threads."
                            f"{axes[kernel.mapped - 1 - d]}" for d in range(kernel.mapped))
         memory = region.memory[kernel.index] if region.memory else None
         shared = memory is not None and memory.placed(Placement.SHARED)
@@ -57,6 +70,7 @@ def explain(region: GpuRegion) -> list[str]:
             out.append(f"    reduction {r.describe()}: its loop runs in parallel (only this accumulation crosses "
                        f"the threads; the order of the {'floating-point ' if r.floating else ''}updates changes): "
                        f"{how}")
+        out += _cost_lines(region, kernel)
         if memory is not None and memory.sizes_note:
             out.append(f"    {memory.sizes_note}")
         if memory is not None and memory.kernel.tiling is not None and memory.kernel.tiling.tiles > kernel.mapped:

@@ -16,7 +16,10 @@ in PPCG: block ``b`` runs the tiles with ``g = b (mod G)``, thread ``t`` the
 points with ``p = t (mod B)``.  These congruences are constraints on the
 kernel's schedule with ``b`` and ``t`` as parameters, so isl's AST generator
 writes the strided loops, and any tile, block and grid size is correct.
-The innermost mapped member goes to ``x``.
+By default the innermost mapped member goes to ``x``; :mod:`polypragma.gpu.cost` may choose another
+order of the mapped members (``order``), so that the member along which a warp's accesses are
+coalesced goes to ``x`` while the band's loops inside each thread keep their order: the block- and
+thread-level schedules are the band's members permuted, the sequential schedule below them is not.
 
 In a kernel, every dependence between two instances has equal values of the
 mapped members (they are coincident), so all of them stay within one thread:
@@ -94,6 +97,13 @@ class Kernel:
     tiling: Tiling | None = None  # for memory promotion; None for one-thread kernels
     # reductions whose updates come from several threads (their dependences cross the mapped loops)
     reductions: tuple["KernelReduction", ...] = ()
+    # the band member of each mapped dimension, outermost first (the last goes to x): the cost model's
+    # choice (polypragma.gpu.cost); () for one-thread kernels
+    order: tuple[int, ...] = ()
+    # instances -> the band's members and the deeper schedule dimensions, in the band's order (before
+    # tiling and ``order``): what the cost model counts on
+    band: isl.UnionMap | None = None
+    sequential: int = 0  # further members of a permutable band, tiled by SEQUENTIAL_TILE for shared memory
 
     @property
     def thread_points(self) -> tuple[int, ...]:
@@ -288,9 +298,36 @@ def _bound(hull: isl.Set, exact: isl.Set, d: int, optimum) -> isl.PwAff:
         return optimum(exact, d)
 
 
+def _permuted(subtree: isl.UnionMap, order: tuple[int, ...]) -> isl.UnionMap:
+    """``subtree`` with its leading dimensions in ``order`` (dimension d takes member ``order[d]``)."""
+    range_space = isl.Set.from_union_set(subtree.range()).get_space()
+    identity = isl.MultiAff.identity(range_space.map_from_set())
+    permutation = identity
+    for d, member in enumerate(order):
+        permutation = permutation.set_aff(d, identity.get_aff(member))
+    return subtree.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(permutation)))
+
+
+def _check_order(node: isl.ScheduleNode, mapped: int, order: tuple[int, ...]) -> None:
+    """Any order of the mapped members is legal: they are coincident (place_kernels maps only
+    coincident members, or members made coincident because they carry reductions only), so every
+    dependence inside the kernel has distance zero along each of them (check_within_threads checks it
+    for the kernel), and a permutation of zero distances leaves them zero: both ends of a dependence
+    stay in one thread, in the order of the members below, which keep theirs.  Reduction updates that
+    cross the threads are atomic or combined by the block, in any order.  Checked here."""
+    if sorted(order) != list(range(mapped)):
+        raise ValueError(f"order {list(order)} is not a permutation of the {mapped} mapped members")
+    if order != tuple(range(mapped)) and not all(node.band_member_get_coincident(k) for k in range(mapped)):
+        raise ValueError("only coincident band members may be permuted")
+
+
 def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelSizes,
-                 names: IteratorNames, context: isl.Set) -> Kernel:
-    """The kernel rooted at ``node`` (the child of its mark)."""
+                 names: IteratorNames, context: isl.Set, order: tuple[int, ...] | None = None) -> Kernel:
+    """The kernel rooted at ``node`` (the child of its mark); ``order``: the band member of each mapped
+    dimension (default: the band's order, the innermost mapped member on x)."""
+    order = tuple(range(mapped)) if order is None else tuple(order)
+    if mapped:
+        _check_order(node, mapped, order)
     ctx = node.get_ctx()
     depth = node.get_schedule_depth()
     host_params = [f"{names.host_dims}{j}" for j in range(depth)]
@@ -310,8 +347,12 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
         kernel_context = kernel_context.add_dims(isl.dim_type.param, 1).set_dim_name(
             isl.dim_type.param, position, name)
     tile_counts: list[isl.PwAff] = []
+    band_schedule = subtree
+    if order != tuple(range(mapped)):
+        subtree = _permuted(subtree, order)
     schedule = subtree
     tiling = None
+    sequential = 0
     if mapped:
         range_set = isl.Set.from_union_set(subtree.range())
         space = range_set.get_space()
@@ -361,7 +402,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
         tiling = _tiling(subtree, hull, mapped, sequential, sizes, block_params, thread_params)
     return Kernel(index, depth, tuple(host_params), kernel_domain, schedule, mapped, sizes, tuple(block_params),
                   tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements), prefix,
-                  tiling)
+                  tiling, order=order if mapped else (), band=band_schedule if mapped else None, sequential=sequential)
 
 
 def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, sizes: KernelSizes,
@@ -499,7 +540,10 @@ def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: Reducti
 
 
 def resized(mapping: GpuMapping, kernel: Kernel, sizes: KernelSizes, names: IteratorNames,
-            context: isl.Set) -> Kernel:
-    """``kernel`` of ``mapping`` mapped again with other tile and block sizes (the same loops mapped)."""
+            context: isl.Set, order: tuple[int, ...] | None = None) -> Kernel:
+    """``kernel`` of ``mapping`` mapped again with other tile and block sizes (the same loops mapped), in
+    ``order`` (default: the kernel's)."""
     node = _kernel_nodes(mapping.host_schedule)[kernel.index]
-    return replace(build_kernel(node, kernel.index, kernel.mapped, sizes, names, context), reductions=kernel.reductions)
+    order = kernel.order if order is None else order
+    return replace(build_kernel(node, kernel.index, kernel.mapped, sizes, names, context, order),
+                   reductions=kernel.reductions)

@@ -488,6 +488,7 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
     for k, group in enumerate(groups):
         if group.placement is not Placement.GLOBAL or tiling is None or group.reason:
             continue
+        unplaced = group
         if options.private:
             why = not_private.find(group)
             if why is not None:
@@ -496,7 +497,16 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
                 group = _try_private(group, kernel)
                 if group.placement is not Placement.PRIVATE and group.reason:
                     not_private.add(group, group.reason)
-        if group.placement is not Placement.PRIVATE:
+        if group.placement is Placement.PRIVATE and options.shared and not _coalesced(group, steps):
+            # registers would be filled and emptied a row apart across a warp: a tile in shared memory is
+            # copied with consecutive threads on consecutive elements, and each thread then uses its
+            # elements there (the transpose's B[j][i] with j on x)
+            staged = _try_shared(unplaced, kernel, tile_params, steps, budget, boxless)
+            if staged.placement is Placement.SHARED:
+                group = replace(staged, reason=f"{staged.reason}; not in registers, whose copies would not be "
+                                               "coalesced")
+                budget -= group.shared_bytes()
+        if group.placement not in (Placement.PRIVATE, Placement.SHARED):
             if options.shared:
                 group = _try_shared(group, kernel, tile_params, steps, budget, boxless)
                 if group.placement is Placement.SHARED:
@@ -630,6 +640,16 @@ def _project_points(to_points: isl.UnionMap, keep: int) -> isl.UnionMap:
     return _project_tiles(to_points, keep)
 
 
+def _coalesced(group: Group, steps: list[isl.UnionMap]) -> bool:
+    """Whether neighbouring ``x`` threads (``steps[-1]``) touch the same or consecutive elements in
+    every reference of ``group``."""
+    for rel in group.relations if steps else ():
+        deltas = _deltas(rel, steps[-1])
+        if deltas is not None and not _is_zero(deltas, (0, 1)):
+            return False
+    return True
+
+
 def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], steps: list[isl.UnionMap],
                 budget: int, boxless: "_Translates") -> Group:
     """Shared memory, within ``budget`` bytes; returns the group in shared memory (its
@@ -651,12 +671,7 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
     group = replace(group, offsets=box[0], sizes=box[1])
     same_tile = tiling.to_tiles.apply_range(tiling.to_tiles.reverse())
     reuse = _reuse(group.relation(), same_tile)
-    coalesced = True
-    if steps:
-        for rel in group.relations:
-            deltas = _deltas(rel, steps[-1])
-            if deltas is not None and not _is_zero(deltas, (0, 1)):
-                coalesced = False
+    coalesced = _coalesced(group, steps)
     if not reuse and coalesced:
         return replace(group, reason="no reuse within a tile and the global access is coalesced")
     padded = replace(group, padding=_padding(group, steps))

@@ -14,6 +14,7 @@ import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Unsupported
+from polypragma.gpu.cost import Choice, choose
 from polypragma.gpu.data import DeviceArray, device_arrays
 from polypragma.gpu.mapping import CrossThreadDependence, GpuMapping, Kernel, map_to_gpu, resized
 from polypragma.gpu.memory import KernelMemory, MemoryOptions, Placement, constant_arrays, kernel_memory
@@ -52,6 +53,9 @@ class GpuRegion:
     # the members of struct variables the kernels access (p__x for p[i].x): arrays of the model that live
     # in their struct variable's buffer (one of ``arrays``), with no buffer of their own
     members: tuple[DeviceArray, ...] = ()
+    # per kernel: the cost model's estimates of its candidate mappings, best (the one used) first; None
+    # for a one-thread kernel
+    choices: tuple[Choice | None, ...] = ()
 
     def buffer_of(self, name: str) -> DeviceArray | None:
         """The buffer holding array ``name`` (itself, or its struct variable's for a member)."""
@@ -133,8 +137,18 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         "double" in scop.scalar_types.get(s, "") for s in scop.read_only_scalars)
     constant = constant_arrays(scop, arrays, mapping.kernels, memory_options)
     unroll = memory_options.unroll if memory_options.unroll is not None else cuda
-    kernels, memory = [], []
+    kernels, memory, choices = [], [], []
     for kernel in mapping.kernels:
+        choice = None
+        if kernel.mapped:
+            modelled = tuple(a for a in arrays + members if a.name not in constant)
+            choice = choose(scop, modelled, kernel.index, kernel.band, kernel.mapped, kernel.sequential, sizes,
+                            memory_options)
+            best = choice.best.candidate
+            if best.order != kernel.order or best.sizes != kernel.sizes:
+                kernel = resized(mapping, kernel, best.sizes, names, scop.context, best.order)
+        choices.append(choice)
+
         def placement(k: Kernel) -> KernelMemory:
             return kernel_memory(scop, arrays + members, k, memory_options, constant, names.tile, "polypragma_",
                                  cuda and memory_options.texture, unroll)
@@ -144,7 +158,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         memory.append(placed)
     mapping = replace(mapping, kernels=tuple(kernels))
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
-                     tuple(sorted(constant)), privatised=privatised, members=members)
+                     tuple(sorted(constant)), privatised=privatised, members=members, choices=tuple(choices))
 
 
 def _promoted(memory: KernelMemory) -> int:

@@ -1,8 +1,9 @@
 """Tile, block and grid sizes per kernel.
 
-Defaults suit current GPUs (compute capability 8.0 and 9.0): 256 threads a
-block, 32 of them along ``x`` (the innermost mapped loop) when two or three
-loops are mapped.  Users set them for all kernels (``--tile-size``,
+The defaults (256 threads a block, 32 of them along ``x`` when two or three
+loops are mapped) are the cost model's first candidates: where the user sets
+no tile or block size, :mod:`polypragma.gpu.cost` chooses among them and a
+few others, and which mapped loop goes to ``x``.  Users set them for all kernels (``--tile-size``,
 ``--block-size``, ``--grid-size``) or per kernel in PPCG's notation::
 
     --sizes '{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'

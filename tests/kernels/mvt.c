@@ -3,7 +3,8 @@
 // RUN: -- 10 60
 // the kernels: y1 (then y2) in shared memory, a tile of 32 at a time; x1 (x2) in a register; A read
 // along a row (x1) staged through shared memory by every thread of a block of 128 (whose 128x32 tile
-// fits where 256x32 does not), and read from global memory down a column (x2)
+// fits where 256x32 does not), and read from global memory down a column (x2), two columns a thread
+// inside each step of the loop over y2's tile
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel0(
 // CHECK-CUDA: __shared__ double shared_A[128][33];
 // CHECK-CUDA: __shared__ double shared_y1[32];
@@ -17,7 +18,8 @@
 // CHECK-CUDA: private_x1[0] = private_x1[0] + shared_A[t0][k3] * shared_y1[k3];  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
 // CHECK-CUDA: x1[t0 + 128 * k0] = private_x1[0];
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel1(
-// CHECK-CUDA: private_x2[0] = private_x2[0] + A[(32 * k1 + k3) * n + (t0 + 256 * k0)] * shared_y2[k3];
+// CHECK-CUDA: private_x2[0] = private_x2[0] + A[(32 * k1 + k2) * n + (t0 + 256 * k0)] * shared_y2[k2];
+// CHECK-CUDA-NEXT: private_x2[1] = private_x2[1] + A[(32 * k1 + k2) * n + (t0 + 256 * k0 + 128)] * shared_y2[k2];
 // covers: vla-params, pre-increment (++i ++j), decrementing-loop (i--),
 //         sequence-of-nests, transposed-access
 // mvt: x1 += A y1;  x2 += A^T y2

@@ -55,7 +55,8 @@ int main(int argc, char **argv)
 // CHECK-CUDA: double polypragma_reduction0 = -0.0;
 // CHECK-CUDA-NEXT: __shared__ double polypragma_reduction0_block[8];
 // CHECK-CUDA: polypragma_reduction0 = polypragma_reduction0 + (a[256 * b0 + t0]);
-// CHECK-CUDA: polypragma_reduction0 = polypragma_reduction0 + __shfl_down_sync(0xffffffffu, polypragma_reduction0, polypragma_step);
+// CHECK-CUDA: { const double polypragma_other = __shfl_down_sync(0xffffffffu, polypragma_reduction0, polypragma_step);
+// CHECK-CUDA-NEXT: polypragma_reduction0 = polypragma_reduction0 + polypragma_other; }
 // CHECK-CUDA: polypragma_reduction0_block[polypragma_lane / 32] = polypragma_reduction0;
 // CHECK-CUDA: polypragma_atomic_add_double(&total[0], polypragma_reduction0);
 // CHECK-OPENCL: polypragma_reduction0 = polypragma_reduction0 - (a[

@@ -1,0 +1,127 @@
+"""The cost model of polypragma/gpu/cost.py: warp sectors counted by isl, the estimate of small kernels,
+and the mapping and sizes it chooses (the regions below are written as users write them; the band each
+kernel maps is checked in isl notation first, so that a changed schedule fails here, not in a number)."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from polypragma import dependences
+from polypragma.gpu.cost import (MAX_POINTS_PER_THREAD, Candidate, KernelModel, _distinct_sectors, candidates,
+                                 orders)
+from polypragma.gpu.memory import MemoryOptions
+from polypragma.gpu.region import prepare
+from polypragma.gpu.sizes import KernelSizes, SizeOptions
+from polypragma.schedule import ScheduleOptions, compute_schedule
+from test_model import model
+
+
+def region_of(tmp_path, body: str, params: str, sizes: SizeOptions = SizeOptions()):
+    scop = model(tmp_path, body, params)
+    deps = dependences.compute(scop)
+    return scop, prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, sizes, "k.c", cuda=True)
+
+
+def band_is(kernel, text: str) -> bool:
+    return kernel.band.is_equal(isl.UnionMap(text, context=kernel.band.get_ctx()))
+
+
+def by_array(estimate):
+    return {g.array: g for g in estimate.groups}
+
+
+def test_a_warps_sectors_are_counted_on_its_elements():
+    # 32 threads on consecutive doubles (4 a sector): 8 sectors; a row apart each: 32; floats: 4; a block
+    # 16 wide: two rows of 16 doubles, 8; all threads on one element: 1
+    assert _distinct_sectors([32], [([(0, 1)], (0, 0))], 4) == 8
+    assert _distinct_sectors([32], [([(1, 0)], (0, 0))], 4) == 32
+    assert _distinct_sectors([32], [([(0, 1)], (0, 0))], 8) == 4
+    assert _distinct_sectors([16, 2], [([(0, 1), (1, 0)], (0, 0))], 4) == 8
+    assert _distinct_sectors([32], [([(0, 0)], (0, 0))], 4) == 1
+    # a stencil's neighbours along the row share sectors: A[i][j - 1], A[i][j], A[i][j + 1] touch 10, not 27
+    three = [([(0, 1)], (0, d)) for d in (-1, 0, 1)]
+    assert _distinct_sectors([32], three, 4) == 10
+
+
+def test_candidates_default_first_and_user_sizes_win():
+    found, user = candidates(0, 2, SizeOptions())
+    assert not user
+    assert found[0] == Candidate((0, 1), KernelSizes((32, 32), (8, 32), (65535, 65535)))
+    assert {c.order for c in found} == {(0, 1), (1, 0)}
+    assert all(-(-t // b) * -(-u // c) <= MAX_POINTS_PER_THREAD
+               for cand in found for (t, u), (b, c) in [(cand.sizes.tile, cand.sizes.block)])
+    found, user = candidates(0, 2, SizeOptions(tile=(16, 16)))
+    assert user and found == [Candidate((0, 1), KernelSizes((16, 16), (8, 32), (65535, 65535)))]
+    assert orders(3) == [(0, 1, 2), (0, 2, 1), (1, 2, 0)]
+
+
+def test_the_transposed_access_of_mvt_is_not_coalesced(tmp_path):
+    # x1[i] += A[i][j] * y1[j] with i the parallel loop: a warp's 32 threads read 32 rows of A
+    scop, region = region_of(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n"
+                             "    x1[i] = x1[i] + A[i][j] * y1[j];",
+                             "int n, double A[n][n], double x1[n], double y1[n]")
+    (kernel,) = region.mapping.kernels
+    assert band_is(kernel, "[n] -> { S_0[i, j] -> [i, j] : 0 <= i < n and 0 <= j < n }")
+    model_ = KernelModel(scop, region.arrays, kernel.band, 1, 1, MemoryOptions())
+    wide = model_.estimate(Candidate((0,), KernelSizes((256,), (256,), (65535,))))
+    a = by_array(wide)["A"]
+    assert (a.where, a.warp_sectors, a.coalesced_sectors, a.coalesced) == ("global memory", 32, 9, False)
+    assert by_array(wide)["x1"].where == "registers" and by_array(wide)["y1"].where == "shared memory"
+    # per tile of work (256 points x the 32 of j): 8 warps x 32 steps x 32 sectors of A, and y1's 32
+    # elements (8 sectors) once
+    assert wide.work == 256 * 32 and wide.global_sectors == 8 * 32 * 32 + 8
+    # a tile of 128 stages A's 128x32 tile (33792 bytes with the padding) and reads it in rows
+    chosen = region.choices[0].best
+    assert chosen.candidate == Candidate((0,), KernelSizes((128,), (128,), (65535,)))
+    a = by_array(chosen)["A"]
+    assert (a.where, a.shared_bytes, a.sectors) == ("shared memory", 128 * 33 * 8, 128 * 8)
+    assert kernel.sizes.tile == (128,)
+
+
+def test_matrix_product_takes_a_register_tile_of_4x2(tmp_path):
+    scop, region = region_of(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n"
+                             "    for (int k = 0; k < n; k++)\n      C[i][j] += A[i][k] * B[k][j];",
+                             "int n, double A[n][n], double B[n][n], double C[n][n]")
+    (kernel,) = region.mapping.kernels
+    assert band_is(kernel, "[n] -> { S_0[i, j, k] -> [i, j, k] : 0 <= i < n and 0 <= j < n and 0 <= k < n }")
+    choice = region.choices[0]
+    best = choice.best
+    assert best.candidate == Candidate((0, 1), KernelSizes((64, 64), (16, 32), (65535, 65535)))
+    where = by_array(best)
+    assert (where["A"].where, where["B"].where, where["C"].where) == ("shared memory", "shared memory", "registers")
+    # A's tile 64x32 (8 sectors a row) and B's 32x64 (16) per tile of 64x64x32 points: 0.25 a warp
+    assert best.global_sectors == 64 * 8 + 32 * 16 and best.work == 64 * 64 * 32
+    # 64x65 and 32x65 doubles, as memory.py pads them
+    assert best.shared_bytes == (64 * 33 + 32 * 65) * 8
+    # 4x2 points a thread: 8 of C (2 words each), 4 rows of A and 2 columns of B a step
+    assert best.registers == 64 and (best.blocks_per_sm, best.occupancy) == (2, 0.5)
+    default = next(e for e in choice.estimates if e.candidate.sizes.tile == (32, 32) and e.candidate.order == (0, 1)
+                   and e.candidate.sizes.block == (8, 32))
+    assert default.global_sectors * 32 / default.work == 0.5 and default.score > best.score
+    assert (kernel.order, kernel.sizes.tile, kernel.sizes.block) == ((0, 1), (64, 64), (16, 32))
+
+
+def test_the_coalesced_outer_loop_goes_to_x(tmp_path):
+    # the row loop inside the column loop: along j (the band's outer member) a warp reads a row's
+    # consecutive elements; along i, 32 rows
+    scop, region = region_of(tmp_path, "for (j = 0; j < m; j++)\n  for (i = 0; i < n; i++)\n"
+                             "    B[i][j] = 2.0 * A[i][j];", "int n, int m, double A[n][m], double B[n][m]")
+    (kernel,) = region.mapping.kernels
+    assert band_is(kernel, "[n, m] -> { S_0[j, i] -> [j, i] : 0 <= j < m and 0 <= i < n }")
+    assert kernel.order == (1, 0)
+    best = region.choices[0].best
+    assert best.candidate.order == (1, 0) and all(g.coalesced for g in best.groups)
+    band_order = next(e for e in region.choices[0].estimates if e.candidate.order == (0, 1))
+    assert by_array(band_order)["A"].warp_sectors == 32 and not by_array(band_order)["A"].coalesced
+    # the kernel's tiles: i's first (y), j's second (x)
+    t_y, t_x = kernel.sizes.tile
+    tiles = kernel.tiling.to_tiles
+    instance = isl.UnionSet("[n, m] -> { S_0[j = 70, i = 40] : n = 100 and m = 100 }", context=tiles.get_ctx())
+    expected = isl.UnionSet(f"[n, m] -> {{ [{40 // t_y}, {70 // t_x}] : n = 100 and m = 100 }}",
+                            context=tiles.get_ctx())
+    assert instance.apply(tiles).is_equal(expected)
+    # with sizes the user gives, the band's order stays
+    _, user = region_of(tmp_path, "for (j = 0; j < m; j++)\n  for (i = 0; i < n; i++)\n"
+                        "    B[i][j] = 2.0 * A[i][j];", "int n, int m, double A[n][m], double B[n][m]",
+                        SizeOptions(tile=(32, 32)))
+    assert user.mapping.kernels[0].order == (0, 1) and user.choices[0].user
