@@ -7,8 +7,8 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma import dependences
-from polypragma.gpu.cost import (MAX_POINTS_PER_THREAD, Candidate, KernelModel, _distinct_sectors, candidates,
-                                 orders)
+from polypragma.gpu.cost import (MAX_POINTS_PER_THREAD, MAX_POINTS_WITHOUT_REUSE, Candidate, KernelModel,
+                                 _distinct_sectors, candidates, orders)
 from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.region import prepare
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
@@ -50,6 +50,11 @@ def test_candidates_default_first_and_user_sizes_win():
     assert {c.order for c in found} == {(0, 1), (1, 0)}
     assert all(-(-t // b) * -(-u // c) <= MAX_POINTS_PER_THREAD
                for cand in found for (t, u), (b, c) in [(cand.sizes.tile, cand.sizes.block)])
+    # 4x2 points a thread (tile 64x64, block 16x32) only where a loop inside reuses them
+    assert any(c.sizes == KernelSizes((64, 64), (16, 32), (65535, 65535)) for c in found)
+    few, _ = candidates(0, 2, SizeOptions(), most_points=MAX_POINTS_WITHOUT_REUSE)
+    assert few and all(-(-t // b) * -(-u // c) <= MAX_POINTS_WITHOUT_REUSE
+                       for cand in few for (t, u), (b, c) in [(cand.sizes.tile, cand.sizes.block)])
     found, user = candidates(0, 2, SizeOptions(tile=(16, 16)))
     assert user and found == [Candidate((0, 1), KernelSizes((16, 16), (8, 32), (65535, 65535)))]
     assert orders(3) == [(0, 1, 2), (0, 2, 1), (1, 2, 0)]

@@ -683,9 +683,10 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                                 f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}")
     except isl.Error:
         pass
-    if kernel.register_tile:
-        # full tiles apart first, within a share of the bound: where the partial tiles have many shapes
-        # (a triangular domain's), the kernel is built without (syr2k's took more than the whole bound)
+    if kernel.register_tile and builder.tiling.tiles > kernel.mapped:
+        # full tiles apart first (where a tiled loop runs inside the thread's points: the guards would
+        # be tested at each of its steps), within a share of the bound: where the partial tiles have
+        # many shapes (a triangular domain's), the kernel is built without
         try:
             with bounded_operations(ctx, int(bound / ISOLATED_SHARE)):
                 ast = _build(builder, prefix, frozenset(), isolate=True)

@@ -85,6 +85,9 @@ COUNT_OPERATIONS = 50_000
 # and register tiles (a matrix product with tile 64x64 and block 16x16, 4x4 points, or block 8x32, 8x2)
 MAX_POINTS_PER_THREAD = 8
 MAX_POINTS_PER_DIMENSION = 4
+# ... and a kernel without further tiled loops inside its points, where a larger register tile reuses
+# nothing and only costs compile time (isl unrolls it in every copy)
+MAX_POINTS_WITHOUT_REUSE = 4
 # candidate sizes per number of mapped loops (outermost first, the last on x); the first is the default
 CANDIDATE_TILES = {1: ((256,), (128,)), 2: ((32, 32), (64, 64)), 3: ((4, 8, 32),)}
 CANDIDATE_BLOCKS = {1: ((256,), (128,)), 2: ((8, 32), (16, 16), (16, 32)), 3: ((2, 4, 32),)}
@@ -177,11 +180,13 @@ def orders(mapped: int) -> list[tuple[int, ...]]:
 
 
 def candidates(index: int, mapped: int, options: SizeOptions,
-               extents: list[int | None] | tuple = ()) -> tuple[list[Candidate], bool]:
+               extents: list[int | None] | tuple = (), most_points: int = MAX_POINTS_PER_THREAD) \
+        -> tuple[list[Candidate], bool]:
     """The candidates of kernel ``index`` with ``mapped`` members, the default first; a single one, in
     the band's order, when the user set its tile or block sizes (returned True then).  ``extents``: the
     constant extent of each mapped member where it has one; a tile longer than both it and the
-    default tile only idles threads, and is not tried."""
+    default tile only idles threads, and is not tried.  ``most_points``: the most points a thread may
+    have."""
     default = options.for_kernel(index, mapped)
     identity = tuple(range(mapped))
     if options.set_by_user(index):
@@ -191,7 +196,7 @@ def candidates(index: int, mapped: int, options: SizeOptions,
         for block in CANDIDATE_BLOCKS[mapped]:
             points = [-(-t // b) for b, t in zip(block, tile)]
             if all(b <= t for b, t in zip(block, tile)) and math.prod(block) <= MAX_THREADS_PER_BLOCK \
-                    and math.prod(points) <= MAX_POINTS_PER_THREAD and max(points) <= MAX_POINTS_PER_DIMENSION:
+                    and math.prod(points) <= most_points and max(points) <= MAX_POINTS_PER_DIMENSION:
                 s = KernelSizes(tile, block, default.grid)
                 if s not in sizes:
                     sizes.append(s)
@@ -572,7 +577,8 @@ def choose(scop: Scop, arrays: tuple[DeviceArray, ...], index: int, band: isl.Un
     shared memory)."""
     with timing.part(f"kernel {index}: cost model (mapping and sizes)"):
         model = KernelModel(scop, arrays, band, mapped, sequential, options)
-        found, user = candidates(index, mapped, sizes, model.extents)
+        found, user = candidates(index, mapped, sizes, model.extents,
+                                 MAX_POINTS_PER_THREAD if sequential else MAX_POINTS_WITHOUT_REUSE)
         estimates = [model.estimate(c) for c in found]
         ranked = sorted(range(len(estimates)), key=lambda k: (estimates[k].score, k))
         return Choice(tuple(estimates[k] for k in ranked), user)

@@ -79,9 +79,12 @@ def explain(region: GpuRegion) -> list[str]:
         if region.kernel_asts and region.kernel_asts[kernel.index] is not None and kernel.register_tile:
             tile = "x".join(map(str, kernel.thread_points))
             registers = " (its register tile)" if memory.placed(Placement.PRIVATE) else ""
-            apart = ("tiles whose points all exist run without a guard per point"
-                     if region.full_tiles_apart[kernel.index] else
-                     "every point has its guard (generating the full tiles apart would cost too much)")
+            if region.full_tiles_apart[kernel.index]:
+                apart = "tiles whose points all exist run without a guard per point"
+            elif memory.kernel.tiling.tiles > kernel.mapped:
+                apart = "every point has its guard (generating the full tiles apart would cost too much)"
+            else:
+                apart = "every point has its guard (tested once a point: no tiled loop runs inside them)"
             out.append(f"    each thread runs its {tile} points of the mapped loops{registers} innermost, inside "
                        f"each step of the loops they enclose (unroll-and-jam); {apart}")
         out += _memory_lines(region, kernel)

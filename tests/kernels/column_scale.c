@@ -3,10 +3,9 @@
 // RUN: -- 3 70 33
 // The loop along whose iterations the accesses are coalesced is the outer one of the band: the cost
 // model (polypragma/gpu/cost.py) maps it to threads.x, so a warp's 32 threads read 32 consecutive
-// elements of a row (k3, stepped by t1 on x, indexes the column) instead of 32 rows.
+// elements of a row (t1, on x, indexes the column) instead of 32 rows.
 // CHECK-CUDA: const int t1 = (int)threadIdx.x;
-// CHECK-CUDA: for (int k3 = t1; {{.*}}; k3 += 32) {
-// CHECK-CUDA-NEXT: B[{{.*}} * m + ({{[0-9]+}} * k1 + k3)] = 2.0 * A[{{.*}} * m + ({{[0-9]+}} * k1 + k3)] + shared_C[k3];
+// CHECK-CUDA: B[{{.*}} * m + (t1 + 32 * k1)] = 2.0 * A[{{.*}} * m + (t1 + 32 * k1)] + shared_C[t1];
 // covers: coalesced-loop-outside (the outer band member on threads.x), vla-params
 // column_scale: B = 2 A + C broadcast along rows, with the row loop inside the column loop
 #include "kernels.h"
