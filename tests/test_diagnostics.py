@@ -914,10 +914,7 @@ def test_struct_member_array_on_every_target(statement: str, tmp_path: Path):
     """Members are arrays of the model; the GPU targets take the struct variable as a buffer of its type."""
     text = PROLOGUE + f"    for (i = 0; i < 10; i++)\n        {statement}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
-    for target in ("c", "opencl", "cuda"):
-        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
-        assert (status, stderr) == (0, ""), target
-        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    assert_regenerated_everywhere(source, tmp_path)
 
 
 _POINTER_MEMBER = """\
@@ -942,6 +939,14 @@ void kernel(double *A)
 #pragma endscop
 }
 """
+
+
+def assert_regenerated_everywhere(source: Path, tmp_path: Path) -> None:
+    """Every target regenerates ``source``'s region without a word (outputs in ``tmp_path / target``)."""
+    for target in ("c", "opencl", "cuda"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert (status, stderr) == (0, ""), target
+        assert _MARKER in generated_path(source, tmp_path / target).read_text()
 
 
 def assert_refused_on_gpu(tmp_path: Path, text: str, where: tuple[int, int], *phrases: str) -> None:
@@ -978,10 +983,7 @@ def test_pointer_members_on_every_target(access: str, tmp_path: Path):
             "void kernel(double *A, struct node *q, struct node r)\n{\n#pragma scop\n"
             f"    for (int i = 0; i < 10; i++)\n        A[i] = {access};\n#pragma endscop\n}}\n")
     source = write_source(tmp_path, "kernel.c", text)
-    for target in ("c", "opencl", "cuda"):
-        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
-        assert (status, stderr) == (0, ""), target
-        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    assert_regenerated_everywhere(source, tmp_path)
     generated = generated_path(source, tmp_path / "cuda").with_suffix(".cu").read_text()
     struct = access[0]
     assert f"(double * A, struct node * {struct})" in generated
@@ -1338,10 +1340,7 @@ def test_affine_returns_on_every_target(tmp_path: Path):
     """
     text = case_source(Case("returns", body, 1, None, ()))
     source = write_source(tmp_path, "kernel.c", text)
-    for target in ("c", "opencl", "cuda"):
-        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
-        assert (status, stderr) == (0, ""), target
-        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    assert_regenerated_everywhere(source, tmp_path)
 
 
 def test_rows_through_pointers_on_gpu(tmp_path: Path):
@@ -1352,10 +1351,7 @@ def test_rows_through_pointers_on_gpu(tmp_path: Path):
             "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < n; j++)\n"
             "            s[i] += A[i][j];\n#pragma endscop\n}\n")
     source = write_source(tmp_path, "kernel.c", text)
-    for target in ("c", "opencl", "cuda"):
-        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
-        assert (status, stderr) == (0, ""), target
-        assert _MARKER in generated_path(source, tmp_path / target).read_text()
+    assert_regenerated_everywhere(source, tmp_path)
     generated = generated_path(source, tmp_path / "cuda").with_suffix(".cu").read_text()
     assert "int n, double ** A, double * s)" in generated
     text = text.replace("double **A", "double ***A").replace("A[i][j];", "A[i][j][0];")
