@@ -72,6 +72,17 @@ def single_map(umap: isl.UnionMap) -> isl.Map | None:
     return result
 
 
+def permuted_range(umap: isl.UnionMap, order) -> isl.UnionMap:
+    """``umap`` (whose range has one space) with its range dimension ``d`` taken from dimension
+    ``order[d]``, for the leading ones; the dimensions past ``order`` keep their place."""
+    space = isl.Set.from_union_set(umap.range()).get_space()
+    identity = isl.MultiAff.identity(space.map_from_set())
+    permutation = identity
+    for d, source in enumerate(order):
+        permutation = permutation.set_aff(d, identity.get_aff(source))
+    return umap.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(permutation)))
+
+
 def with_params(space: isl.Space, names) -> isl.Space:
     """``space`` with those of the parameters ``names`` it lacks added after its own, in order."""
     for name in names:

@@ -118,7 +118,7 @@ def test_full_tiles_of_a_register_tile(tmp_path):
     region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SIZES, "k.c",
                      cuda=True)
     (kernel,) = region.mapping.kernels
-    assert kernel.thread_points == (4, 1) and kernel.register_tile
+    assert kernel.sizes.thread_points == (4, 1) and kernel.register_tile
     tree = KernelTree(scop, region.memory[0], True)
     full = tree.full_tiles()
     threads = isl.Set("[t0, t1] -> { : 0 <= t0 < 8 and 0 <= t1 < 32 }", context=full.get_ctx())

@@ -11,7 +11,6 @@ skeleton is in :mod:`polypragma.codegen.host`.
 from __future__ import annotations
 
 import islpy as isl
-from pycparser import c_ast
 
 from polypragma.codegen.ast_build import build_kernel_ast
 from polypragma.codegen.body import DeviceBodyPrinter

@@ -39,7 +39,8 @@ from polypragma import timing
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion
-from polypragma.isl_helpers import bounded_operations, maps_of, parameter, set_named, sets_of, union_of, variable, with_params
+from polypragma.isl_helpers import (bounded_operations, maps_of, parameter, permuted_range, set_named, sets_of,
+                                     union_of, variable, with_params)
 from polypragma.model import Reference, Scop
 
 # isl operations each form of a kernel's AST may take (the atomic form, then the default one); past
@@ -51,8 +52,6 @@ TREE_OPERATIONS = 1_500_000
 # copy and in the computations of partial tiles, at a cost that grows with its points (gemm's kernel
 # with a 4x4 register tile takes between 4 and 6 million operations, 1.4 s)
 TILE_POINTS_PER_BOUND = 4
-# the part of that bound the form with full tiles apart may take (see tiled_kernel_ast)
-ISOLATED_SHARE = 1
 # existential variables a piece of the schedule of a statement of that tree may have (as bounded by
 # KernelTree.existentials), past which its AST is not tried: isl's operation count does not bound the
 # pivots of one elimination, which grow with them past any use (a copy of a tile of strided elements,
@@ -164,7 +163,6 @@ class KernelTree:
         self.shared = memory.placed(Placement.SHARED)
         self.private = memory.placed(Placement.PRIVATE)
         self.registers_outside = not self.shared or registers_across_barriers
-        self.jammed = kernel.register_tile
         mapped, tiles = tiling.mapped, tiling.tiles
         to_tiles = tiling.to_tiles.intersect_range(isl.UnionSet.from_set(tiling.block_congruence))
         self.domain = kernel.domain.intersect(to_tiles.domain())  # the computations of this block's tiles
@@ -386,10 +384,11 @@ class KernelTree:
             isl.UnionSet.from_set(tiling.thread_congruence)).domain()
         points = tiling.to_points.intersect_domain(self.domain)
         slots = range(mapped)  # where the thread's points of the mapped loops are in the band
-        if self.jammed:
+        if self.kernel.register_tile:
             points, slots = _slots_innermost(points, mapped)
         unroll = list(slots) if self.memory.unroll else []
-        full = self.full_tiles() if self.jammed else None
+        # (full tiles apart only where a tiled loop runs inside the points: see tiled_kernel_ast)
+        full = self.full_tiles() if self.kernel.register_tile and self.kernel.sequential else None
         compute = ("filter", threads, ("band", points, tiles, unroll, None, full))
         inner: list = []  # (filter, subtree) for each tile of the further tiles
         registers_inner = not self.registers_outside and self.private
@@ -473,15 +472,8 @@ def _slots_innermost(points: isl.UnionMap, mapped: int) -> tuple[isl.UnionMap, r
     step of the sequential loops), and the positions they now have.  Legal because every dependence of
     the kernel joins instances with the same values of the mapped loops (checked when the kernel was
     mapped): a member along which all distances are zero may move to any depth."""
-    space = isl.Set.from_union_set(points.range()).get_space()
-    n = space.dim(isl.dim_type.set)
-    order = list(range(mapped, n)) + list(range(mapped))
-    local = isl.LocalSpace.from_space(space)
-    affs = isl.AffList.alloc(space.get_ctx(), n)
-    for d in order:
-        affs = affs.add(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
-    permutation = isl.MultiAff.from_aff_list(space.map_from_domain_and_range(space), affs)
-    return points.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(permutation))), range(n - mapped, n)
+    n = isl.Set.from_union_set(points.range()).dim(isl.dim_type.set)
+    return permuted_range(points, list(range(mapped, n)) + list(range(mapped))), range(n - mapped, n)
 
 
 def _most_divs(pieces: isl.UnionSet | isl.UnionMap) -> int:
@@ -665,14 +657,14 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     costly: then isl's default form.  Both within TREE_OPERATIONS isl operations (a multiple of it for
     a register tile of more than TILE_POINTS_PER_BOUND points a thread), past which
     :class:`TooCostly` is raised, and neither tried where a statement's schedule has more than
-    TREE_EXISTENTIALS existential variables.  A register tile's full tiles are first generated apart
-    (:meth:`KernelTree.full_tiles`) within a share of the bound.  Returns the AST and whether its full
-    tiles are apart."""
+    TREE_EXISTENTIALS existential variables.  Where a tiled loop runs inside a register tile's points,
+    its full tiles are first generated apart (:meth:`KernelTree.full_tiles`), within the bound.
+    Returns the AST and whether its full tiles are apart."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
     builder = KernelTree(scop, memory, registers_across_barriers)
-    points = math.prod(kernel.thread_points)
+    points = math.prod(kernel.sizes.thread_points)
     bound = TREE_OPERATIONS * max(1, points // TILE_POINTS_PER_BOUND) if kernel.register_tile else TREE_OPERATIONS
     try:
         with bounded_operations(ctx, bound):
@@ -683,12 +675,12 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                                 f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}")
     except isl.Error:
         pass
-    if kernel.register_tile and builder.tiling.tiles > kernel.mapped:
+    if kernel.register_tile and kernel.sequential:
         # full tiles apart first (where a tiled loop runs inside the thread's points: the guards would
-        # be tested at each of its steps), within a share of the bound: where the partial tiles have
-        # many shapes (a triangular domain's), the kernel is built without
+        # be tested at each of its steps), within the bound: where the partial tiles have many shapes
+        # (a triangular domain's), the kernel is built without
         try:
-            with bounded_operations(ctx, int(bound / ISOLATED_SHARE)):
+            with bounded_operations(ctx, bound):
                 ast = _build(builder, prefix, frozenset(), isolate=True)
                 if not strided_dimensions(ast, prefix, steps):
                     return ast, True

@@ -194,12 +194,12 @@ def candidates(index: int, mapped: int, options: SizeOptions,
     sizes = [default]
     for tile in CANDIDATE_TILES[mapped]:
         for block in CANDIDATE_BLOCKS[mapped]:
-            points = [-(-t // b) for b, t in zip(block, tile)]
+            s = KernelSizes(tile, block, default.grid)
+            points = s.thread_points
             if all(b <= t for b, t in zip(block, tile)) and math.prod(block) <= MAX_THREADS_PER_BLOCK \
-                    and math.prod(points) <= most_points and max(points) <= MAX_POINTS_PER_DIMENSION:
-                s = KernelSizes(tile, block, default.grid)
-                if s not in sizes:
-                    sizes.append(s)
+                    and math.prod(points) <= most_points and max(points) <= MAX_POINTS_PER_DIMENSION \
+                    and s not in sizes:
+                sizes.append(s)
     out = []
     for order in orders(mapped):
         for s in sizes:
@@ -430,7 +430,7 @@ class KernelModel:
             left = max(1, left // n)
         warp_key = tuple(warp)
         threads = math.prod(sizes.block)
-        points = [-(-sizes.tile[d] // sizes.block[d]) for d in range(mapped)]  # per thread, per dimension
+        points = sizes.thread_points  # per thread, per dimension
         per_thread = math.prod(points)
         steps = SEQUENTIAL_TILE ** self.sequential
         # points of a tile: where a member has fewer iterations than the tile, only those

@@ -77,11 +77,11 @@ def explain(region: GpuRegion) -> list[str]:
             out.append(f"    further loop(s) of its permutable band tiled by "
                        f"{list(memory.kernel.tiling.tile_sizes[kernel.mapped:])} for the tiles of shared memory")
         if region.kernel_asts and region.kernel_asts[kernel.index] is not None and kernel.register_tile:
-            tile = "x".join(map(str, kernel.thread_points))
+            tile = "x".join(map(str, kernel.sizes.thread_points))
             registers = " (its register tile)" if memory.placed(Placement.PRIVATE) else ""
             if region.full_tiles_apart[kernel.index]:
                 apart = "tiles whose points all exist run without a guard per point"
-            elif memory.kernel.tiling.tiles > kernel.mapped:
+            elif kernel.sequential:
                 apart = "every point has its guard (generating the full tiles apart would cost too much)"
             else:
                 apart = "every point has its guard (tested once a point: no tiled loop runs inside them)"

@@ -36,7 +36,7 @@ from polypragma import timing
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
-from polypragma.isl_helpers import maps_of, parameter, set_named, sets_of, variable, with_params
+from polypragma.isl_helpers import maps_of, parameter, permuted_range, set_named, sets_of, variable, with_params
 
 
 @dataclass(frozen=True)
@@ -106,17 +106,12 @@ class Kernel:
     sequential: int = 0  # further members of a permutable band, tiled by SEQUENTIAL_TILE for shared memory
 
     @property
-    def thread_points(self) -> tuple[int, ...]:
-        """The points of the mapped loops a thread runs in each tile, along each of them."""
-        return tuple(-(-tile // block) for tile, block in zip(self.sizes.tile, self.sizes.block))
-
-    @property
     def register_tile(self) -> bool:
         """Whether a thread runs its points of the mapped loops innermost, inside each step of the
         loops they enclose (unroll-and-jam: a register tile), when the kernel's data is promoted: it
         has several, and no reduction whose threads combine their values (that code expects the
         thread's points outermost)."""
-        return not self.reductions and any(n > 1 for n in self.thread_points)
+        return not self.reductions and any(n > 1 for n in self.sizes.thread_points)
 
     def describe(self) -> str:
         if not self.mapped:
@@ -298,16 +293,6 @@ def _bound(hull: isl.Set, exact: isl.Set, d: int, optimum) -> isl.PwAff:
         return optimum(exact, d)
 
 
-def _permuted(subtree: isl.UnionMap, order: tuple[int, ...]) -> isl.UnionMap:
-    """``subtree`` with its leading dimensions in ``order`` (dimension d takes member ``order[d]``)."""
-    range_space = isl.Set.from_union_set(subtree.range()).get_space()
-    identity = isl.MultiAff.identity(range_space.map_from_set())
-    permutation = identity
-    for d, member in enumerate(order):
-        permutation = permutation.set_aff(d, identity.get_aff(member))
-    return subtree.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(permutation)))
-
-
 def _check_order(node: isl.ScheduleNode, mapped: int, order: tuple[int, ...]) -> None:
     """Any order of the mapped members is legal: they are coincident (place_kernels maps only
     coincident members, or members made coincident because they carry reductions only), so every
@@ -349,7 +334,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
     tile_counts: list[isl.PwAff] = []
     band_schedule = subtree
     if order != tuple(range(mapped)):
-        subtree = _permuted(subtree, order)
+        subtree = permuted_range(subtree, order)
     schedule = subtree
     tiling = None
     sequential = 0

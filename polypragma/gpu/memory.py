@@ -628,7 +628,7 @@ def _try_private(group: Group, kernel: Kernel) -> Group:
         return replace(group, reason="registers: the elements are not a one-to-one function of the thread's points")
     if not _reuse(group.relation(), None):
         return replace(group, reason="registers: no element is used twice")
-    counts = [-(-tiling.tile_sizes[d] // kernel.sizes.block[d]) for d in range(mapped)]
+    counts = list(kernel.sizes.thread_points)
     if math.prod(counts) > MAX_REGISTERS:
         return replace(group, reason=f"registers: {math.prod(counts)} elements a thread exceed {MAX_REGISTERS}")
     return replace(group, placement=Placement.PRIVATE, counts=counts, function=function,

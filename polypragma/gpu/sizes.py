@@ -36,6 +36,12 @@ class KernelSizes:
     grid: tuple[int, ...]
 
     @property
+    def thread_points(self) -> tuple[int, ...]:
+        """The points of a tile each thread runs, along each mapped loop (the tile over the block, rounded
+        up)."""
+        return tuple(-(-tile // block) for tile, block in zip(self.tile, self.block))
+
+    @property
     def mapping_steps(self) -> frozenset[int]:
         """The steps of a kernel's loops that wrap tiles around the grid and points around a block."""
         return frozenset(self.grid) | frozenset(self.block)
