@@ -3,7 +3,7 @@
 * :func:`bounded_operations`: a bound on the work isl may do, for the analyses that give up past it
   (the dataflow analysis, the scheduler, the memory analysis, the atomic form of a kernel's AST):
   past the bound isl raises isl.Error ("maximal number of operations exceeded") and the caller falls
-  back.
+  back; :func:`out_of_operations` tells that error from others.
 * :func:`maps_of`, :func:`sets_of`, :func:`single_map`: the pieces of a union, and its maps as one map;
   :func:`set_named`: the set of one statement in a union; :func:`union_of`: pieces as one union.
 * :func:`variable`, :func:`parameter`, :func:`with_params`: a dimension or a parameter as a function
@@ -31,6 +31,12 @@ def bounded_operations(ctx: isl.Context, limit: int):
     finally:
         ctx.set_max_operations(0)
         ctx.reset_operations()
+
+
+def out_of_operations(error: isl.Error) -> bool:
+    """Whether ``error`` is isl's for a bound of :func:`bounded_operations` reached (isl reports it
+    only in the message)."""
+    return "maximal number of operations exceeded" in str(error)
 
 
 def maps_of(umap: isl.UnionMap) -> list[isl.Map]:

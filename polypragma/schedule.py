@@ -31,7 +31,7 @@ import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.model import Scop
-from polypragma.isl_helpers import bounded_operations, sets_of
+from polypragma.isl_helpers import bounded_operations, out_of_operations, sets_of
 
 FUSION_CHOICES = ("auto", "max", "min")
 
@@ -123,7 +123,7 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions,
         reason = f"the scheduler did not finish within {options.timeout:g} s (--schedule-timeout)"
         return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
     except isl.Error as exc:
-        if "maximal number of operations" in str(exc):
+        if out_of_operations(exc):
             reason = f"the scheduler exceeded its bound of {options.max_operations} isl operations"
         else:
             reason = f"the scheduler failed ({exc})"
