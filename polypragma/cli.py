@@ -112,8 +112,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help="most blocks along the mapped loops; blocks wrap around the tiles (default 65535)")
     sizes.add_argument("--sizes", metavar="MAP", type=_sizes,
                        help="per-kernel sizes in PPCG's notation, e.g. "
-                            "'{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'")
-    sizes.add_argument("--dump-sizes", action="store_true", help="print the sizes used, in --sizes notation")
+                            "'{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'; "
+                            "'kernel[0] -> order[1,0]' maps the band's loop 1 on y and loop 0 on x")
+    sizes.add_argument("--dump-sizes", action="store_true",
+                       help="print the sizes and loop orders used, in --sizes notation")
     sizes.add_argument("--explain", action="store_true",
                        help="say per region which loops run on the host, which went to blocks and threads, the "
                             "sizes, which arrays are copied in and out, and for every array of every kernel where "

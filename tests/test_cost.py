@@ -58,6 +58,12 @@ def test_candidates_default_first_and_user_sizes_win():
     found, user = candidates(0, 2, SizeOptions(tile=(16, 16)))
     assert user and found == [Candidate((0, 1), KernelSizes((16, 16), (8, 32), (65535, 65535)))]
     assert orders(3) == [(0, 1, 2), (0, 2, 1), (1, 2, 0)]
+    # an order the user sets: the model chooses only the sizes in it, or keeps the user's sizes too
+    found, user = candidates(0, 2, SizeOptions(per_kernel="{ kernel[0] -> order[1,0] }"))
+    assert not user and len(found) > 1 and {c.order for c in found} == {(1, 0)}
+    found, user = candidates(0, 2, SizeOptions(per_kernel="{ kernel[0] -> order[1,0]; kernel[0] -> tile[16,16] }"))
+    assert user and found == [Candidate((1, 0), KernelSizes((16, 16), (8, 32), (65535, 65535)))]
+    assert candidates(1, 2, SizeOptions(per_kernel="{ kernel[0] -> order[1,0] }"))[0][0].order == (0, 1)
 
 
 def test_the_transposed_access_of_mvt_is_not_coalesced(tmp_path):

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
+from harness import (KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, polypragma_process,
+                     run)
 
 
 def cuda_unit(path, outdir, *options):
@@ -68,6 +69,55 @@ def test_sizes_per_kernel_and_dump(tmp_path):
     assert "kernel[1] -> tile[32,32]" in messages  # the default where --sizes says nothing
     host = host_function(unit, 0)
     assert "block(16, 4, 1)" in host  # kernel 1: x is the innermost entry
+
+
+def _dumped(messages: str) -> str:
+    """The map --dump-sizes printed for the file's only region."""
+    (line,) = [m for m in messages.splitlines() if m.startswith("region 0 ")]
+    return line[line.index("{"):]
+
+
+@pytest.mark.parametrize("name", ["column_scale", "gemm"])
+def test_dumped_sizes_given_back_map_every_kernel_as_before(name, tmp_path):
+    # the cost model maps column_scale's outer loop on x: the dump says so (order[1,0]), and the same
+    # map given back to --sizes gives the same file, where the sizes alone map the band in its order
+    path = KERNELS / f"{name}.c"
+    first, messages = cuda_unit(path, tmp_path / "model", "--dump-sizes")
+    sizes = _dumped(messages)
+    assert ("kernel[0] -> order[1,0]" in sizes) == (name == "column_scale")
+    again, messages = cuda_unit(path, tmp_path / "again", "--dump-sizes", "--sizes", sizes)
+    assert again == first and _dumped(messages) == sizes
+    if name == "column_scale":
+        without = re.sub(r"; kernel\[0\] -> order\[[0-9,]*\]", "", sizes)
+        assert cuda_unit(path, tmp_path / "without", "--sizes", without)[0] != first
+
+
+def test_an_order_the_user_sets_is_kept_and_checked(tmp_path):
+    # gemm's i on x (its rows 64 elements apart: not what the model takes), with a 4x2 register tile
+    # whose last points are missing: the results are the original program's
+    path = KERNELS / "gemm.c"
+    sizes = "{ kernel[0] -> tile[7,8]; kernel[0] -> block[2,4]; kernel[0] -> order[1,0] }"
+    status, messages = polypragma(path, tmp_path / "cl", ["--target", "opencl", "--no-fp-contract", "--dump-sizes",
+                                                          "--sizes", sizes])
+    assert status == 0, messages
+    assert "kernel[0] -> order[1,0]" in _dumped(messages)
+    status, messages = polypragma(path, tmp_path / "model", ["--target", "opencl", "--sizes",
+                                                             "{ kernel[0] -> order[1,0] }", "--explain"])
+    assert status == 0 and "loop 1 -> blocks.x and threads.x" in messages, messages
+    for bad, why in [("order[1,1]", "order [1, 1] of kernel 0 is not an order of the loops 0..1"),
+                     ("order[2,0,1]", "order [2, 0, 1] of kernel 0 names 3 loop(s); the kernel maps 2")]:
+        status, messages = polypragma_process(path, tmp_path / "bad",
+                                              ["--target", "cuda", "--sizes", f"{{ kernel[0] -> {bad} }}"])
+        assert status != 0 and why in messages, messages
+    if opencl_device() is None:
+        generated = generated_path(path, tmp_path / "cl")
+        compile_c(generated, tmp_path / "cl" / "prog", libs=["-lOpenCL"])
+        compile_c(path, tmp_path / "orig")
+        for args in (["1", "1", "1", "1"], ["7", "13", "19", "7"], ["42", "48", "52", "56"]):
+            expected = run(tmp_path / "orig", args)
+            got = run(tmp_path / "cl" / "prog", args, env={"POLYPRAGMA_DEVICE": "gpu"})
+            assert got.returncode == 0, got.stderr
+            assert outputs_match(expected.stdout, got.stdout) is None
 
 
 def test_region_pragma_sets_its_sizes(tmp_path):

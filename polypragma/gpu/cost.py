@@ -188,9 +188,9 @@ def candidates(index: int, mapped: int, options: SizeOptions,
     default tile only idles threads, and is not tried.  ``most_points``: the most points a thread may
     have."""
     default = options.for_kernel(index, mapped)
-    identity = tuple(range(mapped))
+    chosen = options.order(index, mapped)
     if options.set_by_user(index):
-        return [Candidate(identity, default)], True
+        return [Candidate(chosen or tuple(range(mapped)), default)], True
     sizes = [default]
     for tile in CANDIDATE_TILES[mapped]:
         for block in CANDIDATE_BLOCKS[mapped]:
@@ -201,7 +201,7 @@ def candidates(index: int, mapped: int, options: SizeOptions,
                     and s not in sizes:
                 sizes.append(s)
     out = []
-    for order in orders(mapped):
+    for order in [chosen] if chosen else orders(mapped):
         for s in sizes:
             long = any(d < len(extents) and extents[order[d]] is not None
                        and s.tile[d] > max(extents[order[d]], default.tile[d]) for d in range(mapped))

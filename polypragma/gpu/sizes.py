@@ -8,7 +8,12 @@ few others, and which mapped loop goes to ``x``.  Users set them for all kernels
 
     --sizes '{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'
 
-Sizes are listed outermost first, so the last entry is ``x``.
+Sizes are listed outermost first, so the last entry is ``x``.  The same notation sets which loops a
+kernel maps in which order (the mapped loops of its band numbered from 0, outermost first; the last
+entry goes to ``x``): ``kernel[1] -> order[1,0]`` puts the band's second loop on ``y`` and its first on
+``x``, as the cost model chooses for a column-wise loop nest.  ``--dump-sizes`` prints the order with
+the sizes where it is not the band's own, so that its output given back to ``--sizes`` maps every
+kernel as it was.
 """
 
 from __future__ import annotations
@@ -70,6 +75,14 @@ class SizeOptions:
             return True
         chosen = parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {}
         return "tile" in chosen or "block" in chosen
+
+    def order(self, index: int, mapped: int) -> tuple[int, ...] | None:
+        """The order of kernel ``index``'s ``mapped`` loops the user set (``order[..]``), or None."""
+        order = parse_sizes(self.per_kernel).get(index, {}).get("order") if self.per_kernel else None
+        if order is not None and len(order) != mapped:
+            raise SizeError(f"order {list(order)} of kernel {index} names {len(order)} loop(s); "
+                            f"the kernel maps {mapped}")
+        return order
 
     def for_kernel(self, index: int, mapped: int) -> KernelSizes:
         if mapped == 0:
@@ -138,23 +151,29 @@ def parse_sizes(text: str, kernels: int = 256) -> dict[int, dict[str, tuple[int,
             continue
         for s in sets_of(image):
             name = s.get_tuple_name()
-            if name not in ("tile", "block", "grid"):
-                raise SizeError(f"unknown size kind '{name}' (tile, block or grid)")
+            if name not in ("tile", "block", "grid", "order"):
+                raise SizeError(f"unknown size kind '{name}' (tile, block, grid or order)")
             if not s.is_singleton():
                 raise SizeError(f"{name} of kernel {k} is not a single point")
             values = s.sample_point()
             result.setdefault(k, {})[name] = tuple(
                 int(values.get_coordinate_val(isl.dim_type.set, d).to_python()) for d in range(s.dim(isl.dim_type.set)))
+            order = result[k].get("order")
+            if order is not None and sorted(order) != list(range(len(order))):
+                raise SizeError(f"order {list(order)} of kernel {k} is not an order of the loops "
+                                f"0..{len(order) - 1}")
     return result
 
 
 def dump(kernels) -> str:
-    """The sizes used, in the notation ``--sizes`` reads."""
+    """The sizes used, in the notation ``--sizes`` reads, with the order of the mapped loops where it
+    is not the band's."""
     parts = []
     for kernel in kernels:
         if kernel.mapped:
             s = kernel.sizes
-            parts.append(f"kernel[{kernel.index}] -> tile[{','.join(map(str, s.tile))}]; "
-                         f"kernel[{kernel.index}] -> block[{','.join(map(str, s.block))}]; "
-                         f"kernel[{kernel.index}] -> grid[{','.join(map(str, s.grid))}]")
+            kinds = [("tile", s.tile), ("block", s.block), ("grid", s.grid)]
+            if kernel.order and tuple(kernel.order) != tuple(range(kernel.mapped)):
+                kinds.append(("order", kernel.order))
+            parts += [f"kernel[{kernel.index}] -> {name}[{','.join(map(str, values))}]" for name, values in kinds]
     return "{ " + "; ".join(parts) + " }"
