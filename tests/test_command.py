@@ -112,11 +112,11 @@ static void heat(void) {
 #pragma scop
   for (int t = 0; t < T; t++) {
     for (int i = 1; i < N - 1; i++)
-      for (int j = 1; j < N - 1; j++)
+      for (int j = i; j < N - 1; j++)
         for (int k = 1; k < N - 1; k++)
           B[i][j][k] = 0.125 * (A[i+1][j][k] - 2.0 * A[i][j][k] + A[i-1][j][k]) + 0.125 * (A[i][j+1][k] - 2.0 * A[i][j][k] + A[i][j-1][k]) + 0.125 * (A[i][j][k+1] - 2.0 * A[i][j][k] + A[i][j][k-1]) + A[i][j][k];
     for (int i = 1; i < N - 1; i++)
-      for (int j = 1; j < N - 1; j++)
+      for (int j = i; j < N - 1; j++)
         for (int k = 1; k < N - 1; k++)
           A[i][j][k] = 0.125 * (B[i+1][j][k] - 2.0 * B[i][j][k] + B[i-1][j][k]) + 0.125 * (B[i][j+1][k] - 2.0 * B[i][j][k] + B[i][j-1][k]) + 0.125 * (B[i][j][k+1] - 2.0 * B[i][j][k] + B[i][j][k-1]) + B[i][j][k];
   }
@@ -134,7 +134,9 @@ int main(void) {
 
 
 def test_scheduler_time_bound_keeps_the_original_schedule(tmp_path):
-    """A 3-D stencil with a time loop over fixed-size arrays takes isl's scheduler many minutes."""
+    """A 3-D stencil with a time loop over fixed-size arrays, each sweep over a triangle of (i, j), takes isl's
+    scheduler many minutes (over a box it takes milliseconds since schedule.for_scheduler: 36 ms, where it
+    took minutes before)."""
     source = tmp_path / "heat.c"
     source.write_text(HEAT_3D)
     status, messages = polypragma(source, tmp_path / "out", ["--schedule-timeout", "1", "--openmp"])
