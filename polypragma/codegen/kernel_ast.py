@@ -625,7 +625,20 @@ class StatementIndices:
 
 
 def _exprs(pulled: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
-    return tuple(build.expr_from_pw_aff(pulled.get_pw_aff(d).coalesce()) for d in range(pulled.dim(isl.dim_type.out)))
+    return tuple(build.expr_from_pw_aff(_one_expression(pulled.get_pw_aff(d).coalesce()))
+                 for d in range(pulled.dim(isl.dim_type.out)))
+
+
+def _one_expression(index: isl.PwAff) -> isl.PwAff:
+    """``index`` as one affine expression on every point when all its pieces have the same one: the
+    index is asked for where the statement runs, inside the pieces, and isl's expression of a piece
+    whose domain is a union of many disjuncts with divisions (a register tile's slots over strided
+    tiles) took it up to 31 s for the constant 1 (program 294 of the differential test's seed 6,
+    opencl --fusion=min --block-size 5: more than five minutes in all)."""
+    pieces = index.get_pieces()
+    if len(pieces) > 0 and all(aff.plain_is_equal(pieces[0][1]) for _, aff in pieces[1:]):
+        return isl.PwAff.from_aff(pieces[0][1])
+    return index
 
 
 def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuRegion:
