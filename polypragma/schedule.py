@@ -141,14 +141,13 @@ def for_scheduler(relation: isl.UnionMap, domain: isl.UnionSet) -> isl.UnionMap:
 
     isl's scheduler turns every constraint of a dependence into a Farkas multiplier of its linear
     problems, the bounds of both statements' domains included: heat_3d's dependences between its two
-    statements have 22 constraints, 16 of them bounds, and took it 1.4 s (a Gauss-Seidel or 3-D heat
-    stencil of PolyBench 6.9-13.7 s).  For a piece between statements of as many dimensions whose
+    statements have 22 constraints, 16 of them bounds, and took it 1.4 s.  For a piece between statements of as many dimensions whose
     domains are boxes, each bound is left out (isl's gist) along every dimension where the distances
     (sink less source) stay bounded without it, a stencil's neighbours, and kept where they do not
     (a read and every later write of an element: the time loop's bounds).  The result contains the
     dependences, so every schedule valid for it is valid for them (and coincident members carry none
-    of them); its distances are theirs, so the scheduler's choices are the same: the corpus's
-    generated code is byte-identical, and heat_3d is scheduled in 0.04 s.  Pieces between other domains
+    of them); its distances are theirs, and over the corpus the scheduler chose the same schedules
+    (generated code byte-identical), heat_3d's in 0.04 s.  Pieces between other domains
     (triangles, whose bounds shape the dependences) are kept as they are: leaving their bounds out
     changed the schedules of nussinov and trmm.  The parameters' constraints always stay (a
     dependence that exists only for n >= 1 would otherwise bind every size).  With ``--fusion=max``
@@ -171,8 +170,8 @@ def _without_bounds(piece: isl.Map, source: isl.Set, sink: isl.Set) -> isl.Map:
     distances stay bounded without them (see :func:`for_scheduler`)."""
     gist = piece.gist_domain(source).gist_range(sink).intersect_params(piece.params())
     distances = gist.set_tuple_name(isl.dim_type.out, gist.get_tuple_name(isl.dim_type.in_)).deltas()
-    for d in range(distances.dim(isl.dim_type.set)):
-        n = distances.dim(isl.dim_type.set)
+    n = distances.dim(isl.dim_type.set)
+    for d in range(n):
         along = distances.project_out(isl.dim_type.set, d + 1, n - d - 1).project_out(isl.dim_type.set, 0, d)
         if not along.is_bounded():
             gist = gist.intersect_domain(_dimension_bounds(source, d)).intersect_range(_dimension_bounds(sink, d))
