@@ -36,9 +36,10 @@ from dataclasses import dataclass, field, replace
 import islpy as isl
 
 from polypragma import timing
+from polypragma.codegen import padded_tiles
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.gpu.memory import Group, KernelMemory, Placement
-from polypragma.gpu.region import GpuRegion
+from polypragma.gpu.region import GpuRegion, PartialTiles
 from polypragma.isl_helpers import (bounded_operations, maps_of, out_of_operations, parameter, permuted_range,
                                      set_named, sets_of, union_of, variable, with_params)
 from polypragma.model import Reference, Scop
@@ -52,6 +53,9 @@ TREE_OPERATIONS = 1_500_000
 # copy and in the computations of partial tiles, at a cost that grows with its points (gemm's kernel
 # with a 4x4 register tile takes between 4 and 6 million operations, 1.4 s)
 TILE_POINTS_PER_BOUND = 4
+# isl operations the padding of a kernel's partial register tiles may take, to find its instances
+# and check that it is safe (gemm's: 130 000); past it, the partial tiles are not padded
+PADDING_OPERATIONS = 1_000_000
 # existential variables a piece of the schedule of a statement of that tree may have (as bounded by
 # KernelTree.existentials), past which its AST is not tried: isl's operation count does not bound the
 # pivots of one elimination, which grow with them past any use (a copy of a tile of strided elements,
@@ -171,16 +175,42 @@ class KernelTree:
         self.to_tiles = to_tiles.intersect_domain(self.domain).coalesce()
         self.tiles = isl.Set.from_union_set(self.to_tiles.range()).coalesce()
         self.mapped_tiles = self.tiles.project_out(isl.dim_type.set, mapped, tiles - mapped)
-        # partial schedules, statement by statement: the mapped tiles, the further tiles, the leaves
-        self.outer: list[isl.UnionMap] = [_leading(self.to_tiles, 0, mapped)]
-        self.further: list[isl.UnionMap] = [_leading(self.to_tiles, mapped, tiles - mapped)] if tiles > mapped else []
-        self.domains: list[isl.UnionSet] = [self.domain]
-        self.slot_maps: dict[tuple[str, bool], isl.Map] = {}
+        self.slot_maps: dict[tuple[str, bool, bool], isl.Map] = {}
         # copy statement -> (index of the promoted array, global element), on the statement's space
         self.copies: dict[str, tuple[isl.PwMultiAff, isl.PwMultiAff]] = {}
         self.kinds: dict[str, Copy | Barrier] = {}  # the statements of copies and barriers, by name
         self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
         self._spec = None  # (domain, root spec): the tree's statements and shape, built once
+        # the computations' instances in the tree, their tiles and their points: those of the block's
+        # tiles, or padded to whole register tiles where that is safe (polypragma.codegen.padded_tiles)
+        self.computed = self.domain
+        self.computed_tiles = self.to_tiles
+        self.computed_points = tiling.to_points.intersect_domain(self.domain)
+        self.padded = kernel.register_tile and bool(kernel.sequential) and self._pad()
+        # partial schedules, statement by statement: the mapped tiles, the further tiles, the leaves
+        self.outer: list[isl.UnionMap] = [_leading(self.computed_tiles, 0, mapped)]
+        self.further: list[isl.UnionMap] = ([_leading(self.computed_tiles, mapped, tiles - mapped)]
+                                            if tiles > mapped else [])
+        self.domains: list[isl.UnionSet] = [self.computed]
+
+    def _pad(self) -> bool:
+        """Pad the computations to whole register tiles where it is safe; whether it was."""
+        tiling = self.tiling
+        real = (self.computed, self.computed_tiles, self.computed_points)
+        try:
+            with bounded_operations(self.ctx, PADDING_OPERATIONS):
+                padded = padded_tiles.candidate(self.domain, self.to_tiles, self.computed_points, tiling.mapped,
+                                                tiling.tile_sizes)
+                if padded is not None:
+                    self.computed, self.computed_tiles, self.computed_points = padded
+                    if padded_tiles.safe(self):
+                        return True
+        except isl.Error:
+            pass
+        self.computed, self.computed_tiles, self.computed_points = real
+        self._references.clear()
+        self.slot_maps.clear()
+        return False
 
     # -- statements ---------------------------------------------------------------------------
     def _statement(self, name: str, payload, domain: isl.Set) -> isl.Set:
@@ -249,14 +279,15 @@ class KernelTree:
         leaf = self._band(isl.UnionMap.from_map(schedule), unroll=False)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
 
-    def _slots(self, statement: str, this_thread: bool) -> isl.Map:
+    def _slots(self, statement: str, this_thread: bool, computed: bool = False) -> isl.Map:
         """``{ S[i] -> [k] }``: the register slot of instance ``i``, k = (p - t) / B along each mapped
-        member, for the instances of this thread (``this_thread``) or for any."""
-        key = (statement, this_thread)
+        member, for the instances of this thread (``this_thread``) or for any, of the real instances
+        or (``computed``) of those the tree computes."""
+        key = (statement, this_thread, computed)
         if key not in self.slot_maps:
             tiling, kernel = self.tiling, self.kernel
-            points = isl.Map.from_union_map(tiling.to_points.intersect_domain(
-                isl.UnionSet.from_set(set_named(self.domain, statement))))
+            points = isl.Map.from_union_map((self.computed_points if computed else tiling.to_points).intersect_domain(
+                isl.UnionSet.from_set(set_named(self.computed if computed else self.domain, statement))))
             space = points.get_space().range()
             slots = None
             for d in range(tiling.mapped):
@@ -382,15 +413,14 @@ class KernelTree:
         def name(kind: str) -> str:
             return f"{kind}_{next(counter)}"
 
-        threads = tiling.to_points.intersect_domain(self.domain).intersect_range(
-            isl.UnionSet.from_set(tiling.thread_congruence)).domain()
-        points = tiling.to_points.intersect_domain(self.domain)
+        threads = self.computed_points.intersect_range(isl.UnionSet.from_set(tiling.thread_congruence)).domain()
+        points = self.computed_points
         slots = range(mapped)  # where the thread's points of the mapped loops are in the band
         if self.kernel.register_tile:
             points, slots = _slots_innermost(points, mapped)
         unroll = list(slots) if self.memory.unroll else []
         # (full tiles apart only where a tiled loop runs inside the points: see tiled_kernel_ast)
-        full = self.full_tiles() if self.kernel.register_tile and self.kernel.sequential else None
+        full = self.full_tiles() if self.kernel.register_tile and self.kernel.sequential and not self.padded else None
         compute = ("filter", threads, ("band", points, tiles, unroll, None, full))
         inner: list = []  # (filter, subtree) for each tile of the further tiles
         registers_inner = not self.registers_outside and self.private
@@ -412,9 +442,9 @@ class KernelTree:
         if copied:
             inner.append((self.barrier(name("barrier"), True), None))
         if registers_inner:
-            inner += private_copies(True, tiles) + [(self.domain, compute)] + private_copies(False, tiles)
+            inner += private_copies(True, tiles) + [(self.computed, compute)] + private_copies(False, tiles)
         else:
-            inner.append((self.domain, compute))
+            inner.append((self.computed, compute))
         if self.shared:
             inner.append((self.barrier(name("barrier"), True), None))
             written = [made for made in (self.shared_copy(g, False, name("shared_out")) for g in self.shared
@@ -442,18 +472,19 @@ class KernelTree:
         register slot of the instance (registers)."""
         if statement not in self._references:
             out = []
-            domain = set_named(self.domain, statement)
+            domain = set_named(self.computed, statement)
             tile = isl.PwMultiAff.from_map(isl.Map.from_union_map(
-                self.to_tiles.intersect_domain(isl.UnionSet.from_set(domain))))
+                self.computed_tiles.intersect_domain(isl.UnionSet.from_set(domain))))
             space = self.tiles.get_space()
             for group in self.shared + self.private:
                 for ref, rel in zip(group.references, group.relations):
                     if ref.statement != statement:
                         continue
                     if any(group is g for g in self.private):
-                        out.append((ref, group, isl.PwMultiAff.from_map(self._slots(statement, this_thread=False))))
+                        out.append((ref, group, isl.PwMultiAff.from_map(self._slots(statement, this_thread=False,
+                                                                                    computed=True))))
                         continue
-                    element = isl.PwMultiAff.from_map(rel)
+                    element = _extended(isl.PwMultiAff.from_map(rel), domain)
                     index = None
                     for d in range(element.dim(isl.dim_type.out)):
                         offset = _on_tiles(group.offsets[d], self.memory.tile_params, space)
@@ -466,6 +497,16 @@ class KernelTree:
                                                                    {id(ref) for ref, _, _ in out})
         return self._references[statement]
 
+
+
+def _extended(function: isl.PwMultiAff, domain: isl.Set) -> isl.PwMultiAff:
+    """``function`` (an access of the real instances) on ``domain`` (padded ones), where it is one
+    affine function; otherwise as it is (and the padding it would serve is found unsafe)."""
+    pieces = []
+    function.foreach_piece(lambda _, ma: pieces.append(ma))
+    if not pieces or not all(ma.plain_is_equal(pieces[0]) for ma in pieces[1:]):
+        return function
+    return isl.PwMultiAff.from_multi_aff(pieces[0]).intersect_domain(domain.align_params(pieces[0].get_domain_space()))
 
 
 def _slots_innermost(points: isl.UnionMap, mapped: int) -> tuple[isl.UnionMap, range]:
@@ -644,20 +685,20 @@ def _one_expression(index: isl.PwAff) -> isl.PwAff:
 def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuRegion:
     """``region`` with the AST of each kernel with promoted data (:func:`tiled_kernel_ast`); a kernel
     whose AST exceeds its bound has its data in global memory instead, the reason on each group."""
-    memory, asts, apart = [], [], []
+    memory, asts, partial = [], [], []
     for kernel_memory in region.memory:
-        ast, isolated = None, False
+        ast, tiles = None, PartialTiles.GUARDED
         if kernel_memory.tiled:
             with timing.part(f"kernel {kernel_memory.kernel.index}: the AST with its promoted data"):
                 try:
-                    ast, isolated = tiled_kernel_ast(region.scop, kernel_memory, region.names.kernel,
-                                                     registers_across_barriers)
+                    ast, tiles = tiled_kernel_ast(region.scop, kernel_memory, region.names.kernel,
+                                                  registers_across_barriers)
                 except TooCostly as exc:
                     kernel_memory = kernel_memory.in_global_memory(str(exc))
         memory.append(kernel_memory)
         asts.append(ast)
-        apart.append(isolated)
-    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts), full_tiles_apart=tuple(apart))
+        partial.append(tiles)
+    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts), partial_tiles=tuple(partial))
 
 
 class TooCostly(Exception):
@@ -665,7 +706,7 @@ class TooCostly(Exception):
 
 
 def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
-                     registers_across_barriers: bool) -> tuple[isl.AstNode, bool]:
+                     registers_across_barriers: bool) -> tuple[isl.AstNode, PartialTiles]:
     """The AST of a kernel with promoted data (see the module's docstring); loops over the tiles
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
@@ -673,8 +714,9 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     a register tile of more than TILE_POINTS_PER_BOUND points a thread), past which
     :class:`TooCostly` is raised, and neither tried where a statement's schedule has more than
     TREE_EXISTENTIALS existential variables.  Where a tiled loop runs inside a register tile's points,
-    its full tiles are first generated apart (:meth:`KernelTree.full_tiles`), within the bound.
-    Returns the AST and whether its full tiles are apart."""
+    its partial tiles are computed whole where that is safe (:mod:`polypragma.codegen.padded_tiles`),
+    or else its full tiles are first generated apart (:meth:`KernelTree.full_tiles`), within the
+    bound.  Returns the AST and how it runs the partial tiles."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
@@ -690,7 +732,8 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                                 f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}")
     except isl.Error:
         pass
-    if kernel.register_tile and kernel.sequential:
+    guarded = PartialTiles.PADDED if builder.padded else PartialTiles.GUARDED
+    if kernel.register_tile and kernel.sequential and not builder.padded:
         # full tiles apart first (where a tiled loop runs inside the thread's points: the guards would
         # be tested at each of its steps), within the bound: where the partial tiles have many shapes
         # (a triangular domain's), the kernel is built without
@@ -698,7 +741,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             with bounded_operations(ctx, bound):
                 ast = _build(builder, prefix, frozenset(), isolate=True)
                 if not strided_dimensions(ast, prefix, steps):
-                    return ast, True
+                    return ast, PartialTiles.APART
         except isl.Error:
             pass
     try:
@@ -706,10 +749,10 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             ast = _build(builder, prefix, frozenset())
             strided = frozenset(strided_dimensions(ast, prefix, steps))
             if not strided:
-                return ast, False
+                return ast, guarded
             ast = _build(builder, prefix, strided)
             if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
-                return ast, False
+                return ast, guarded
     except isl.Error as exc:
         # past its bound in the atomic form, the default form is not tried: in the corpus it came in
         # within the same bound for two kernels (strides and jagged_rows with --tile-size 7,8
@@ -721,7 +764,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                             "operations") from None
     try:
         with bounded_operations(ctx, bound):
-            return _build(builder, prefix, frozenset(range(64))), False
+            return _build(builder, prefix, frozenset(range(64))), guarded
     except isl.Error:
         raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
                         "operations") from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import Placement
-from polypragma.gpu.region import GpuRegion
+from polypragma.gpu.region import GpuRegion, PartialTiles
 
 
 def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
@@ -79,7 +79,11 @@ def explain(region: GpuRegion) -> list[str]:
         if region.kernel_asts and region.kernel_asts[kernel.index] is not None and kernel.register_tile:
             tile = "x".join(map(str, kernel.sizes.thread_points))
             registers = " (its register tile)" if memory.placed(Placement.PRIVATE) else ""
-            if region.full_tiles_apart[kernel.index]:
+            partial = region.partial_tiles[kernel.index]
+            if partial is PartialTiles.PADDED:
+                apart = ("no point has a guard: the tiles whose last points are missing are computed whole, in "
+                         "registers and shared memory only (the copies move the existing points)")
+            elif partial is PartialTiles.APART:
                 apart = "tiles whose points all exist run without a guard per point"
             elif kernel.sequential:
                 apart = "every point has its guard (generating the full tiles apart would cost too much)"

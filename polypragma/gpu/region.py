@@ -7,6 +7,7 @@ printers of :mod:`polypragma.codegen` need, and nothing they must decide again.
 
 from __future__ import annotations
 
+import enum
 import re
 from dataclasses import dataclass, replace
 
@@ -30,6 +31,14 @@ def symbol_stem(source: str) -> str:
     return stem if stem and not stem[0].isdigit() else f"f_{stem}"
 
 
+class PartialTiles(enum.Enum):
+    """How a kernel with a register tile runs the tiles in which some of a thread's points are missing."""
+
+    GUARDED = "every point has its guard"
+    APART = "generated apart from the full tiles (isl's isolate option), which run without a guard per point"
+    PADDED = "computed whole (polypragma.codegen.padded_tiles): no point has a guard"
+
+
 @dataclass(frozen=True)
 class GpuRegion:
     """Everything printed for one region."""
@@ -47,8 +56,8 @@ class GpuRegion:
     # with_kernel_asts once the target is known; a kernel whose AST would cost too much has its data
     # left in global memory there, so that --explain reports where the data really lives)
     kernel_asts: tuple = ()
-    # per kernel: whether the AST has the full tiles of a register tile apart, without a guard per point
-    full_tiles_apart: tuple[bool, ...] = ()
+    # per kernel: how the AST runs the partial tiles of a register tile
+    partial_tiles: tuple[PartialTiles, ...] = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
     # the members of struct variables the kernels access (p__x for p[i].x): arrays of the model that live
     # in their struct variable's buffer (one of ``arrays``), with no buffer of their own

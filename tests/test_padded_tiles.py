@@ -1,0 +1,101 @@
+"""Partial register tiles computed whole (polypragma.codegen.padded_tiles): the instances a kernel
+pads its matrix product's partial tiles with, and the kernels it must leave with guards, each for
+its reason.  That the padded kernels compute the right values is checked by running them: the
+corpus's matrix products (gemm, 2mm, 3mm, syrk, syr2k, correlation...) on PoCL, tests/test_opencl.py."""
+
+from __future__ import annotations
+
+import islpy as isl
+import pytest
+
+from polypragma import dependences
+from polypragma.codegen.kernel_ast import KernelTree, with_kernel_asts
+from polypragma.gpu.region import PartialTiles, prepare
+from polypragma.gpu.sizes import SizeOptions
+from polypragma.isl_helpers import set_named
+from polypragma.schedule import ScheduleOptions, compute_schedule
+from test_model import model
+
+# 60 rows, columns and steps of k: tiles of 32, the second one partial along each loop; a thread runs
+# a 4x1 register tile (block 8x32), and k is a further tiled loop inside the thread's points
+SIZES = SizeOptions(tile=(32, 32), block=(8, 32))
+ARRAYS = "double A[60][60], double B[60][60], double C[60][60]"
+
+
+def kernel_tree(tmp_path, body: str, arrays: str = ARRAYS) -> tuple[KernelTree, PartialTiles]:
+    scop = model(tmp_path, body, arrays)
+    deps = dependences.compute(scop)
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SIZES, "k.c",
+                     cuda=True)
+    (kernel,) = region.mapping.kernels
+    assert kernel.register_tile and kernel.sequential
+    built = with_kernel_asts(region, registers_across_barriers=True)
+    return KernelTree(scop, region.memory[0], True), built.partial_tiles[0]
+
+
+def product(statement: str = "C[i][j] += A[i][k] * B[k][j];", k_bound: str = "60") -> str:
+    return (f"for (i = 0; i < 60; i++)\n  for (j = 0; j < 60; j++)\n    for (int k = 0; k < {k_bound}; k++)\n"
+            f"      {statement}")
+
+
+def without_blocks(instances: isl.UnionSet, name: str) -> isl.Set:
+    """A statement's instances in every block: the block ids projected out."""
+    found = set_named(instances, name)
+    for block in ("b1", "b0"):
+        position = found.get_space().find_dim_by_name(isl.dim_type.param, block)
+        if position >= 0:
+            found = found.project_out(isl.dim_type.param, position, 1)
+    return found
+
+
+def test_a_matrix_product_is_padded_to_whole_tiles(tmp_path):
+    tree, partial = kernel_tree(tmp_path, product())
+    assert tree.padded and partial is PartialTiles.PADDED
+    # i and j (the mapped loops) run to the end of their last tile; k (a further tile) stays as it is
+    padded = without_blocks(tree.computed, "S_0")
+    expected = isl.Set("{ S_0[i, j, k] : 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 60 }", context=padded.get_ctx())
+    assert padded.is_equal(expected.align_params(padded.get_space()))
+    # the copies keep the real instances
+    real = without_blocks(tree.domain, "S_0")
+    assert real.is_equal(isl.Set("{ S_0[i, j, k] : 0 <= i < 60 and 0 <= j < 60 and 0 <= k < 60 }",
+                                 context=real.get_ctx()).align_params(real.get_space()))
+
+
+def test_a_triangular_product_is_padded_where_the_extra_points_write_nothing_real(tmp_path):
+    # syrk's shape: the extra points (j > i) of a diagonal tile write elements no real point touches
+    tree, partial = kernel_tree(tmp_path, "for (i = 0; i < 64; i++)\n  for (j = 0; j <= i; j++)\n"
+                                          "    for (int k = 0; k < 60; k++)\n      C[i][j] += A[i][k] * A[j][k];",
+                                ARRAYS.replace("60][60", "64][60"))
+    assert tree.padded and partial is PartialTiles.PADDED
+    padded = without_blocks(tree.computed, "S_0")
+    expected = isl.Set("{ S_0[i, j, k] : 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 60 and "
+                       "32 * floor(j / 32) <= 32 * floor(i / 32) }", context=padded.get_ctx())
+    assert padded.is_equal(expected.align_params(padded.get_space()))
+
+
+def test_extra_points_that_would_write_what_a_real_point_uses_keep_their_guards(tmp_path):
+    # k <= i: the extra points of a tile (k > i) would add to C[i][j], which its real points compute
+    tree, partial = kernel_tree(tmp_path, product(k_bound="i + 1"))
+    assert not tree.padded and partial is PartialTiles.APART
+
+
+def test_extra_points_that_would_read_past_a_shared_tile_keep_their_guards(tmp_path):
+    # A[i][k] and A[j][k] share one tile of A, 60 rows from the first of j's tile: the extra rows i of
+    # the last tile (60 to 63) would be read past its end
+    tree, partial = kernel_tree(tmp_path, "for (i = 0; i < 60; i++)\n  for (j = 0; j <= i; j++)\n"
+                                          "    for (int k = 0; k < 60; k++)\n      C[i][j] += A[i][k] * A[j][k];")
+    assert not tree.padded and partial is PartialTiles.APART
+
+
+@pytest.mark.parametrize("body, arrays", [
+    # integer arithmetic on values computed for nothing could overflow
+    (product(), ARRAYS.replace("double", "int")),
+    # a division of values computed for nothing
+    (product("C[i][j] += A[i][k] / B[k][j];"), ARRAYS),
+    # a call
+    (product("C[i][j] += A[i][k] * sqrt(B[k][j]);"), ARRAYS),
+])
+def test_statements_that_are_not_plain_arithmetic_keep_their_guards(tmp_path, body, arrays):
+    tree, partial = kernel_tree(tmp_path, body, arrays)
+    assert not tree.padded and partial is PartialTiles.APART
+    assert tree.computed.is_equal(tree.domain)
