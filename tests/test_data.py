@@ -104,8 +104,9 @@ def test_overlapping_arrays(opencl_programs):
 def test_rows_through_pointers_in_a_scope(opencl_programs):
     """Rows through pointers (``double **A``) into an array a data scope keeps: each call of the rows' region
     downloads the kept array (a region before wrote it on the device), copies the 20 rows in and out one by one
-    and leaves the array to be uploaded again by the next region; a row overlapping the written argument sends
-    the region to its original loops, said once; results as the original's, with and without the scope."""
+    and leaves the array to be uploaded again by the next region; a row overlapping the written argument, and
+    rows overlapping each other, send the region to its original loops, said once; results as the original's,
+    with and without the scope."""
     original, generated = opencl_programs["rows"]
     for args in (["20", "7", "1"], ["9", "30", "2"], ["1", "1", "3"]):
         for scopes in ({}, {"POLYPRAGMA_DATA": "copy"}):
@@ -113,6 +114,9 @@ def test_rows_through_pointers_in_a_scope(opencl_programs):
             assert got.returncode == 0, got.stderr
             assert outputs_match(run(original, args).stdout, got.stdout, 1e-12) is None
             assert got.stderr.count("a row of 'A' and the array 's' overlap in memory") == 1, got.stderr
+            # rows of A that overlap each other (A[i] = data + i), where there are two rows of two elements
+            overlapping = int(args[0]) > 1 and int(args[1]) > 1
+            assert got.stderr.count("rows of 'A' and 'A' overlap in memory") == overlapping, got.stderr
             if args[0] == "20" and not scopes:
                 # in: 20 rows, then the scope's start, then per step 20 rows and the array once; out: 20 rows
                 # and s, per step the array, 20 rows and s, and the array at the scope's end

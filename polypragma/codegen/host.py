@@ -218,8 +218,22 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                       f"  (void)bytes_{a.name};"]
     lines += syntax.declarations(region)
     lines += syntax.at(region, "start")
-    # (the rows of an array of rows through pointers are checked against the other arrays, not among
-    # themselves nor against another such array's: README's assumptions)
+    # the rows of arrays of rows through pointers against each other, one written (the same row twice, rows
+    # of one array or of two that overlap), then against the other arrays
+    every_row = [a for a in visible if a.rows]
+    if not caller_buffers and any(r.written for r in every_row):
+        lines += ["  {  /* rows overlapping in memory, one written: the original loops */",
+                  "    static int said = 0;",
+                  f"    polypragma_spans{syntax.suffix} spans = {{0}};"]
+        for r in every_row:
+            lines += rows(r, r.rows_in, lambda row, first, last, r=r: [
+                f"polypragma_span_add{syntax.suffix}(&spans, {row}, {first}, {last}, {row_size(r)}, {int(r.written)}, "
+                f"\"{r.shown}\");"], "    ")
+        lines += [f"    if (polypragma_spans_overlap{syntax.suffix}(&spans, polypragma_where, &said)) {{",
+                  "      polypragma_status = 1;",
+                  "      goto polypragma_release;",
+                  "    }",
+                  "  }"]
     names = [a for a in visible if a.rank > 0 and not a.rows]
     row_arrays = [a for a in visible if a.rows] if names else []
     if not caller_buffers and (len(names) > 1 and any(a.written for a in names)

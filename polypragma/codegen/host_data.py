@@ -339,6 +339,77 @@ static POLYPRAGMA_UNUSED int polypragma_row_aliased$s(const void *row, long firs
   return 0;
 }
 
+/* The rows of a region's arrays of rows through pointers as spans of host memory (a row's elements FIRST to
+   LAST), to tell whether two of them overlap, one written: a row that aliases another (A[1] == A[0], or
+   A[i] = data + i with rows longer than one element) would be two rows in the dense device copy, and the
+   kernels would not see each other's writes as the original loops do */
+typedef struct { const char *start, *end; int written; const char *name; } polypragma_span$s;
+typedef struct { polypragma_span$s *spans; size_t n, capacity; int failed; } polypragma_spans$s;
+
+static POLYPRAGMA_UNUSED void polypragma_span_add$s(polypragma_spans$s *s, const void *row, long first, long last,
+                                                    size_t size, int written, const char *name)
+{
+  if (last < first || s->failed)
+    return;
+  if (s->n == s->capacity) {
+    size_t capacity = s->capacity ? 2 * s->capacity : 64;
+    polypragma_span$s *grown = (polypragma_span$s *)realloc(s->spans, capacity * sizeof *grown);
+    if (!grown) {
+      s->failed = 1;  /* (no memory to tell: the region runs its original loops) */
+      return;
+    }
+    s->spans = grown;
+    s->capacity = capacity;
+  }
+  const char *start = (const char *)row + (size_t)first * size;
+  polypragma_span$s span = {start, start + (size_t)(last - first + 1) * size, written, name};
+  s->spans[s->n++] = span;
+}
+
+static POLYPRAGMA_UNUSED int polypragma_span_order$s(const void *a, const void *b)
+{
+  const char *x = ((const polypragma_span$s *)a)->start, *y = ((const polypragma_span$s *)b)->start;
+  return x < y ? -1 : x > y;
+}
+
+/* Whether two spans of S overlap, one written (said once); frees S's spans.  Sorted by start, a span overlaps an
+   earlier one exactly when it starts before the furthest end of those before it */
+static POLYPRAGMA_UNUSED int polypragma_spans_overlap$s(polypragma_spans$s *s, const char *where, int *said)
+{
+  int overlap = s->failed;
+  const char *first = NULL, *second = NULL;
+  if (!overlap && s->n > 1) {
+    qsort(s->spans, s->n, sizeof *s->spans, polypragma_span_order$s);
+    const polypragma_span$s *furthest = NULL, *furthest_written = NULL;
+    for (size_t i = 0; i < s->n && !overlap; ++i) {
+      const polypragma_span$s *span = &s->spans[i];
+      const polypragma_span$s *other = span->written ? furthest : furthest_written;
+      if (other && span->start < other->end) {
+        overlap = 1;
+        first = other->name;
+        second = span->name;
+      }
+      if (!furthest || span->end > furthest->end)
+        furthest = span;
+      if (span->written && (!furthest_written || span->end > furthest_written->end))
+        furthest_written = span;
+    }
+  }
+  if (overlap && !*said) {
+    if (first)
+      POLYPRAGMA_REPORT("polypragma: %s: rows of '%s' and '%s' overlap in memory and one is written: the region runs "
+                        "its original loops when they do\n", where, first, second);
+    else
+      POLYPRAGMA_REPORT("polypragma: %s: no memory to check the rows of its arrays: the region runs its original "
+                        "loops\n", where);
+    *said = 1;
+  }
+  free(s->spans);
+  s->spans = NULL;
+  s->n = s->capacity = 0;
+  return overlap;
+}
+
 /* -- data scopes and updates --------------------------------------------------------------------- */
 
 /* The start of a data scope: each clause's array gets a device copy (copy and copyin upload it now,

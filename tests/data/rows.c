@@ -1,7 +1,7 @@
 // Rows through pointers (double **A) into an array a data scope keeps: a region on the rows first brings the
 // kept array's host copy up to date (a region before wrote it on the device), and leaves the rows it wrote to
-// be uploaded again; a row that overlaps another argument, one of them written, sends the region to its
-// original loops.
+// be uploaded again; a row that overlaps another argument or another row, one of them written, sends the
+// region to its original loops.
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -59,6 +59,10 @@ int main(int argc, char **argv)
         }
     }
     printf("scope %.12e %.12e\n", sum(size, data), sum(n, s));
+    for (int i = 0; i < n; i++)
+        A[i] = data + i;       /* each row starts one element after the one before: the rows overlap */
+    rows_step(n, m, A, s);
+    printf("rows overlap %.12e %.12e\n", sum(size, data), sum(n, s));
     free(A);
     free(data);
     free(s);
