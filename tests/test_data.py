@@ -103,8 +103,8 @@ def test_overlapping_arrays(opencl_programs):
 
 def test_rows_through_pointers_in_a_scope(opencl_programs):
     """Rows through pointers (``double **A``) into an array a data scope keeps: each call of the rows' region
-    downloads the kept array (a region before wrote it on the device), copies the 20 rows in and out one by one
-    and leaves the array to be uploaded again by the next region; a row overlapping the written argument, and
+    downloads the kept array (a region before wrote it on the device), copies the 20 rows in and out packed,
+    one copy each way, and leaves the array to be uploaded again by the next region; a row overlapping the written argument, and
     rows overlapping each other, send the region to its original loops, said once; results as the original's,
     with and without the scope."""
     original, generated = opencl_programs["rows"]
@@ -118,9 +118,9 @@ def test_rows_through_pointers_in_a_scope(opencl_programs):
             overlapping = int(args[0]) > 1 and int(args[1]) > 1
             assert got.stderr.count("rows of 'A' and 'A' overlap in memory") == overlapping, got.stderr
             if args[0] == "20" and not scopes:
-                # in: 20 rows, then the scope's start, then per step 20 rows and the array once; out: 20 rows
-                # and s, per step the array, 20 rows and s, and the array at the scope's end
-                assert _transfers(got.stderr) == (20 + 1 + 4 * 21, 21 + 4 * 22 + 1, 3), got.stderr
+                # in: the 20 rows packed in one copy, then the scope's start, then per step the rows and the
+                # array; out: the rows and s, per step the array, the rows and s, and the array at the scope's end
+                assert _transfers(got.stderr) == (1 + 1 + 4 * 2, 2 + 4 * 3 + 1, 3), got.stderr
 
 
 def _checked_calls(generated: Path, args: list[str]) -> int:

@@ -14,8 +14,9 @@ targets printing only its leaves):
   reaches it), filled, the host loops run with the kernel launches, the device
   is synchronised, the results copied out and the buffers given back to the pool;
   an array of rows through pointers (gpu/data.py) is a buffer of the pool filled
-  and emptied row by row, in loops over the rows its ``RowRanges`` give, each
-  row's overlap with the other arrays checked first;
+  and emptied through one host buffer laid out as it (one copy each way), packed
+  and unpacked in loops over the rows its ``RowRanges`` give, the rows' overlaps
+  with each other and with the other arrays checked first;
 * every API call is checked; a failure names the call, the region's file and
   line and the error, and jumps to the release of what was bound.  The
   phase decides what it means: before the copy-out the caller falls back to
@@ -179,8 +180,18 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     def row_size(a: DeviceArray) -> str:
         return f"sizeof({a.device_type})"
 
-    def row_width(a: DeviceArray) -> str:  # of a row in the dense copy (a one-dimensional array: one row)
-        return a.inner_extents[0] if a.inner_extents else "0"
+    def pack_width(a: DeviceArray) -> str:  # a row of the pack: the dense copy's, or all of a single row's
+        return a.inner_extents[0] if a.inner_extents else f"({a.elements})"
+
+    def rows_bytes(a: DeviceArray, ranges: RowRanges | None) -> str:
+        if ranges is None:
+            return "0"
+        return f"polypragma_rows_bytes{syntax.suffix}({ranges.first}, {ranges.last}, {pack_width(a)}, {row_size(a)})"
+
+    def rows_cross(a: DeviceArray, ranges: RowRanges, into: bool) -> str:
+        return (f"polypragma_rows_cross{syntax.suffix}(bind_{a.name}.buffer, pack_{a.name}, {ranges.first}, "
+                f"{ranges.last}, {pack_width(a)}, {row_size(a)}, bytes_{a.name}, {int(into)}, \"{a.shown}\", "
+                "polypragma_where)")
 
     where = where_literal(region, source)
     params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
@@ -213,6 +224,8 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
             lines.append(f"  {binding} bind_{a.name} = {{0}};")
         if bound(a):
             lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
+        if bound(a) and a.rows:  # the rows' host buffer, laid out as their dense device copy
+            lines += [f"  char *pack_{a.name} = NULL;", f"  size_t pack_{a.name}_bytes = 0;"]
         elif not owned(a):  # the caller's buffer: its size may serve a constant copy or a texture only
             lines += [f"  {syntax.buffer_type(a)}dev_{a.name} = {syntax.caller_buffer(a)};",
                       f"  (void)bytes_{a.name};"]
@@ -271,10 +284,16 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_host_current{syntax.suffix}({a.host_name}, bytes_{a.name}, 0, "
                       "polypragma_where));",
                       f"  if (bytes_{a.name} > 0)", f"    {syntax.checked(syntax.copy_to_constant(region, a))}"]
-        elif bound(a) and a.rows:  # row by row into the dense copy
+        elif bound(a) and a.rows:  # packed as the dense copy, then in one copy
+            lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_pack_reserve{syntax.suffix}(&pack_{a.name}, "
+                         f"&pack_{a.name}_bytes, {rows_bytes(a, a.rows_in)}, {rows_bytes(a, a.rows_out)}, "
+                         f"\"{a.shown}\", polypragma_where));")
             lines += rows(a, a.rows_in, lambda row, first, last, a=a: [
-                f"POLYPRAGMA_DATA_STEP(polypragma_row_in{syntax.suffix}(bind_{a.name}.buffer, {row}, {ROW}, {first}, "
-                f"{last}, {row_width(a)}, {row_size(a)}, {int(a.copy_in)}, \"{a.shown}\", polypragma_where));"])
+                f"POLYPRAGMA_DATA_STEP(polypragma_row_pack{syntax.suffix}(pack_{a.name}, {row}, "
+                f"{ROW} - ({a.rows_in.first}), {first}, {last}, {pack_width(a)}, {row_size(a)}, {int(a.copy_in)}, "
+                "polypragma_where));"])
+            if a.copy_in:
+                lines.append(f"  POLYPRAGMA_DATA_STEP({rows_cross(a, a.rows_in, True)});")
         elif bound(a):
             lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_fill{syntax.suffix}(&bind_{a.name}, {host(a)}, "
                          f"\"{a.host_name}\", polypragma_where));")
@@ -286,10 +305,11 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     lines += [f"  {syntax.checked(syntax.synchronise())}", "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
     for a in region.arrays:
         if bound(a) and a.rows:
-            if a.copy_out:  # the rows written, row by row from the dense copy
+            if a.copy_out:  # the rows written, in one copy from the dense copy, then row by row out of the pack
+                lines.append(f"  POLYPRAGMA_DATA_STEP({rows_cross(a, a.rows_out, False)});")
                 lines += rows(a, a.rows_out, lambda row, first, last, a=a: [
-                    f"POLYPRAGMA_DATA_STEP(polypragma_row_out{syntax.suffix}({row}, bind_{a.name}.buffer, {ROW}, "
-                    f"{first}, {last}, {row_width(a)}, {row_size(a)}, \"{a.shown}\", polypragma_where));"])
+                    f"polypragma_row_unpack{syntax.suffix}({row}, pack_{a.name}, {ROW} - ({a.rows_out.first}), "
+                    f"{first}, {last}, {pack_width(a)}, {row_size(a)}, polypragma_where);"])
         elif bound(a) and not a.local:
             lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_finish{syntax.suffix}(&bind_{a.name}, {a.host_name}, "
                          f"{int(a.written)}, {int(a.copy_out)}, \"{a.host_name}\", polypragma_where));")
@@ -306,6 +326,8 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                       "    if (status != 0 && polypragma_status == 0)",
                       "      polypragma_status = status;",
                       "  }"]
+            if a.rows:
+                lines.append(f"  free(pack_{a.name});")
             if a.rows and a.written:  # the original loops will write the rows: a kept copy is stale then
                 lines.append("  if (polypragma_status != 0) {")
                 lines += rows(a, a.rows_in, lambda row, first, last, a=a: [

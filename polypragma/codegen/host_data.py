@@ -35,10 +35,11 @@ launched a kernel writing an array whose only current copy was the device's (the
 as a failure during the copy-out does); a failed download of a ``DEVICE`` entry is fatal for the same
 reason.  The table is not thread-safe, as the rest of the runtime.
 
-**Rows through pointers** (``double **A``, gpu/data.py) have no host range of their own: each row the region
-touches crosses alone (``polypragma_row_in``/``_out``, over the same primitives), after its elements' host
-copy is brought up to date through the table, and a written row leaves any entry it lies in ``HOST``.  So a
-data scope keeping the array the rows lie in stays right, with copies.
+**Rows through pointers** (``double **A``, gpu/data.py) have no host range of their own: the rows the region
+touches are packed into one host buffer laid out as their dense device copy and cross in one copy each way
+(``polypragma_row_pack``/``_unpack`` and ``polypragma_rows_cross``, over the same primitives), each row's
+elements brought up to date through the table first, and a written row leaves any entry it lies in ``HOST``.
+So a data scope keeping the array the rows lie in stays right, with copies.
 """
 
 from __future__ import annotations
@@ -284,36 +285,76 @@ static POLYPRAGMA_UNUSED int polypragma_row_current$s(const void *row, long firs
                                    where);
 }
 
-/* The copy-in of a row (after bringing its host copy up to date; UPLOAD: its values are copied in, else the
-   region writes all of them) */
-static POLYPRAGMA_UNUSED int polypragma_row_in$s(void *buffer, const void *row, long r, long first, long last,
-                               size_t width, size_t size, int upload, const char *name, const char *where)
+/* The bytes of rows FIRST to LAST of a dense copy of rows of WIDTH elements of SIZE bytes (none when LAST < FIRST) */
+static POLYPRAGMA_UNUSED size_t polypragma_rows_bytes$s(long first, long last, size_t width, size_t size)
 {
-  int status = polypragma_row_current$s(row, first, last, size, 0, where);
-  if (status != 0 || !upload || last < first)
-    return status;
-  char what[200];  /* for a failure's message */
-  snprintf(what, sizeof what, "row %ld of %s", r, name);
-  const char *h = (const char *)row + (size_t)first * size;
-  return polypragma_upload$s(buffer, ((size_t)r * width + (size_t)first) * size, h, (size_t)(last - first + 1) * size,
-                             what, where, POLYPRAGMA_BEFORE_COPY_OUT);
+  return last < first ? 0 : (size_t)(last - first + 1) * width * size;
 }
 
-/* The copy-out of a row the region wrote; the host then has the newest copy of its elements */
-static POLYPRAGMA_UNUSED int polypragma_row_out$s(void *row, void *buffer, long r, long first, long last, size_t width,
-                                size_t size, const char *name, const char *where)
+/* Rows cross packed: the rows a region touches go through one host buffer *PACK laid out as the dense device
+   copy (row R at (R - FIRST) * WIDTH elements), so that they take one copy each way, not one per row.  Reserved
+   before the kernels run for both ways (IN and OUT bytes), so that the copy-out needs no memory it may not get;
+   freed by the region's release.  A failure here sends the region to its original loops. */
+static POLYPRAGMA_UNUSED int polypragma_pack_reserve$s(char **pack, size_t *capacity, size_t in, size_t out,
+                                                       const char *name, const char *where)
+{
+  const size_t bytes = in > out ? in : out;
+  if (bytes <= *capacity)
+    return 0;
+  char *grown = (char *)realloc(*pack, bytes);
+  if (!grown) {
+    POLYPRAGMA_REPORT("polypragma: %s: no host memory to pack the rows of '%s' (%zu bytes): the region runs its "
+                      "original loops\n", where, name, bytes);
+    return 1;
+  }
+  *pack = grown;
+  *capacity = bytes;
+  return 0;
+}
+
+/* A row into the pack, its elements FIRST to LAST at row R of it (after bringing its host copy up to date;
+   UPLOAD: its values are packed, else the region writes all of them).  The pack's elements outside the rows'
+   parts are left as they are: the kernels never read them, and the copy-out writes back the rows' parts alone */
+static POLYPRAGMA_UNUSED int polypragma_row_pack$s(char *pack, const void *row, long r, long first, long last,
+                                                   size_t width, size_t size, int upload, const char *where)
+{
+  int status = polypragma_row_current$s(row, first, last, size, 0, where);
+  if (status == 0 && upload && last >= first)
+    memcpy(pack + ((size_t)r * width + (size_t)first) * size, (const char *)row + (size_t)first * size,
+           (size_t)(last - first + 1) * size);
+  return status;
+}
+
+/* A written row out of the pack (row R of it, its elements FIRST to LAST); the host then has the newest copy */
+static POLYPRAGMA_UNUSED void polypragma_row_unpack$s(void *row, const char *pack, long r, long first, long last,
+                                                      size_t width, size_t size, const char *where)
 {
   if (last < first)
-    return 0;
+    return;
   char *h = (char *)row + (size_t)first * size;
   const size_t bytes = (size_t)(last - first + 1) * size;
+  memcpy(h, pack + ((size_t)r * width + (size_t)first) * size, bytes);
+  polypragma_host_current$s(h, bytes, 1, where);
+}
+
+/* The packed rows FIRST to LAST between the pack and the dense device copy (of TOTAL bytes: the last rows' parts
+   past its end, which no row's elements reach, do not cross), in one copy (INTO: to the device) */
+static POLYPRAGMA_UNUSED int polypragma_rows_cross$s(void *buffer, char *pack, long first, long last, size_t width,
+                                                     size_t size, size_t total, int into, const char *name,
+                                                     const char *where)
+{
+  const size_t offset = (size_t)(first > 0 ? first : 0) * width * size;
+  size_t bytes = polypragma_rows_bytes$s(first, last, width, size);
+  if (offset >= total)
+    return 0;
+  if (bytes > total - offset)
+    bytes = total - offset;
+  if (bytes == 0)
+    return 0;
   char what[200];  /* for a failure's message */
-  snprintf(what, sizeof what, "row %ld of %s", r, name);
-  int status = polypragma_download$s(h, buffer, ((size_t)r * width + (size_t)first) * size, bytes, what, where,
-                                     POLYPRAGMA_COPYING_OUT);
-  if (status == 0)
-    polypragma_host_current$s(h, bytes, 1, where);
-  return status;
+  snprintf(what, sizeof what, "rows %ld to %ld of %s", first, last, name);
+  return into ? polypragma_upload$s(buffer, offset, pack, bytes, what, where, POLYPRAGMA_BEFORE_COPY_OUT)
+              : polypragma_download$s(pack, buffer, offset, bytes, what, where, POLYPRAGMA_COPYING_OUT);
 }
 
 /* Whether a row of an array of rows through pointers overlaps one of the N other arrays of a region, the row

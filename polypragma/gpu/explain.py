@@ -109,7 +109,7 @@ def explain(region: GpuRegion) -> list[str]:
             ranges = a.rows_in
             taken = f" for which {ranges.condition}" if ranges.condition is not None else ""
             why.insert(0, f"rows through pointers, a dense copy on the device: the rows {ranges.first} to "
-                          f"{ranges.last}{taken} cross one by one (of row polypragma_row, its elements {ranges.low} "
+                          f"{ranges.last}{taken} cross packed, one copy each way (of row polypragma_row, its elements {ranges.low} "
                           f"to {ranges.high})")
         out.append(f"  {a.name}: {a.elements} element(s) of {a.device_type}; " + "; ".join(why))
     return out
