@@ -42,7 +42,8 @@ def run_configs(path: Path) -> list[RunConfig]:
 
 
 def kernel_paths() -> list[Path]:
-    return sorted(p for p in KERNELS.glob("*.c"))
+    # (not polypragma's own output, which a command without -o, as the README shows, writes next to them)
+    return sorted(p for p in KERNELS.glob("*.c") if not p.name.endswith(".polypragma.c"))
 
 
 def compile_c(source: Path, exe: Path, defines=(), extra=(), include=(KERNELS,), libs=()) -> None:
