@@ -5,25 +5,33 @@
 //         row i holds exactly i + 1 elements (read whole), rows longer than the region's prefix of them
 //         (written in the even rows only: a subset of the rows), rows read and written in place (a stencil
 //         over the inner rows), a triangle written whole without being read (nothing copied in), and a
-//         row of flat data beside them; the device holds a dense copy, copied row by row, and the elements
+//         row of flat data beside them; the device holds a dense copy, packed on the host and copied in one
+//         copy each way, and the elements
 //         of each row past what the region touches must stay as they were; long long iterators (OpenCL
 //         kernels spell them long: PoCL took a long long parameter for more than 8 bytes)
 // CHECK-CUDA: D[{{.*}} * n + {{.*}}] = {{.*}}jagged_rows.c:{{[0-9]+}} */
 // CHECK-CUDA: extern "C" int polypragma_jagged_rows_region0(int n, int m, double ** B, double ** C, double ** D, double ** L, double * x, double * y)
 // CHECK-CUDA: polypragma_row_aliased(L[polypragma_row], 0, polypragma_row, sizeof(double), 0, {{.*}}, "L", polypragma_where, &said)) {
 // CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_bind(&bind_D, NULL, bytes_D, 0, 0, 0, "D", polypragma_where));
-// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_row_in(bind_D.buffer, D[polypragma_row], polypragma_row, 0, polypragma_row, n, sizeof(double), 0, "D", polypragma_where));
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_row_pack(pack_D, D[polypragma_row], polypragma_row - (0), 0, polypragma_row, n, sizeof(double), 0, polypragma_where));
+// (D is written whole without being read: nothing of it crosses in)
+// CHECK-CUDA-NEXT: }
+// CHECK-CUDA-NEXT: POLYPRAGMA_DATA_STEP(polypragma_pack_reserve(&pack_L,
 // CHECK-CUDA: polypragma_phase = POLYPRAGMA_COPYING_OUT;
+// CHECK-CUDA-NEXT: POLYPRAGMA_DATA_STEP(polypragma_rows_cross(bind_B.buffer, pack_B, 0, (((n % 2) + n) - 2), m, sizeof(double), bytes_B, 0, "B", polypragma_where));
 // CHECK-CUDA: if (!((polypragma_row % 2) == 0))
-// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_row_out(B[polypragma_row], bind_B.buffer, polypragma_row, 0, (m - 1), m, sizeof(double), "B", polypragma_where));
-// CHECK-CUDA: for (long polypragma_row = 1; polypragma_row <= (n - 2); ++polypragma_row) {
-// CHECK-CUDA-NEXT: POLYPRAGMA_DATA_STEP(polypragma_row_out(C[polypragma_row], bind_C.buffer, polypragma_row, 1, (m - 2), m, sizeof(double), "C", polypragma_where));
-// CHECK-CUDA-NOT: polypragma_row_out(L
+// CHECK-CUDA: polypragma_row_unpack(B[polypragma_row], pack_B, polypragma_row - (0), 0, (m - 1), m, sizeof(double), polypragma_where);
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_rows_cross(bind_C.buffer, pack_C, 1, (n - 2), m, sizeof(double), bytes_C, 0, "C", polypragma_where));
+// CHECK-CUDA-NEXT: for (long polypragma_row = 1; polypragma_row <= (n - 2); ++polypragma_row) {
+// CHECK-CUDA-NEXT: polypragma_row_unpack(C[polypragma_row], pack_C, polypragma_row - (1), 1, (m - 2), m, sizeof(double), polypragma_where);
+// CHECK-CUDA-NOT: polypragma_row_unpack(L
 // CHECK-CUDA: polypragma_release:
 // CHECK-OPENCL: "__kernel void polypragma_jagged_rows_region0_kernel0(
 // CHECK-OPENCL-NOT: long long
 // CHECK-OPENCL: static int polypragma_jagged_rows_region0(
-// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_row_in_jagged_rows(bind_L.buffer, L[polypragma_row], polypragma_row, 0, polypragma_row, n, sizeof(double), 1, "L", polypragma_where));
+// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_row_pack_jagged_rows(pack_L, L[polypragma_row], polypragma_row - (0), 0, polypragma_row, n, sizeof(double), 1, polypragma_where));
+// CHECK-OPENCL-NEXT: }
+// CHECK-OPENCL-NEXT: POLYPRAGMA_DATA_STEP(polypragma_rows_cross_jagged_rows(bind_L.buffer, pack_L, 0, (n - 1), n, sizeof(double), bytes_L, 1, "L", polypragma_where));
 // jagged_rows: a triangular matrix-vector product and row updates on rows malloc'ed one by one
 #include "kernels.h"
 
