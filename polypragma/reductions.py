@@ -29,7 +29,7 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from polypragma.dependences import Dependences
-from polypragma.isl_helpers import sets_of
+from polypragma.isl_helpers import coalesced, sets_of
 from polypragma.model import Scop
 
 # element types whose updates the GPU targets can make atomic (32- and 64-bit words): bytes per element
@@ -233,8 +233,8 @@ def analyse(scop: Scop, deps: Dependences, floating: bool = True) -> ReductionDe
         into = everything.intersect_range(domain).subtract(mine).intersect(touching)
         out_of = everything.intersect_domain(domain).subtract(mine).intersect(touching.reverse())
         extra = extra.union(into.apply_range(later)).union(later.apply_range(out_of))
-    coincidence = everything.subtract(carried).union(extra).coalesce()
-    return ReductionDependences(reductions, carried.coalesce(), coincidence)
+    coincidence = coalesced(everything.subtract(carried).union(extra))
+    return ReductionDependences(reductions, coalesced(carried), coincidence)
 
 
 def _elements(write: isl.Map) -> isl.UnionSet:
