@@ -170,7 +170,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     def bound(a: DeviceArray) -> bool:  # a buffer of its own (not constant memory)
         return owned(a) and (a.name not in region.constant or not syntax.constant_symbols)
 
-    def host(a: DeviceArray) -> str:  # (rows through pointers cross row by row, below)
+    def host(a: DeviceArray) -> str:  # (rows through pointers cross packed, below)
         return "NULL" if a.local or a.rows else a.host_name
 
     def rows(a: DeviceArray, ranges: RowRanges, call, pad: str = "  ") -> list[str]:
@@ -221,11 +221,9 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         lines.append("  int polypragma_launched = 0;  /* a kernel ran: data used in place may be partly written */")
     for a in region.arrays:
         if bound(a):
-            lines.append(f"  {binding} bind_{a.name} = {{0}};")
-        if bound(a):
-            lines.append(f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;")
-        if bound(a) and a.rows:  # the rows' host buffer, laid out as their dense device copy
-            lines += [f"  char *pack_{a.name} = NULL;", f"  size_t pack_{a.name}_bytes = 0;"]
+            lines += [f"  {binding} bind_{a.name} = {{0}};", f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;"]
+            if a.rows:  # the rows' host buffer, laid out as their dense device copy
+                lines += [f"  char *pack_{a.name} = NULL;", f"  size_t pack_{a.name}_bytes = 0;"]
         elif not owned(a):  # the caller's buffer: its size may serve a constant copy or a texture only
             lines += [f"  {syntax.buffer_type(a)}dev_{a.name} = {syntax.caller_buffer(a)};",
                       f"  (void)bytes_{a.name};"]

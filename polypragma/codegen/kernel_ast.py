@@ -502,11 +502,19 @@ class KernelTree:
 def _extended(function: isl.PwMultiAff, domain: isl.Set) -> isl.PwMultiAff:
     """``function`` (an access of the real instances) on ``domain`` (padded ones), where it is one
     affine function; otherwise as it is (and the padding it would serve is found unsafe)."""
-    pieces = []
-    function.foreach_piece(lambda _, ma: pieces.append(ma))
-    if not pieces or not all(ma.plain_is_equal(pieces[0]) for ma in pieces[1:]):
+    shared = _shared_piece(function)
+    if shared is None:
         return function
-    return isl.PwMultiAff.from_multi_aff(pieces[0]).intersect_domain(domain.align_params(pieces[0].get_domain_space()))
+    return isl.PwMultiAff.from_multi_aff(shared).intersect_domain(domain.align_params(shared.get_domain_space()))
+
+
+def _shared_piece(function: isl.PwAff | isl.PwMultiAff):
+    """The affine expression every piece of ``function`` has, or None (none, or pieces that differ)."""
+    pieces = []
+    function.foreach_piece(lambda _, expression: pieces.append(expression))
+    if pieces and all(expression.plain_is_equal(pieces[0]) for expression in pieces[1:]):
+        return pieces[0]
+    return None
 
 
 def _slots_innermost(points: isl.UnionMap, mapped: int) -> tuple[isl.UnionMap, range]:
@@ -676,10 +684,8 @@ def _one_expression(index: isl.PwAff) -> isl.PwAff:
     whose domain is a union of many disjuncts with divisions (a register tile's slots over strided
     tiles) took it up to 31 s for the constant 1 (program 294 of the differential test's seed 6,
     opencl --fusion=min --block-size 5: more than five minutes in all)."""
-    pieces = index.get_pieces()
-    if len(pieces) > 0 and all(aff.plain_is_equal(pieces[0][1]) for _, aff in pieces[1:]):
-        return isl.PwAff.from_aff(pieces[0][1])
-    return index
+    shared = _shared_piece(index)
+    return isl.PwAff.from_aff(shared) if shared is not None else index
 
 
 def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuRegion:
