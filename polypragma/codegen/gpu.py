@@ -398,7 +398,8 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
                                                                  "".join(f"[{w}]" for w in widths)))
     else:
         ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
-                               at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps)
+                               at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
+                               tile_dims=range(kernel.mapped))
     printer.annotated = True
     body = printer.node(ast, 1)
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]

@@ -1,0 +1,52 @@
+"""The kernel AST build's choices, in isl notation (polypragma.codegen.ast_build)."""
+
+from __future__ import annotations
+
+import islpy as isl
+
+from harness import compile_c, run
+from polypragma.codegen.ast_build import build_kernel_ast, partly_spanned
+
+# a shallower nest fused with a deeper one, both tiled by 4 on the mapped loops: S runs in the first
+# tile of the second mapped loop only
+FUSED = ("[n] -> { S[i] -> [floor(i/4), 0, i - 4*floor(i/4), 0] : 0 <= i < n; "
+         "T[i, j] -> [floor(i/4), floor(j/4), i - 4*floor(i/4), j - 4*floor(j/4)] : 0 <= i < n and 0 <= j < i }")
+
+PROGRAM = """#include <stdio.h>
+#include <stdlib.h>
+#define floord(n, d) (((n) < 0) ? -((-(n) + (d) - 1) / (d)) : (n) / (d))
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+#define S(i) printf("S %d\\n", (i))
+#define T(i, j) printf("T %d %d\\n", (i), (j))
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]);
+  {
+@CODE@
+  }
+  return 0;
+}
+"""
+
+
+def test_a_tile_loop_some_statements_do_not_span_is_found():
+    assert partly_spanned(isl.UnionMap(FUSED), range(2)) == [1]
+    # statements that all span both loops, or all fixed on the second: none
+    assert partly_spanned(isl.UnionMap("[n] -> { T[i, j] -> [floor(i/4), floor(j/4), i, j] : 0 <= j < i < n }"),
+                          range(2)) == []
+    assert partly_spanned(isl.UnionMap("[n] -> { S[i] -> [floor(i/4), 0, i, 0] : 0 <= i < n; "
+                                       "U[i] -> [floor(i/4), 0, i, 1] : 0 <= i < n }"), range(2)) == []
+
+
+def test_a_partly_spanned_tile_loop_runs_each_instance_once(tmp_path):
+    # built in isl's default form, run as C for several sizes: every instance of the schedule, once
+    schedule = isl.UnionMap(FUSED)
+    code = build_kernel_ast(isl.Set("[n] -> { : n >= 0 }"), schedule, "k", tile_dims=range(2)).to_C_str()
+    source = tmp_path / "ast.c"
+    source.write_text(PROGRAM.replace("@CODE@", code))
+    compile_c(source, tmp_path / "ast")
+    for n in range(12):
+        ran = run(tmp_path / "ast", [str(n)]).stdout.split("\n")[:-1]
+        expected = [f"S {i}" for i in range(n)] + [f"T {i} {j}" for i in range(n) for j in range(i)]
+        assert sorted(ran) == sorted(expected), (n, code)
