@@ -295,6 +295,12 @@ class Scop:
         """All writes, must and may."""
         return self._union("may_writes").union(self.must_writes)
 
+    def written_arrays(self) -> tuple[Array, ...]:
+        """The arrays (scalars written in the region included) some statement may write."""
+        written = self.may_writes.range()
+        return tuple(a for a in self.arrays
+                     if not written.intersect(isl.UnionSet.from_set(a.footprint)).is_empty())
+
     def statement(self, name: str) -> Statement:
         for s in self.statements:
             if s.name == name:

@@ -10,7 +10,6 @@ lines, so ``#line`` keeps pointing at the user's source.
 
 from __future__ import annotations
 
-import islpy as isl
 from pycparser import c_ast
 
 from polypragma.diagnostics import Location, Unsupported
@@ -23,8 +22,7 @@ def check_returns(scop: Scop) -> None:
     after its code: the kernels ran exactly the instances before the return), their values computed on
     the host then; a value reading data the region writes could read the host's copy while a data scope
     keeps the current one on the device, so such a return is refused, at its line:col."""
-    written = {a.c_name for a in scop.arrays
-               if not scop.may_writes.intersect_range(isl.UnionSet.from_set(a.footprint)).is_empty()}
+    written = {a.c_name or a.name for a in scop.written_arrays()}
     for _, value, location in scop.returns:
         read = sorted({n.name for n in subtree(value) if isinstance(n, c_ast.ID) and n.name in written}) \
             if value is not None else []

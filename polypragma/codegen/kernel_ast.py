@@ -404,6 +404,10 @@ class KernelTree:
         schedule = isl.Schedule.from_domain(domain)
         return _grow(schedule.get_root().child(0), root, separate, isolate).get_schedule()
 
+    def threads(self) -> isl.UnionSet:
+        """The computed instances that fall to this thread (the thread congruence on their points)."""
+        return self.computed_points.intersect_range(isl.UnionSet.from_set(self.tiling.thread_congruence)).domain()
+
     def _shape(self):
         """(domain, spec of the root band): every statement of the tree, and its shape."""
         tiling = self.tiling
@@ -413,7 +417,7 @@ class KernelTree:
         def name(kind: str) -> str:
             return f"{kind}_{next(counter)}"
 
-        threads = self.computed_points.intersect_range(isl.UnionSet.from_set(tiling.thread_congruence)).domain()
+        threads = self.threads()
         points = self.computed_points
         slots = range(mapped)  # where the thread's points of the mapped loops are in the band
         if self.kernel.register_tile:

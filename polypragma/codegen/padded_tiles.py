@@ -83,10 +83,8 @@ def candidate(domain: isl.UnionSet, to_tiles: isl.UnionMap, to_points: isl.Union
 def safe(tree: KernelTree) -> bool:
     """Whether ``tree``'s padded computations (``tree.computed``) are safe (see the module's docstring)."""
     scop, kernel = tree.scop, tree.kernel
-    written = {name for ref in scop.references if ref.is_write
-               for name in (ref.array, _c_name(scop, ref.array))}
-    threads = tree.computed_points.intersect_range(
-        isl.UnionSet.from_set(tree.tiling.thread_congruence)).domain()
+    written = {name for a in scop.written_arrays() for name in (a.name, a.c_name or a.name)}
+    threads = tree.threads()
     context = kernel.context
     keys_written, keys_real = [], []
     for padded in sets_of(tree.computed):
@@ -120,10 +118,6 @@ def safe(tree: KernelTree) -> bool:
             if other is group and not _images(extra).intersect(_images(key)).is_empty():
                 return False
     return True
-
-
-def _c_name(scop, array: str) -> str:
-    return next((a.c_name or a.name for a in scop.arrays if a.name == array), array)
 
 
 def _plain(node: c_ast.Node, promoted: set, written: set, top: bool = False) -> bool:
