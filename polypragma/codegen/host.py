@@ -229,44 +229,25 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                       f"  (void)bytes_{a.name};"]
     lines += syntax.declarations(region)
     lines += syntax.at(region, "start")
-    # the rows of arrays of rows through pointers against each other, one written (the same row twice, rows
-    # of one array or of two that overlap), then against the other arrays
-    every_row = [a for a in visible if a.rows]
-    if not caller_buffers and any(r.written for r in every_row):
-        lines += ["  {  /* rows overlapping in memory, one written: the original loops */",
-                  "    static int said = 0;",
+    # the arguments against each other in host memory, one written (the same array twice, f(x, x + 1), a row
+    # that is another argument's memory, rows that alias each other): the original loops
+    arrays = [a for a in visible if a.rank > 0 and not a.rows]
+    row_arrays = [a for a in visible if a.rows]
+    if not caller_buffers and any(a.written for a in arrays + row_arrays) and (len(arrays) > 1 or row_arrays):
+        lines += ["  {  /* arguments overlapping in memory, one written: the original loops */",
+                  "    static int said[4] = {0};",
                   f"    polypragma_spans{syntax.suffix} spans = {{0}};"]
-        for r in every_row:
+        lines += [f"    polypragma_span_array{syntax.suffix}(&spans, {a.host_name}, bytes_{a.name}, {int(a.written)}, "
+                  f"\"{a.host_name}\");" for a in arrays]
+        for r in row_arrays:
             lines += rows(r, r.rows_in, lambda row, first, last, r=r: [
-                f"polypragma_span_add{syntax.suffix}(&spans, {row}, {first}, {last}, {row_size(r)}, {int(r.written)}, "
+                f"polypragma_span_add{syntax.suffix}(&spans, {row}, {first}, {last}, {row_size(r)}, {int(r.written)}, 1, "
                 f"\"{r.shown}\");"], "    ")
-        lines += [f"    if (polypragma_spans_overlap{syntax.suffix}(&spans, polypragma_where, &said)) {{",
+        lines += [f"    if (polypragma_spans_overlap{syntax.suffix}(&spans, polypragma_where, said)) {{",
                   "      polypragma_status = 1;",
                   "      goto polypragma_release;",
                   "    }",
                   "  }"]
-    names = [a for a in visible if a.rank > 0 and not a.rows]
-    row_arrays = [a for a in visible if a.rows] if names else []
-    if not caller_buffers and (len(names) > 1 and any(a.written for a in names)
-                               or any(r.written for r in row_arrays) or row_arrays and any(a.written for a in names)):
-        lines += ["  {  /* arrays overlapping in memory, one written: the original loops */",
-                  "    static int said = 0;",
-                  f"    void *const hosts[] = {{{', '.join(f'(void *){a.host_name}' for a in names)}}};",
-                  f"    const size_t sizes[] = {{{', '.join(f'bytes_{a.name}' for a in names)}}};",
-                  f"    const int written[] = {{{', '.join(str(int(a.written)) for a in names)}}};",
-                  f"    const char *const names[] = {{{', '.join(chr(34) + a.host_name + chr(34) for a in names)}}};"]
-        if len(names) > 1:
-            lines += [f"    if (polypragma_aliased{syntax.suffix}({len(names)}, hosts, sizes, written, names, "
-                      "polypragma_where, &said)) {",
-                      "      polypragma_status = 1;",
-                      "      goto polypragma_release;",
-                      "    }"]
-        for r in row_arrays:
-            lines += rows(r, r.rows_in, lambda row, first, last, r=r: [
-                f"if (polypragma_row_aliased{syntax.suffix}({row}, {first}, {last}, {row_size(r)}, {int(r.written)}, "
-                f"{len(names)}, hosts, sizes, written, names, \"{r.shown}\", polypragma_where, &said)) {{",
-                "  polypragma_status = 1;", "  goto polypragma_release;", "}"], "    ")
-        lines.append("  }")
     for a in region.arrays:
         if bound(a):
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_bind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "

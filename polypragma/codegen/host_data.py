@@ -250,25 +250,6 @@ static POLYPRAGMA_UNUSED int polypragma_unbind$s(polypragma_binding$s *b, void *
   return status;
 }
 
-/* Two arrays of a region that overlap in host memory, one of them written: the kernels would not see
-   each other's writes as the original loops do, so the region runs its original loops (said once) */
-static POLYPRAGMA_UNUSED int polypragma_aliased$s(int n, void *const *hosts, const size_t *bytes, const int *written,
-                                const char *const *names, const char *where, int *said)
-{
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) {
-      const char *a = (const char *)hosts[i], *b = (const char *)hosts[j];
-      if ((written[i] || written[j]) && bytes[i] > 0 && bytes[j] > 0 && a < b + bytes[j] && b < a + bytes[i]) {
-        if (!*said)
-          POLYPRAGMA_REPORT("polypragma: %s: arrays '%s' and '%s' overlap in memory and one is written: the region "
-                            "runs its original loops when they do\n", where, names[i], names[j]);
-        *said = 1;
-        return 1;
-      }
-    }
-  return 0;
-}
-
 /* -- arrays of rows through pointers ------------------------------------------------------------ */
 
 /* An array of rows through pointers (T **A, A[i][j]) lives on the device as a dense copy, row R at R *
@@ -357,38 +338,19 @@ static POLYPRAGMA_UNUSED int polypragma_rows_cross$s(void *buffer, char *pack, l
               : polypragma_download$s(pack, buffer, offset, bytes, what, where, POLYPRAGMA_COPYING_OUT);
 }
 
-/* Whether a row of an array of rows through pointers overlaps one of the N other arrays of a region, the row
-   or that array written (then the region runs its original loops, as for two overlapping arrays; said once) */
-static POLYPRAGMA_UNUSED int polypragma_row_aliased$s(const void *row, long first, long last, size_t size,
-                                    int row_written, int n, void *const *hosts, const size_t *bytes,
-                                    const int *written, const char *const *names, const char *name,
-                                    const char *where, int *said)
-{
-  if (last < first)
-    return 0;
-  const char *a = (const char *)row + (size_t)first * size, *end = a + (size_t)(last - first + 1) * size;
-  for (int i = 0; i < n; ++i) {
-    const char *b = (const char *)hosts[i];
-    if ((row_written || written[i]) && bytes[i] > 0 && a < b + bytes[i] && b < end) {
-      if (!*said)
-        POLYPRAGMA_REPORT("polypragma: %s: a row of '%s' and the array '%s' overlap in memory and one is written: the "
-                          "region runs its original loops when they do\n", where, name, names[i]);
-      *said = 1;
-      return 1;
-    }
-  }
-  return 0;
-}
+/* -- arguments that overlap in host memory ------------------------------------------------------ */
 
-/* The rows of a region's arrays of rows through pointers as spans of host memory (a row's elements FIRST to
-   LAST), to tell whether two of them overlap, one written: a row that aliases another (A[1] == A[0], or
-   A[i] = data + i with rows longer than one element) would be two rows in the dense device copy, and the
-   kernels would not see each other's writes as the original loops do */
-typedef struct { const char *start, *end; int written; const char *name; } polypragma_span$s;
+/* What a region touches of its arguments as spans of host memory (an array's bytes; a row's elements FIRST to
+   LAST, for an array of rows through pointers), to tell whether two of them overlap, one written: the kernels
+   would not see each other's writes as the original loops do (the same array as two arguments, f(x, x + 1);
+   a row that is another argument's memory; a row that aliases another, A[1] == A[0], or A[i] = data + i with
+   rows longer than one element, would be two rows in the dense device copy), so the region runs its
+   original loops.  Each span says whether it is a row, for the message. */
+typedef struct { const char *start, *end; int written, row; const char *name; } polypragma_span$s;
 typedef struct { polypragma_span$s *spans; size_t n, capacity; int failed; } polypragma_spans$s;
 
 static POLYPRAGMA_UNUSED void polypragma_span_add$s(polypragma_spans$s *s, const void *row, long first, long last,
-                                                    size_t size, int written, const char *name)
+                                                    size_t size, int written, int is_row, const char *name)
 {
   if (last < first || s->failed)
     return;
@@ -403,8 +365,16 @@ static POLYPRAGMA_UNUSED void polypragma_span_add$s(polypragma_spans$s *s, const
     s->capacity = capacity;
   }
   const char *start = (const char *)row + (size_t)first * size;
-  polypragma_span$s span = {start, start + (size_t)(last - first + 1) * size, written, name};
+  polypragma_span$s span = {start, start + (size_t)(last - first + 1) * size, written, is_row, name};
   s->spans[s->n++] = span;
+}
+
+/* An array of BYTES bytes at HOST as a span of S */
+static POLYPRAGMA_UNUSED void polypragma_span_array$s(polypragma_spans$s *s, const void *host, size_t bytes,
+                                                      int written, const char *name)
+{
+  if (bytes > 0)
+    polypragma_span_add$s(s, host, 0, (long)(bytes - 1), 1, written, 0, name);
 }
 
 static POLYPRAGMA_UNUSED int polypragma_span_order$s(const void *a, const void *b)
@@ -413,12 +383,13 @@ static POLYPRAGMA_UNUSED int polypragma_span_order$s(const void *a, const void *
   return x < y ? -1 : x > y;
 }
 
-/* Whether two spans of S overlap, one written (said once); frees S's spans.  Sorted by start, a span overlaps an
-   earlier one exactly when it starts before the furthest end of those before it */
-static POLYPRAGMA_UNUSED int polypragma_spans_overlap$s(polypragma_spans$s *s, const char *where, int *said)
+/* Whether two spans of S overlap, one written; frees S's spans.  Sorted by start, a span overlaps an earlier
+   one exactly when it starts before the furthest end of those before it.  SAID: whether each kind of overlap
+   (two arrays, a row and an array, two rows) and a failure to check have been told, each told once */
+static POLYPRAGMA_UNUSED int polypragma_spans_overlap$s(polypragma_spans$s *s, const char *where, int said[4])
 {
   int overlap = s->failed;
-  const char *first = NULL, *second = NULL;
+  const polypragma_span$s *first = NULL, *second = NULL;
   if (!overlap && s->n > 1) {
     qsort(s->spans, s->n, sizeof *s->spans, polypragma_span_order$s);
     const polypragma_span$s *furthest = NULL, *furthest_written = NULL;
@@ -427,8 +398,8 @@ static POLYPRAGMA_UNUSED int polypragma_spans_overlap$s(polypragma_spans$s *s, c
       const polypragma_span$s *other = span->written ? furthest : furthest_written;
       if (other && span->start < other->end) {
         overlap = 1;
-        first = other->name;
-        second = span->name;
+        first = other->row || !span->row ? other : span;  /* a row first */
+        second = first == other ? span : other;
       }
       if (!furthest || span->end > furthest->end)
         furthest = span;
@@ -436,14 +407,21 @@ static POLYPRAGMA_UNUSED int polypragma_spans_overlap$s(polypragma_spans$s *s, c
         furthest_written = span;
     }
   }
-  if (overlap && !*said) {
-    if (first)
+  int kind = first ? first->row + second->row : 3;
+  if (overlap && !said[kind]) {
+    if (kind == 0)
+      POLYPRAGMA_REPORT("polypragma: %s: arrays '%s' and '%s' overlap in memory and one is written: the region "
+                        "runs its original loops when they do\n", where, first->name, second->name);
+    else if (kind == 1)
+      POLYPRAGMA_REPORT("polypragma: %s: a row of '%s' and the array '%s' overlap in memory and one is written: the "
+                        "region runs its original loops when they do\n", where, first->name, second->name);
+    else if (kind == 2)
       POLYPRAGMA_REPORT("polypragma: %s: rows of '%s' and '%s' overlap in memory and one is written: the region runs "
-                        "its original loops when they do\n", where, first, second);
+                        "its original loops when they do\n", where, first->name, second->name);
     else
-      POLYPRAGMA_REPORT("polypragma: %s: no memory to check the rows of its arrays: the region runs its original "
-                        "loops\n", where);
-    *said = 1;
+      POLYPRAGMA_REPORT("polypragma: %s: no memory to check whether its arguments overlap: the region runs its "
+                        "original loops\n", where);
+    said[kind] = 1;
   }
   free(s->spans);
   s->spans = NULL;
