@@ -32,19 +32,27 @@ def recording() -> Iterator[list[tuple[str, float]]]:
         _recorders.pop()
 
 
+class Part:
+    """A part being timed: what the block found may still change its ``label`` (a build given up)."""
+
+    def __init__(self, label: str):
+        self.label = label
+
+
 @contextmanager
-def part(label: str) -> Iterator[None]:
+def part(label: str) -> Iterator[Part]:
     """Time the block as one part; a part inside another counts in the outer one only."""
+    this = Part(label)
     if not _recorders or _depth[0]:
-        yield
+        yield this
         return
     _depth[0] += 1
     started = time.perf_counter()
     try:
-        yield
+        yield this
     finally:
         _depth[0] -= 1
-        _recorders[-1].append((label, time.perf_counter() - started))
+        _recorders[-1].append((this.label, time.perf_counter() - started))
 
 
 def process_started() -> float | None:

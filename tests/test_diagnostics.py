@@ -29,7 +29,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import compile_c, generated_path, polypragma, run
+from harness import KERNELS, compile_c, generated_path, polypragma, run
 
 # -- helpers -------------------------------------------------------------------
 
@@ -855,6 +855,17 @@ def test_verbose_times_the_whole_process(tmp_path: Path):
     assert any("mapped onto blocks and threads" in m for m in gpu) and any("kernel 0: memory" in m for m in gpu), gpu
     codegen = [message for stage, message, _ in times if stage == "codegen"]
     assert any("kernel 0 (AST" in m for m in codegen) and any("host function" in m for m in codegen), codegen
+
+
+def test_verbose_says_which_ast_with_promoted_data_was_given_up(tmp_path: Path):
+    """The time of a tree with promoted data that ran past its bound is spent in vain: -v says so on its
+    line (early_return's first kernel; its second region's kernel is built)."""
+    status, stderr = polypragma(KERNELS / "early_return.c", tmp_path, ["--target", "cuda", "-v", "--explain"])
+    assert status == 0, stderr
+    lines = re.findall(r"^polypragma: \[gpu\] region (\d+) .*: kernel 0: the AST with its promoted data(.*) \(",
+                       stderr, re.MULTILINE)
+    assert lines == [("0", ", given up: its data stays in global memory"), ("1", "")], stderr
+    assert "exceeded its bound" in stderr
 
 
 def test_quiet_without_verbose(tmp_path: Path):

@@ -699,12 +699,14 @@ def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuR
     for kernel_memory in region.memory:
         ast, tiles = None, PartialTiles.GUARDED
         if kernel_memory.tiled:
-            with timing.part(f"kernel {kernel_memory.kernel.index}: the AST with its promoted data"):
+            with timing.part(f"kernel {kernel_memory.kernel.index}: the AST with its promoted data") as part:
                 try:
                     ast, tiles = tiled_kernel_ast(region.scop, kernel_memory, region.names.kernel,
                                                   registers_across_barriers)
                 except TooCostly as exc:
                     kernel_memory = kernel_memory.in_global_memory(str(exc))
+                    # (the time spent in vain: the kernel's AST is built again, with its data in global memory)
+                    part.label += ", given up: its data stays in global memory"
         memory.append(kernel_memory)
         asts.append(ast)
         partial.append(tiles)
