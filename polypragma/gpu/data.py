@@ -308,12 +308,13 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
     their struct variable's buffer)."""
     written = scop.may_writes
     must = scop.must_writes
+    written_names = {a.name for a in scop.written_arrays()}
     live_in = deps.live_in_data()
     result = []
     members: dict[str, list[tuple[DeviceArray, list[isl.PwAff]]]] = {}
     for array in scop.arrays:
         footprint = array.footprint
-        is_written = not written.intersect_range(isl.UnionSet.from_set(footprint)).is_empty()
+        is_written = array.name in written_names
         rows_in = rows_out = None
         if array.member is not None and array.member.pointer and not _is_rows(array):
             raise Unsupported("struct member access", _first_access(array, scop),
