@@ -6,7 +6,7 @@ import copy
 
 from pycparser import c_ast, c_generator
 
-from polypragma.frontend.accesses import PURE_FUNCTIONS
+from polypragma.frontend.library import PURE_FUNCTIONS, argument_types, opencl_call
 from polypragma.gpu.data import referenced_array
 
 
@@ -29,16 +29,6 @@ class BodyPrinter(c_generator.CGenerator):
         self.indent_level = indent
         text = self._generate_stmt(node, add_indent=False)
         return text.rstrip("\n").split("\n")
-
-
-# math functions whose float variants OpenCL spells without the 'f' (it overloads them)
-_OPENCL_FLOAT_VARIANTS = {
-    name + "f": name for name in (
-        "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs", "fmin", "fmax", "floor",
-        "ceil", "round", "trunc", "fmod", "sin", "cos", "tan", "asin", "acos", "atan", "atan2", "sinh", "cosh",
-        "tanh", "cbrt", "hypot", "erf", "erfc", "copysign", "fma")
-}
-_OPENCL_FUNCTIONS = {**_OPENCL_FLOAT_VARIANTS, "labs": "abs", "llabs": "abs"}
 
 
 class DeviceBodyPrinter(BodyPrinter):
@@ -102,20 +92,29 @@ class DeviceBodyPrinter(BodyPrinter):
 
     def visit_FuncCall(self, n: c_ast.FuncCall) -> str:
         name = n.name.name if isinstance(n.name, c_ast.ID) else None
-        if name in _OPENCL_FLOAT_VARIANTS or name in _OPENCL_FLOAT_VARIANTS.values():
-            # C converts the arguments to double (float for the 'f' variants); OpenCL and CUDA overload
-            # these functions, where an integer argument is ambiguous: convert it as C does
-            type_ = "float" if name in _OPENCL_FLOAT_VARIANTS else "double"
-            args = ", ".join(f"({type_})({self.visit(a)})" for a in n.args.exprs) if n.args is not None else ""
-            return f"{_OPENCL_FUNCTIONS.get(name, name) if self.opencl else name}({args})"
-        if self.opencl and name in _OPENCL_FUNCTIONS:
-            args = self.visit(n.args) if n.args is not None else ""
-            return f"{_OPENCL_FUNCTIONS[name]}({args})"
+        types = argument_types(name) if name is not None else None
+        if types is not None:
+            # CUDA and OpenCL overload the library's functions, where an integer argument (or a float one
+            # of a double function) picks another overload or none: each argument converted as C does
+            if self.opencl:  # (where 'long' is 64 bits, and 'long long' a reserved word)
+                types = tuple(t.replace("long long", "long") for t in types)
+            args = [self.visit(a) if _typed(a, t) else f"({t})({self.visit(a)})"
+                    for t, a in zip(types, n.args.exprs if n.args else [])]
+            return opencl_call(name, args) if self.opencl else f"{name}({', '.join(args)})"
         if name is not None and name not in PURE_FUNCTIONS:
             # a pure function of the file, emitted under a name no built-in of the target has
             args = self.visit(n.args) if n.args is not None else ""
             return f"{device_function_name(name)}({args})"
         return super().visit_FuncCall(n)
+
+
+def _typed(node: c_ast.Node, type_: str) -> bool:
+    """Whether ``node`` is a constant of type ``type_`` (which needs no conversion)."""
+    if not isinstance(node, c_ast.Constant):
+        return False
+    if type_ == "int":
+        return node.type == "int" and node.value.isdigit()
+    return node.type == type_ and node.value[-1:].lower() != "l"
 
 
 def _struct_subscripts(node: c_ast.StructRef) -> list[c_ast.Node]:

@@ -15,17 +15,8 @@ from pycparser import c_ast
 
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.affine import AffineBuilder, NonAffine, Polynomial, polynomial
+from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.model import CType, Member, Variable
-
-PURE_FUNCTIONS = frozenset(
-    name + suffix
-    for name in (
-        "sqrt", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "pow", "fabs", "fmin", "fmax",
-        "floor", "ceil", "round", "trunc", "fmod", "sin", "cos", "tan", "asin", "acos", "atan", "atan2",
-        "sinh", "cosh", "tanh", "cbrt", "hypot", "erf", "erfc", "copysign", "fma",
-    )
-    for suffix in ("", "f")
-) | {"abs", "labs", "llabs"}
 
 
 class ExitOnData(Unsupported):

@@ -20,12 +20,12 @@ import islpy as isl
 from pycparser import c_ast, c_generator
 
 from polypragma.diagnostics import Location, Unsupported
-from polypragma.frontend.accesses import (EXTERNAL_STATE, PURE_FUNCTIONS, AccessCollector, AccessRecord, ExitOnData,
-                                          Subscript)
+from polypragma.frontend.accesses import EXTERNAL_STATE, AccessCollector, AccessRecord, ExitOnData, Subscript
 from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.c_tree import assigned_name, rewrite_children, subtree
 from polypragma.frontend.exits import Exit, apply_exits
 from polypragma.frontend.functions import FileFunctions, inline_call
+from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.frontend.normalise import is_break, normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value

@@ -13,8 +13,8 @@ import copy
 
 from pycparser import c_ast, c_generator
 
-from polypragma.frontend.accesses import PURE_FUNCTIONS
 from polypragma.frontend.c_tree import rewrite_children
+from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.frontend.symbols import TypeTable
 
 class FileFunctions:
