@@ -103,3 +103,26 @@ def test_build_options_from_the_environment(tmp_path):
     fallback = run(tmp_path / "gen", args, env={"POLYPRAGMA_DEVICE": "auto", **bad})
     assert fallback.returncode == 0 and "clBuildProgram failed" in fallback.stderr, fallback.stderr
     assert fallback.stdout == expected
+
+
+@pytest.mark.parametrize("defines", [(), ("-DNDEBUG",)], ids=["checked", "ndebug"])
+def test_failed_assert_stops_as_the_original(defines, tmp_path):
+    """An assert that fails in a kernel sets its flag; the host, before the copy-out, runs the original
+    loops, whose assert stops the program with C's message (POLYPRAGMA_DEVICE=gpu included: an assert is
+    not a failure of the device).  Under NDEBUG neither checks anything."""
+    path = next(p for p in kernel_paths() if p.stem == "asserts")
+    status, messages = polypragma(path, tmp_path / "out", ["--target", "opencl", "--no-fp-contract"], defines)
+    assert status == 0 and "warning" not in messages, messages
+    compile_c(path, tmp_path / "orig", defines)
+    compile_c(generated_path(path, tmp_path / "out"), tmp_path / "gen", defines, libs=["-lOpenCL"])
+    for args in (("5", "12", "9", "0.5"), ("6", "7", "30", "1.0")):  # A[i][j] < limit fails, then only the sums'
+        expected = run(tmp_path / "orig", args)
+        got = run(tmp_path / "gen", args, env={"POLYPRAGMA_DEVICE": "gpu"})
+        if defines:
+            assert expected.returncode == got.returncode == 0, got.stderr
+            assert outputs_match(expected.stdout, got.stdout, 1e-9) is None
+            continue
+        assert expected.returncode == got.returncode != 0, (expected, got)
+        said = expected.stderr.strip().split(": ", 1)[1]  # (after the program's name)
+        assert "Assertion" in said and said in got.stderr, got.stderr
+        assert "an assert failed in a kernel; running the original loops" in got.stderr, got.stderr

@@ -6,7 +6,7 @@ import copy
 
 from pycparser import c_ast, c_generator
 
-from polypragma.frontend.library import PURE_FUNCTIONS, argument_types, opencl_call
+from polypragma.frontend.library import PURE_FUNCTIONS, argument_types, is_assert, opencl_call
 from polypragma.gpu.data import referenced_array
 
 
@@ -29,6 +29,12 @@ class BodyPrinter(c_generator.CGenerator):
         self.indent_level = indent
         text = self._generate_stmt(node, add_indent=False)
         return text.rstrip("\n").split("\n")
+
+
+# C's assert in a kernel: a failed condition sets the flag the kernel receives, which the host reads
+ASSERT_HELPER = "polypragma_assert"
+ASSERT_FLAG = "polypragma_checks"
+ASSERT_DEFINITION = (f"#define {ASSERT_HELPER}(condition) ((condition) ? (void)0 : (void)({ASSERT_FLAG}[0] = 1))")
 
 
 class DeviceBodyPrinter(BodyPrinter):
@@ -92,6 +98,8 @@ class DeviceBodyPrinter(BodyPrinter):
 
     def visit_FuncCall(self, n: c_ast.FuncCall) -> str:
         name = n.name.name if isinstance(n.name, c_ast.ID) else None
+        if is_assert(n):  # the kernel's flag, set when the condition is false (kernel_lines declares it)
+            return f"{ASSERT_HELPER}({self.visit(n.args.exprs[0])})"
         types = argument_types(name) if name is not None else None
         if types is not None:
             # CUDA and OpenCL overload the library's functions, where an integer argument (or a float one

@@ -70,6 +70,9 @@ class CudaSyntax(GpuSyntax, HostSyntax):
             return "cudaTextureObject_t", f"texture_{array.name}"
         return f"{array.device_type} *", f"dev_{array.name}"
 
+    def flag_argument(self, name: str) -> tuple[str, str]:
+        return "int *", f"(int *){name}"
+
     def launch(self, region: GpuRegion, kernel: Kernel, arguments: list[tuple[str, str]], grid: list[str],
                block: list[str], pad: str) -> list[str]:
         grid = [g if g.isdigit() else f"(unsigned){g}" for g in grid] + ["1"] * (3 - len(grid))
@@ -137,6 +140,9 @@ class CudaSyntax(GpuSyntax, HostSyntax):
 
     def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
         return f"__shared__ {ctype} {name}{dims};"
+
+    def flag_param(self, name: str) -> str:
+        return f"int *__restrict__ {name}"
 
     def barrier(self) -> str:
         return "__syncthreads();"

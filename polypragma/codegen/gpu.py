@@ -13,11 +13,12 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma.codegen.ast_build import build_kernel_ast
-from polypragma.codegen.body import DeviceBodyPrinter
+from polypragma.codegen.body import ASSERT_DEFINITION, ASSERT_FLAG, DeviceBodyPrinter
 from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
                                            payload)
 from polypragma.codegen import reduction_code
 from polypragma.codegen.printer import CFamilyPrinter
+from polypragma.frontend.library import asserts
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import Placement
@@ -41,6 +42,10 @@ class GpuSyntax:
         raise NotImplementedError
 
     def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
+        raise NotImplementedError
+
+    def flag_param(self, name: str) -> str:
+        """The kernel parameter of an int flag in global memory, which threads set (the failed asserts')."""
         raise NotImplementedError
 
     def barrier(self) -> str:
@@ -372,6 +377,12 @@ def kernel_arrays(region: GpuRegion, kernel: Kernel) -> list[DeviceArray]:
     return [a for a in region.arrays if a.name in buffers]
 
 
+def kernel_checks(region: GpuRegion, kernel: Kernel) -> bool:
+    """Whether a statement of ``kernel`` holds an assert: the kernel then takes the flag
+    ``polypragma_checks``, which a failed assert sets, and the host reads it before the copy-out."""
+    return any(asserts(s.body) for s in region.scop.statements if s.name in kernel.statements)
+
+
 def kernel_scalar_params(region: GpuRegion, kernel: Kernel) -> list[tuple[str, str]]:
     scop = region.scop
     out = [(scop.scalar_types[p], p) for p in scop.parameters]
@@ -404,6 +415,9 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     body = printer.node(ast, 1)
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]
     params = [p for p in params if p is not None]
+    checks = kernel_checks(region, kernel)
+    if checks:
+        params.append(syntax.flag_param(ASSERT_FLAG))
     params += [f"const {t} {n}" for t, n in kernel_scalar_params(region, kernel)]
     lines = [syntax.kernel_header(region.kernel_names[kernel.index], params), "{"]
     for d, name in enumerate(kernel.block_params):
@@ -415,4 +429,4 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     lines += body
     lines += reduction_code.finish(kernel, printer.arrays, syntax.barrier(), printer.atomics, syntax.opencl)
     lines.append("}")
-    return printer.helper_lines() + sorted(printer.atomics), lines
+    return printer.helper_lines() + sorted(printer.atomics) + ([ASSERT_DEFINITION] if checks else []), lines

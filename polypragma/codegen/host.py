@@ -43,7 +43,8 @@ from string import Template
 import islpy as isl
 
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder
-from polypragma.codegen.gpu import kernel_arrays, kernel_scalar_params
+from polypragma.codegen.body import ASSERT_FLAG
+from polypragma.codegen.gpu import kernel_arrays, kernel_checks, kernel_scalar_params
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import ROW, DeviceArray, RowRanges
 from polypragma.gpu.mapping import Kernel, kernel_mark
@@ -142,6 +143,11 @@ class HostSyntax:
         Must match the kernel's parameters (GpuSyntax.array_param)."""
         raise NotImplementedError
 
+    def flag_argument(self, name: str) -> tuple[str, str]:
+        """(C type, value) of the launch argument passing the buffer ``name`` (a ``void *`` of the data layer)
+        to a kernel's flag parameter (GpuSyntax.flag_param)."""
+        raise NotImplementedError
+
     def launch(self, region: GpuRegion, kernel: Kernel, arguments: list[tuple[str, str]], grid: list[str],
                block: list[str], pad: str) -> list[str]:
         """A checked launch of ``kernel``; ``grid`` (tile counts, at least 1) and ``block`` (threads) are
@@ -219,6 +225,10 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     tracked = any(bound(a) for a in region.arrays)  # whether a failure must know if a kernel ran
     if tracked:
         lines.append("  int polypragma_launched = 0;  /* a kernel ran: data used in place may be partly written */")
+    checks = any(kernel_checks(region, k) for k in region.mapping.kernels)
+    flag = f'sizeof(int), "{ASSERT_FLAG}", polypragma_where, POLYPRAGMA_BEFORE_COPY_OUT'
+    if checks:
+        lines.append(f"  void *{ASSERT_FLAG} = NULL;  /* set by a kernel whose assert fails */")
     for a in region.arrays:
         if bound(a):
             lines += [f"  {binding} bind_{a.name} = {{0}};", f"  {syntax.buffer_type(a)}dev_{a.name} = NULL;"]
@@ -276,12 +286,32 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         elif bound(a):
             lines.append(f"  POLYPRAGMA_DATA_STEP(polypragma_fill{syntax.suffix}(&bind_{a.name}, {host(a)}, "
                          f"\"{a.host_name}\", polypragma_where));")
+    if checks:
+        lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_buffer_get{syntax.suffix}(&{ASSERT_FLAG}, {flag}));",
+                  "  {",
+                  "    const int zero = 0;",
+                  f"    POLYPRAGMA_DATA_STEP(polypragma_upload{syntax.suffix}({ASSERT_FLAG}, 0, &zero, {flag}));",
+                  "  }"]
     lines += syntax.at(region, "copied in")
     printer = HostPrinter(region, lambda kernel, hosts, counts, depth:
                           _launch(region, syntax, kernel, hosts, counts, depth, tracked))
     lines += printer.node(host_ast(region), 1)
     lines += syntax.at(region, "launched")
-    lines += [f"  {syntax.checked(syntax.synchronise())}", "  polypragma_phase = POLYPRAGMA_COPYING_OUT;"]
+    lines.append(f"  {syntax.checked(syntax.synchronise())}")
+    if checks:  # (under NDEBUG the original loops assert nothing either)
+        lines += ["#ifndef NDEBUG",
+                  "  {  /* an assert failed in a kernel: the original loops run, and theirs stops the program */",
+                  "    int failed = 0;",
+                  f"    POLYPRAGMA_DATA_STEP(polypragma_download{syntax.suffix}(&failed, {ASSERT_FLAG}, 0, {flag}));",
+                  "    if (failed) {",
+                  '      POLYPRAGMA_REPORT("polypragma: %s: an assert failed in a kernel; running the original loops\\n", '
+                  "polypragma_where);",
+                  "      polypragma_status = 1;",
+                  "      goto polypragma_release;",
+                  "    }",
+                  "  }",
+                  "#endif"]
+    lines.append("  polypragma_phase = POLYPRAGMA_COPYING_OUT;")
     for a in region.arrays:
         if bound(a) and a.rows:
             if a.copy_out:  # the rows written, in one copy from the dense copy, then row by row out of the pack
@@ -296,6 +326,12 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     lines += syntax.at(region, "done")
     lines.append("polypragma_release:")
     lines += syntax.at(region, "release")
+    if checks:
+        lines += [f"  if ({ASSERT_FLAG} != NULL) {{",
+                  f"    const int status = polypragma_buffer_put{syntax.suffix}({ASSERT_FLAG}, {flag});",
+                  "    if (status != 0 && polypragma_status == 0)",
+                  "      polypragma_status = status;",
+                  "  }"]
     for a in region.arrays:
         if bound(a):
             lines += ["  {",
@@ -341,6 +377,8 @@ def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[s
         argument = syntax.kernel_argument(region, kernel, a)
         if argument is not None:
             arguments.append(argument)
+    if kernel_checks(region, kernel):
+        arguments.append(syntax.flag_argument(ASSERT_FLAG))
     for ctype, name in kernel_scalar_params(region, kernel):
         value = name
         if name in kernel.host_params:  # a named value: OpenCL passes arguments by address

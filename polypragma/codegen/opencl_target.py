@@ -62,6 +62,9 @@ class OpenCLSyntax(GpuSyntax, HostSyntax):
     def kernel_argument(self, region: GpuRegion, kernel: Kernel, array: DeviceArray) -> tuple[str, str]:
         return "cl_mem", f"dev_{array.name}"  # constant memory is a buffer too
 
+    def flag_argument(self, name: str) -> tuple[str, str]:
+        return "cl_mem", name  # (the data layer's void * holds the cl_mem)
+
     def launch(self, region: GpuRegion, kernel: Kernel, arguments: list[tuple[str, str]], grid: list[str],
                block: list[str], pad: str) -> list[str]:
         var = f"{self.state}.kernels[{self.kernel_offsets[region.function] + kernel.index}]"
@@ -86,6 +89,9 @@ class OpenCLSyntax(GpuSyntax, HostSyntax):
 
     def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
         return f"__local {ctype} {name}{dims};"
+
+    def flag_param(self, name: str) -> str:
+        return f"__global int *{name}"
 
     def barrier(self) -> str:
         # global too: a copy-in may read what another thread of the block wrote to global memory

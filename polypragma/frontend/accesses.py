@@ -15,7 +15,7 @@ from pycparser import c_ast
 
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.affine import AffineBuilder, NonAffine, Polynomial, polynomial
-from polypragma.frontend.library import PURE_FUNCTIONS
+from polypragma.frontend.library import PURE_FUNCTIONS, is_assert
 from polypragma.model import CType, Member, Variable
 
 
@@ -206,7 +206,9 @@ class AccessCollector:
             self.expression(node.expr, may)
         elif isinstance(node, c_ast.FuncCall):
             name = node.name.name if isinstance(node.name, c_ast.ID) else None
-            if name not in PURE_FUNCTIONS:
+            # C's assert reads its condition (a failed one stops the program)
+            checks = is_assert(node) and (self.file_function is None or self.file_function(name) is None)
+            if name not in PURE_FUNCTIONS and not checks:
                 shown = f"call to '{name}'" if name else "call through a function pointer"
                 why = self.file_function(name) if name and self.file_function is not None else None
                 if why == "":

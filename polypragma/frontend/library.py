@@ -1,4 +1,5 @@
-"""Functions of the C library a region may call without defining them: the pure math functions.
+"""Functions of the C library a region may call without defining them: the pure math functions, and
+``assert``.
 
 Each is modelled by the accesses of its arguments only (it touches no memory the region could see;
 like the compiler, the model ignores ``errno``), and each has a device version on both GPU targets:
@@ -9,6 +10,10 @@ type C's prototype gives it (:func:`argument_types`).
 """
 
 from __future__ import annotations
+
+from pycparser import c_ast
+
+from polypragma.frontend.c_tree import subtree
 
 # the real functions of <math.h> without pointer parameters, by their C parameter types: "r" the real
 # type of the variant (double; float for the name with an 'f' appended), "i" int
@@ -73,3 +78,27 @@ def opencl_call(name: str, arguments: list[str]) -> str:
     if template is None:
         return f"{base}({', '.join(arguments)})"
     return template.format(*arguments)
+
+
+# C's assert (<assert.h>): a statement that reads its condition and, when the condition is false, stops the
+# program.  Kernels set a flag instead (polypragma_assert), which the host reads before the copy-out: a set
+# flag sends the region to its original loops, whose assert stops the program as the original does.
+ASSERT = "assert"
+
+
+def is_assert(node: c_ast.Node) -> bool:
+    """Whether ``node`` is a call to C's assert whose condition writes nothing (an assert with side effects
+    is an ordinary call to a function without a body: under NDEBUG its condition is not evaluated)."""
+    if not (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name == ASSERT):
+        return False
+    return node.args is not None and len(node.args.exprs) == 1 and not any(
+        isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or (isinstance(n, c_ast.UnaryOp) and n.op in _WRITING)
+        for n in subtree(node.args.exprs[0]))
+
+
+_WRITING = ("++", "--", "p++", "p--")
+
+
+def asserts(node: c_ast.Node) -> bool:
+    """Whether a statement ``node`` holds an assert (:func:`is_assert`)."""
+    return any(is_assert(n) for n in subtree(node))
