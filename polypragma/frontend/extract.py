@@ -761,11 +761,7 @@ class RegionExtractor:
         # k != 2; ++k): C wraps it around; model the progression by a counter whose value mod 2^w is
         # the iterator, as pet does
         loop.modulus = modulus
-        result = self._for_loop(node, walk, scope, loop, init, step)
-        self.device_unsupported.append((
-            f"loop '{name}' of type '{ctype_base}'", self.location(node),
-            "wraps around, which the GPU targets do not support yet"))
-        return result
+        return self._for_loop(node, walk, scope, loop, init, step)
 
     def _for_loop(self, node: c_ast.For, walk: _Walk, scope: Scope, loop: _Loop, init: c_ast.Node,
                   step: int) -> isl.Schedule | None:

@@ -3,8 +3,9 @@
 // RUN: -- 3 128
 // covers: loop iterators of unsigned types narrower than long that wrap around (C reduces them modulo
 //         2^width): an unsigned char counting up past 255, one counting down past 0, an unsigned short
-//         one, modelled as pet does by a counter whose value modulo 2^width is the iterator; an unsigned
-//         char loop that stays in its range keeps the plain model
+//         one and an unsigned int one past their largest values, modelled as pet does by a counter whose
+//         value modulo 2^width is the iterator, on every target; an unsigned char loop that stays in its
+//         range keeps the plain model
 // unsigned_wrap: a ring buffer of 256 entries updated across its end
 #include "kernels.h"
 
@@ -12,6 +13,7 @@ static void kernel_unsigned_wrap(int start, double ring[256], double big[65536],
 {
     unsigned char k;
     unsigned short h;
+    unsigned int u;
 #pragma scop
     for (k = 250; k != 6; k++)
         ring[k] = ring[k] * 0.5 + k;
@@ -19,8 +21,10 @@ static void kernel_unsigned_wrap(int start, double ring[256], double big[65536],
         out[k] = ring[k] + ring[(k + 1) % 256];
     for (h = 65530; h != 10; h += 2)
         big[h] += 0.25 * h;
+    for (u = 4294967290u; u != 20; u++)
+        out[u % 256] += 0.5 * (u % 7);
     for (unsigned char j = 0; j < 100; j += 3)
-        out[j] += big[j + 65500] + start;
+        out[j] += big[j + 65400] + start;
 #pragma endscop
 }
 
