@@ -68,7 +68,9 @@ class LiveRanges:
     live_out: isl.UnionMap      # { W[i] -> A[a] }: writes whose value may be seen after the region
     forced_live_in: isl.UnionMap   # { R -> W }: R reads a value from before the region, W writes it later
     forced_live_out: isl.UnionMap  # { W -> W' }: W' may write the value seen after the region, W earlier
-    forced_may: isl.UnionMap    # anti and output dependences of arrays with may-writes: never reordered
+    # { [W -> ref] -> [W' -> ref'] }: anti and output dependences of arrays with may-writes: never reordered
+    # (but for the arrays that get a copy per iteration, polypragma.privatise)
+    tagged_forced_may: isl.UnionMap
     live_in: isl.UnionMap       # { R[i] -> A[a] }: reads that may see a value from before the region
     tagged_live_in: isl.UnionMap  # { [R[i] -> ref] -> A[a] }: the same, by reference
     arrays: dict[str, str]      # tag -> array
@@ -91,6 +93,10 @@ class LiveRanges:
     @staticmethod
     def untagged(tagged: isl.UnionMap) -> isl.UnionMap:
         return tagged.factor_domain()
+
+    @property
+    def forced_may(self) -> isl.UnionMap:
+        return self.untagged(self.tagged_forced_may)
 
 
 def _flow(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):
@@ -206,7 +212,7 @@ def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges 
             forced_in = info.set_schedule(schedule).compute_flow().get_may_dependence()
             # may-writes: which of several sources of one read writes is unknown, so their order stays;
             # such arrays are not reordered at all (PPCG orders only the sources sharing a sink)
-            forced_may = isl.UnionMap.empty(space)
+            tagged_forced_may = isl.UnionMap.empty(space)
             if with_may:
                 tags = {t for t, a in arrays.items() if a in with_may}
                 def of(m: isl.UnionMap) -> isl.UnionMap:
@@ -216,11 +222,11 @@ def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges 
                             out = out.union(isl.UnionMap.from_map(piece))
                     return out
                 info = isl.UnionAccessInfo.from_sink(of(writes)).set_may_source(of(reads).union(of(writes)))
-                forced_may = info.set_schedule(tagged_schedule).compute_flow().get_may_dependence().factor_domain()
+                tagged_forced_may = info.set_schedule(tagged_schedule).compute_flow().get_may_dependence()
     except isl.Error:
         return None
     return LiveRanges(tagged_flow.coalesce(), tagged_order.coalesce(), live_out.coalesce(), forced_in.coalesce(),
-                      forced_out.coalesce(), forced_may.coalesce(), live_in.coalesce(),
+                      forced_out.coalesce(), tagged_forced_may.coalesce(), live_in.coalesce(),
                       tagged_live_in.coalesce(), arrays)
 
 

@@ -190,6 +190,9 @@ class Statement:
     must_writes: isl.UnionMap
     may_writes: isl.UnionMap
     renames: dict[str, str] = field(default_factory=dict)
+    # (name, C type) of the iterators of loops run as written in the body that are declared outside it and
+    # dead after the region: kernels declare them in the statement (each thread its own)
+    private_iterators: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -55,8 +55,10 @@ class Privatised:
 
 
 def candidates(scop: Scop, deps: Dependences) -> frozenset[str]:
-    """Arrays that may get a copy per iteration: written with must-writes only, every reference
-    modelled exactly, no value from before the region read (a copy would not hold it)."""
+    """Arrays that may get a copy per iteration: every reference modelled exactly (a may-write too: the
+    write of a loop run as written, which may run no iteration, leaves the copy as it was, and the
+    dataflow analysis says which earlier write that value comes from), no value from before the region
+    read (a copy would not hold it)."""
     ranges = deps.live_ranges
     if ranges is None:
         return frozenset()
@@ -65,7 +67,7 @@ def candidates(scop: Scop, deps: Dependences) -> frozenset[str]:
     for array in scop.arrays:
         refs = [r for r in scop.references if r.array == array.name]
         if (array.name in live_in or not any(r.is_write for r in refs)
-                or any(not r.exact or (r.is_write and not r.must) for r in refs)
+                or any(not r.exact for r in refs)
                 or array.region_level):
             continue
         result.add(array.name)
@@ -262,7 +264,7 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
     new_refs = {id(r): r for r in scop.references}
     originals: dict[int, c_ast.Node] = {}
     substituted: dict[int, c_ast.Node] = {}  # a scalar's ID (copied body) -> the subscripted copy in its place
-    copies_back: list[tuple[str, isl.Map, isl.Map]] = []  # (statement, write of A, read of the copy)
+    copies_back: list[tuple[str, isl.Map, isl.Map, bool]] = []  # (statement, write of A, read of the copy, must)
     for name, members in chosen.expansions.items():
         array = next(a for a in scop.arrays if a.name == name)
         private = _fresh(scop, name)
@@ -316,8 +318,9 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
             rel = relations[statement.name]
             kind = "may_writes" if ref.is_write else "reads"
             rel[kind] = _rename(rel[kind], ref.relation, relation)
-            if ref.is_write:
+            if ref.is_write and ref.must:
                 rel["must_writes"] = _rename(rel["must_writes"], ref.relation, relation)
+            if ref.is_write:
                 last = live_out.intersect(isl.UnionMap.from_map(ref.relation))
                 # a local of the region (not at its top level) has no value after it
                 if not last.is_empty() and not (array.kind == "local" and not array.region_level):
@@ -331,8 +334,10 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
                     back_write = isl.Map.from_union_map(last)
                     back_read = relation.intersect_domain(where)
                     # added after every rename: a later reference's rename would take these out
-                    copies_back.append((statement.name, back_write, back_read))
-                    references.append(Reference(statement.name, name, target, True, True, True, back_write))
+                    # (after a may-write, as the write itself: which of the last writes wrote the value the
+                    # copy holds is known at run time only, as in the original program)
+                    copies_back.append((statement.name, back_write, back_read, ref.must))
+                    references.append(Reference(statement.name, name, target, True, ref.must, True, back_write))
                     references.append(Reference(statement.name, private, source, False, True, True, back_read))
         arrays.append(Array(private, array.element_type, array.rank + len(members),
                             tuple(array.extents) + tuple(extents), footprint, "local",
@@ -340,9 +345,10 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
         if not any_back:
             arrays = [a for a in arrays if a.name != name]
         done.append(Privatised(name, private, tuple(label for label, _ in members), any_back))
-    for statement, back_write, back_read in copies_back:
+    for statement, back_write, back_read, must in copies_back:
         rel = relations[statement]
-        rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
+        if must:
+            rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
         rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
         rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
     new_statements = []

@@ -81,7 +81,9 @@ def live_range_constraints(deps: Dependences, privatisable: frozenset[str] = fro
         # value (privatise.py) restores what they protect
         last = ranges.live_out.intersect_range(_elements_of(ranges.live_out, privatisable)).domain()
         kept_out = kept_out.subtract_range(last)
-    coincidence = flow.union(forced).union(kept_out).union(order_kept).union(ranges.forced_may)
+    # the order of an array's may-writes stays (validity), but for an array each iteration keeps a copy of
+    may_kept = ranges.untagged(ranges.of_arrays(ranges.tagged_forced_may, privatisable, keep=False))
+    coincidence = flow.union(ranges.forced_live_in).union(kept_out).union(order_kept).union(may_kept)
     return (validity.coalesce(), proximity.coalesce(), coincidence.coalesce(), ranges.tagged_flow,
             ranges.tagged_order)
 

@@ -127,6 +127,11 @@ class KernelPrinter(CFamilyPrinter):
             lines = [self.pad(depth) + reduction_code.update(k, kr, printer.visit(kr.reduction.target),
                                                              printer.visit(kr.reduction.operand),
                                                              self.syntax.opencl, self.atomics)]
+        elif statement.private_iterators:  # in a block that declares them
+            inner = self.pad(depth + 1)
+            lines = [self.pad(depth) + "{",
+                     *(f"{inner}{ctype} {substitutions.get(name, name)};" for name, ctype in statement.private_iterators),
+                     *printer.statement(statement.body, len(inner)), self.pad(depth) + "}"]
         else:
             lines = printer.statement(statement.body, len(self.pad(depth)))
         lines[-1] += f"  /* {self.region.scop.region.file}:{statement.line} */"

@@ -21,7 +21,7 @@ depth, so zeros after a shorter schedule keep the order).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 from pycparser import c_ast
@@ -80,8 +80,7 @@ def apply_exits(statements: list[Statement], schedule: isl.Schedule, exits: list
     for s in statements:
         if s.name in names:
             continue
-        kept_statements.append(Statement(s.name, domains[s.name], s.body, s.iterators, s.iterator_types, s.line,
-                                         s.reads, s.must_writes, s.may_writes, s.renames))
+        kept_statements.append(replace(s, domain=domains[s.name]))
         piece = isl.UnionSet.from_set(domains[s.name])
         kept = piece if kept is None else kept.union(piece)
     taken_at = {e.name: domains[e.name] for e in exits}

@@ -14,7 +14,7 @@ local declared in the region.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 from pycparser import c_ast, c_generator
@@ -808,11 +808,6 @@ class RegionExtractor:
         body_walk = _Walk(walk.loops + [loop], domain, scope)
         if self._breaks_on_data(node, body_walk):
             # where the loop stops depends on data: one statement, run as written (as a bound on data)
-            if not isinstance(node.init, c_ast.DeclList):
-                self.device_unsupported.append((
-                    f"loop '{name}' with a 'break' on data", self.location(node),
-                    "is not supported by the GPU targets unless its iterator is declared in it "
-                    f"('for (int {name} = ...')"))
             return self._statement(node, walk)
         self._breaks_taken = None
         child = self._loop_body(node.stmt, body_walk, loop, position)
@@ -883,11 +878,6 @@ class RegionExtractor:
                 if child.name in self.written or (variable is not None and variable.declared_in_region) \
                         or (child.name in self.outer_iterators and child.name not in {l.c_name for l in walk.loops}):
                     return False
-        if reads_data and not isinstance(node.init, c_ast.DeclList):
-            # kernels would not declare an iterator declared before the region
-            self.device_unsupported.append((f"loop '{name}' with a bound on data", self.location(node),
-                                            "is not supported by the GPU targets unless its iterator is "
-                                            f"declared in it ('for (int {name} = ...')"))
         return reads_data
 
     def _breaks_on_data(self, node: c_ast.For, walk: _Walk) -> bool:
@@ -1035,15 +1025,22 @@ class RegionExtractor:
                 # a loop run as written sets the function's iterator: a value the model computed for an
                 # earlier loop on it is stale (a loop stopped by a break on data left 5 where n was read)
                 self.exit_values.pop(loop.init.lvalue.name, None)
-        for loop in (n for n in subtree(node) if isinstance(n, c_ast.For) and n is not node):
+        # the iterators of loops run as written that are declared outside the statement: no other statement
+        # reads them (a read outside its loop is refused) and, unless the code after the region reads them,
+        # each instance may have its own (a kernel's thread declares it)
+        private_iterators: dict[str, str] = {}
+        for loop in (n for n in subtree(node) if isinstance(n, c_ast.For)):
             if isinstance(loop.init, c_ast.Assignment) and isinstance(loop.init.lvalue, c_ast.ID):
-                # kernels do not see the function's variable
                 iterator = loop.init.lvalue.name
-                self.device_unsupported.append((
-                    f"loop '{iterator}' run as written in a statement", self.location(loop),
-                    "is not supported by the GPU targets unless its iterator is declared in it "
-                    f"('for (int {iterator} = ...')"))
-                break
+                variable = walk.scope.lookup(iterator)
+                if iterator in self.used_outside or variable is None:
+                    self.device_unsupported.append((
+                        f"loop '{iterator}' run as written in a statement", self.location(loop),
+                        "is not supported by the GPU targets when the code after the region reads its "
+                        f"iterator (kernels have their own); declare it in the loop ('for (int {iterator} "
+                        "= ...')"))
+                    break
+                private_iterators.setdefault(iterator, variable.ctype.resolved or variable.ctype.base)
         for member, why in collector.result.members[:1]:
             self.device_unsupported.append((f"struct member access '{_text(member)}'", self.location(member),
                                             f"is not supported by the GPU targets: {why}"))
@@ -1073,6 +1070,7 @@ class RegionExtractor:
             iterator_types=tuple(l.ctype for l in walk.loops),
             line=node.coord.line if node.coord else self.region.begin_line,
             reads=empty, must_writes=empty, may_writes=empty, renames=renames,
+            private_iterators=tuple(private_iterators.items()),
         )
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
@@ -1121,8 +1119,7 @@ class RegionExtractor:
             if self.exits:
                 # the accesses were collected over the domain before the returns and gotos cut it
                 relations = [r.intersect_domain(isl.UnionSet.from_set(s.domain)) for r in relations]
-            statements.append(Statement(
-                s.name, s.domain, s.body, s.iterators, s.iterator_types, s.line, *relations, s.renames))
+            statements.append(replace(s, reads=relations[0], must_writes=relations[1], may_writes=relations[2]))
         return arrays, statements, tuple(references)
 
     def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
