@@ -142,12 +142,27 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
         if ok:
             index = _index_map(members)
             ends = flow.apply_domain(index).apply_range(index).deltas()
-            ok = all(d.is_subset(_zero(d)) for d in sets_of(ends))
+            ok = all(d.is_subset(_zero(d)) for d in sets_of(ends)) and _last_writes_in_one_copy(scop, ranges, a, index)
         if ok:
             expansions[a] = members
         else:
             rejected.add(a)
     return Plan(expansions, frozenset(rejected))
+
+
+def _last_writes_in_one_copy(scop: Scop, ranges, array: str, index: isl.UnionMap) -> bool:
+    """Whether each may-write of ``array`` whose value may be seen after the region shares its copy with a
+    must-write of the same element whose value may be seen too (the may-write then follows it, or it
+    would not be seen).  The copy-backs of an element then run in one copy, in order, and copy what that
+    copy holds; a may-write without one (``if (A[i] > 0) t = A[i];`` alone in a parallel loop) would copy
+    back, in every iteration at once, a copy that may never have been written."""
+    seen = isl.UnionMap.empty(ranges.live_out.get_space())
+    for m in maps_of(ranges.live_out):
+        if m.get_tuple_name(isl.dim_type.out) == array:
+            seen = seen.union(isl.UnionMap.from_map(m))
+    must = seen.intersect(scop.must_writes)
+    may = seen.subtract(must)
+    return may.is_empty() or may.apply_domain(index).is_subset(must.apply_domain(index))
 
 
 def _zero(s: isl.Set) -> isl.Set:
