@@ -1,4 +1,4 @@
-/* construct: call to a library function without a body, declared pure with a pragma */
+/* construct: call to a math function of the C library (lround), also declared pure with a pragma */
 #include <stdio.h>
 #include <math.h>
 #pragma polypragma pure(lround)
