@@ -354,9 +354,9 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
         chosen = privatise.plan(scop, deps, result.schedule, privatisable)
         if not chosen.rejected:
             break
-        log("schedule", f"{region}: not privatisable: {', '.join(sorted(chosen.rejected))} (a value crosses "
-            "the parallel loops that carry its anti or output dependences)")
-        privatisable = privatisable - chosen.rejected
+        for name in sorted(chosen.rejected):
+            log("schedule", f"{region}: not privatisable: {name} ({chosen.rejected[name]})")
+        privatisable = privatisable - chosen.rejected.keys()
     rewritten, done, copy_backs = privatise.apply(scop, deps, chosen)
     problem = privatise.verify(scop, rewritten, result.schedule, copy_backs) if done else None
     if problem is not None:

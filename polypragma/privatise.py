@@ -77,7 +77,9 @@ def candidates(scop: Scop, deps: Dependences) -> frozenset[str]:
 @dataclass(frozen=True)
 class Plan:
     expansions: dict  # array -> list of (member label, isl.UnionPwAff) in order, outermost first
-    rejected: frozenset[str]  # candidates whose order dependences a parallel member carries, not privatisable
+    # candidates whose order dependences a parallel member carries and that cannot have a copy per iteration,
+    # and why
+    rejected: dict[str, str]
 
 
 def _array_tags(deps: Dependences, name: str) -> set[str]:
@@ -118,36 +120,38 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
 
     schedule.get_root().foreach_descendant_top_down(visit)
     expansions: dict = {}
-    rejected: set[str] = set()
+    rejected: dict[str, str] = {}
     for a, where in carried.items():
         if not where:
             continue
         accesses = _instances(scop, a)
         flow = ranges.untagged(ranges.of_arrays(ranges.tagged_flow, {a}))
-        ok = True
         members = []
         for domain, upa in where:
             if not accesses.is_subset(domain):
-                ok = False
+                rejected[a] = "it is accessed outside the loops that carry its anti or output dependences"
                 break
             members.append((_label(scop, upa), upa))
+        if a in rejected:
+            continue
         # a copy per iteration multiplies the array by the iterations' number: worth it for a temporary
         # that every iteration reuses (doitgen's sum[p] in each (r, q)), not for an array of which
         # each iteration touches a slice (it would grow by a dimension the loops do not have: a row
         # copy privatised along its column loop took n^3 elements for the n^2 of the array)
         array = next(x for x in scop.arrays if x.name == a)
         writers = {r.statement for r in scop.references if r.array == a and r.is_write}
-        if ok and array.rank + len(members) > max(scop.statement(w).domain.dim(isl.dim_type.set) for w in writers):
-            ok = False
-        if ok:
-            index = _index_map(members)
-            ends = flow.apply_domain(index).apply_range(index).deltas()
-            ok = all(d.is_subset(_zero(d)) for d in sets_of(ends)) and _last_writes_in_one_copy(scop, ranges, a, index)
-        if ok:
-            expansions[a] = members
+        index = _index_map(members)
+        ends = flow.apply_domain(index).apply_range(index).deltas()
+        if not all(d.is_subset(_zero(d)) for d in sets_of(ends)):
+            rejected[a] = "a value crosses the parallel loops that carry its anti or output dependences"
+        elif array.rank + len(members) > max(scop.statement(w).domain.dim(isl.dim_type.set) for w in writers):
+            rejected[a] = "a copy per iteration would have more dimensions than the loops that write it"
+        elif not _last_writes_in_one_copy(scop, ranges, a, index):
+            rejected[a] = ("its value after the region may come from an iteration that only may write it, "
+                           "whose copy would not hold it")
         else:
-            rejected.add(a)
-    return Plan(expansions, frozenset(rejected))
+            expansions[a] = members
+    return Plan(expansions, rejected)
 
 
 def _last_writes_in_one_copy(scop: Scop, ranges, array: str, index: isl.UnionMap) -> bool:
