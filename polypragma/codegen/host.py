@@ -304,8 +304,8 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                   "    int failed = 0;",
                   f"    POLYPRAGMA_DATA_STEP(polypragma_download{syntax.suffix}(&failed, {ASSERT_FLAG}, 0, {flag}));",
                   "    if (failed) {",
-                  '      POLYPRAGMA_REPORT("polypragma: %s: an assert failed in a kernel; running the original loops\\n", '
-                  "polypragma_where);",
+                  '      POLYPRAGMA_REPORT("polypragma: %s: an assert failed in a kernel'
+                  + ('' if caller_buffers else '; running the original loops') + '\\n", polypragma_where);',
                   "      polypragma_status = 1;",
                   "      goto polypragma_release;",
                   "    }",

@@ -25,7 +25,7 @@ from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.c_tree import assigned_name, rewrite_children, subtree
 from polypragma.frontend.exits import Exit, apply_exits
 from polypragma.frontend.functions import FileFunctions, inline_call
-from polypragma.frontend.library import PURE_FUNCTIONS
+from polypragma.frontend.library import PURE_FUNCTIONS, is_assert
 from polypragma.frontend.normalise import is_break, normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
@@ -140,6 +140,7 @@ class RegionExtractor:
         # with a value the model knows (a function of the parameters), and not assigned otherwise
         self.exit_values: dict[str, isl.PwAff] = {}
         self.called: dict[str, c_ast.Node] = {}
+        self.checked: set[int] = set()  # blocks of an assert and its statement (_with_asserts_joined)
         # returns and gotos: pseudo-statements (R_k and G_k, in self.statements while the walk builds the
         # schedule) whose instances are the points where they are reached and taken (frontend/exits.py)
         self.exits: list[Exit] = []
@@ -602,6 +603,7 @@ class RegionExtractor:
 
     def _block(self, items: list[c_ast.Node], walk: _Walk, region_level: bool = False) -> isl.Schedule | None:
         pieces = []
+        items = self._with_asserts_joined(items)
         frame = _Frame(items, len(walk.loops))
         self._frames.append(frame)
         try:
@@ -618,9 +620,31 @@ class RegionExtractor:
             self._frames.pop()
         return _sequence(pieces)
 
+    def _with_asserts_joined(self, items: list[c_ast.Node]) -> list[c_ast.Node]:
+        """``items`` with each assert that a simple statement follows (an assignment, an increment) joined
+        with it into a block that is one statement (noted in ``checked``): the check runs where the
+        statement does, in the same kernel, and reads its data there, rather than in a statement the
+        scheduler may place in a kernel of its own."""
+        out: list[c_ast.Node] = []
+        k = 0
+        while k < len(items):
+            item = items[k]
+            following = items[k + 1] if k + 1 < len(items) else None
+            if is_assert(item) and isinstance(following, (c_ast.Assignment, c_ast.UnaryOp)):
+                joined = c_ast.Compound([item, following], coord=item.coord)
+                self.checked.add(id(joined))
+                out.append(joined)
+                k += 2
+            else:
+                out.append(item)
+                k += 1
+        return out
+
     def _item(self, node: c_ast.Node, walk: _Walk, region_level: bool) -> isl.Schedule | None:
         if isinstance(node, (c_ast.EmptyStatement, c_ast.Pragma)) or node is None:
             return None
+        if id(node) in self.checked:
+            return self._statement(node, walk)
         if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _HINTS:
             # a hint to the compiler (pet's and PENCIL's assumptions and kills): no effect on what runs
             return None
