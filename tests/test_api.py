@@ -444,3 +444,33 @@ def test_pycuda_arrays_run_in_place_on_the_device(monkeypatch):
     jacobi_2d(6, A, B)
     np.testing.assert_allclose(A_gpu.get(), A, rtol=1e-12)
     np.testing.assert_allclose(B_gpu.get(), B, rtol=1e-12)
+
+
+ASSERTING = r"""
+#include <assert.h>
+
+void scale(int n, double A[n], double limit)
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        assert(A[i] < limit);
+        A[i] = 2.0 * A[i];
+    }
+#pragma endscop
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["c", "opencl", "cuda"])
+def test_a_failed_assert_raises_assertion_error(backend):
+    """C's assert in the source, failed: AssertionError with C's message, and the interpreter and the
+    module go on (the assert of the original loops, which the kernels' flag sends the region to, too)."""
+    needs(backend)
+    # (sequential C: a failed assert in an OpenMP parallel loop stops the process, as C's does)
+    mod = polypragma.compile(ASSERTING, target=backend, cuda_architectures=["90"], openmp=False)
+    # (the c backend's regenerated loops name the iterator as they do: A[c0])
+    with pytest.raises(AssertionError, match=r"source.c:8: scale: Assertion `A\[\w+\] < limit' failed"):
+        mod.scale(6, np.arange(6.0), 3.0)
+    A = np.arange(6.0)
+    mod.scale(6, A, 10.0)
+    np.testing.assert_allclose(A, 2.0 * np.arange(6.0))

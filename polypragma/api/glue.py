@@ -6,7 +6,11 @@ holding a region, an exported entry point ``polypragma_api_<name>`` with a unifo
 pointer, and as its own value whether the call failed.  It also defines the hooks through which the
 generated runtime reports in library mode (``POLYPRAGMA_LIBRARY``, see polypragma/codegen/host.py):
 messages are kept in a buffer, read by Python after the call, instead of going to stderr, and a fatal
-failure is recorded instead of ending the process.
+failure is recorded instead of ending the process.  With glibc, C's ``assert`` of the source does not end
+the process either: its failure handler is renamed before the generated file declares it, and the
+glue's reports the message and jumps back to the entry point, which returns 2 (Python raises
+``AssertionError``); but from inside an OpenMP parallel loop, where no jump can leave the loop's threads,
+it stops the process as C's does.
 """
 
 from __future__ import annotations
@@ -59,7 +63,35 @@ static void polypragma_api_begin(void)
   polypragma_api_buffer[0] = '\0';
   polypragma_api_failed = 0;
 }
+
+/* the entry point a failed assert of the source returns through (with glibc, see _ASSERTS) */
+static jmp_buf polypragma_api_jump;
+
+#ifdef __GLIBC__
+void polypragma_api_assert_fail(const char *assertion, const char *file, unsigned int line, const char *function)
+{
+#ifdef _OPENMP
+  if (omp_in_parallel()) {  /* no way back out of a parallel loop's threads: C's behaviour */
+    fprintf(stderr, "%s:%u: %s: Assertion `%s' failed.\n", file, line, function, assertion);
+    abort();
+  }
+#endif
+  polypragma_library_report("%s:%u: %s: Assertion `%s' failed.\n", file, line, function, assertion);
+  polypragma_api_failed = 2;
+  longjmp(polypragma_api_jump, 1);
+}
+#endif
 """
+
+# before the generated file: glibc's assert calls __assert_fail, renamed so that the glue's handles it
+_ASSERTS = r"""#include <setjmp.h>
+#include <stdlib.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+#ifdef __GLIBC__
+#define __assert_fail polypragma_api_assert_fail
+#endif"""
 
 
 def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str] | None = None,
@@ -70,7 +102,7 @@ def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str]
     it names in its messages."""
     include = _c_text(generated)
     lines = ["/* polypragma's Python API: entry points into the functions of the generated file */",
-             f'#include "{include}"', _HOOKS]
+             _ASSERTS, f'#include "{include}"', _HOOKS]
     if adopt is not None:
         # PyOpenCL arrays: the kernels run in their context, on their queue (see opencl_target.ADOPT)
         lines += ["int polypragma_api_opencl_adopt(void *context, void *queue)", "{",
@@ -93,6 +125,8 @@ def glue(generated: str, signatures: list[Signature], prototypes: dict[str, str]
         lines += [f"int polypragma_api_{s.name}({', '.join(params)})", "{",
                   "  (void)polypragma_result;",
                   "  polypragma_api_begin();",
+                  "  if (setjmp(polypragma_api_jump) != 0)  /* a failed assert */",
+                  "    return polypragma_api_failed;",
                   f"  {call};",
                   "  return polypragma_api_failed;",
                   "}", ""]

@@ -70,6 +70,8 @@ class Function:
                 failed = entry(ctypes.byref(result), *converted)
             messages = self.module._messages().decode("utf-8", "replace").strip()
         del arrays
+        if failed == 2:  # an assert of the source (the glue's handler)
+            raise AssertionError(messages)
         if failed:
             raise DeviceError(messages or f"{self.signature.name}: the device failed")
         if messages:

@@ -16,10 +16,9 @@ each thread's own declaration hides the shared one.
 from __future__ import annotations
 
 import islpy as isl
-
-from polypragma.codegen.ast_build import build_ast, is_parallel
 from pycparser import c_ast
 
+from polypragma.codegen.ast_build import build_ast, is_parallel
 from polypragma.codegen.body import BodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.model import Array, Scop, c_expression
@@ -110,7 +109,11 @@ class CPrinter(CFamilyPrinter):
         printer = _CollapsingBodyPrinter(substitutions, self.collapsed) if self.collapsed else \
             BodyPrinter(substitutions)
         body = printer.statement(statement.body, len(self.pad(depth)))
-        return [line_directive(statement.line, self.line_file), *body]
+        line = statement.line
+        items = statement.body.block_items if isinstance(statement.body, c_ast.Compound) else None
+        if items and items[0].coord is not None and items[0].coord.line == line:
+            line -= 1  # the block's brace takes a line of its own before its first statement's
+        return [line_directive(line, self.line_file), *body]
 
 
 def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, openmp: bool,
