@@ -160,13 +160,19 @@ def _last_writes_in_one_copy(scop: Scop, ranges, array: str, index: isl.UnionMap
     would not be seen).  The copy-backs of an element then run in one copy, in order, and copy what that
     copy holds; a may-write without one (``if (A[i] > 0) t = A[i];`` alone in a parallel loop) would copy
     back, in every iteration at once, a copy that may never have been written."""
-    seen = isl.UnionMap.empty(ranges.live_out.get_space())
-    for m in maps_of(ranges.live_out):
-        if m.get_tuple_name(isl.dim_type.out) == array:
-            seen = seen.union(isl.UnionMap.from_map(m))
+    seen = _of_arrays(ranges.live_out, {array})
     must = seen.intersect(scop.must_writes)
     may = seen.subtract(must)
     return may.is_empty() or may.apply_domain(index).is_subset(must.apply_domain(index))
+
+
+def _of_arrays(accesses: isl.UnionMap, names) -> isl.UnionMap:
+    """The part of ``accesses`` (``{ S[i] -> A[a] }``) to the arrays ``names``."""
+    kept = isl.UnionMap.empty(accesses.get_space())
+    for m in maps_of(accesses):
+        if m.get_tuple_name(isl.dim_type.out) in names:
+            kept = kept.union(isl.UnionMap.from_map(m))
+    return kept
 
 
 def _zero(s: isl.Set) -> isl.Set:
@@ -426,13 +432,6 @@ def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: 
     dead = {a.name for a in original.arrays if a.kind == "local" and not a.region_level}
     names = {s.get_tuple_name() for s in sets_of(before.live_out.range())} - dead
 
-    def seen(live_out: isl.UnionMap) -> isl.UnionMap:
-        kept = isl.UnionMap.empty(live_out.get_space())
-        for m in maps_of(live_out):
-            if m.get_tuple_name(isl.dim_type.out) in names:
-                kept = kept.union(isl.UnionMap.from_map(m))
-        return kept
-
-    if not seen(after.live_out).is_equal(seen(before.live_out)):
+    if not _of_arrays(after.live_out, names).is_equal(_of_arrays(before.live_out, names)):
         return "another write would be the last one"
     return None

@@ -84,6 +84,7 @@ def opencl_call(name: str, arguments: list[str]) -> str:
 # program.  Kernels set a flag instead (polypragma_assert), which the host reads before the copy-out: a set
 # flag sends the region to its original loops, whose assert stops the program as the original does.
 ASSERT = "assert"
+_WRITING = ("++", "--", "p++", "p--")  # the unary operators that write their operand
 
 
 def is_assert(node: c_ast.Node) -> bool:
@@ -94,9 +95,6 @@ def is_assert(node: c_ast.Node) -> bool:
     return node.args is not None and len(node.args.exprs) == 1 and not any(
         isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or (isinstance(n, c_ast.UnaryOp) and n.op in _WRITING)
         for n in subtree(node.args.exprs[0]))
-
-
-_WRITING = ("++", "--", "p++", "p--")
 
 
 def asserts(node: c_ast.Node) -> bool:
