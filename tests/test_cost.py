@@ -50,8 +50,8 @@ def test_candidates_default_first_and_user_sizes_win():
     assert {c.order for c in found} == {(0, 1), (1, 0)}
     assert all(-(-t // b) * -(-u // c) <= MAX_POINTS_PER_THREAD
                for cand in found for (t, u), (b, c) in [(cand.sizes.tile, cand.sizes.block)])
-    # 4x2 points a thread (tile 64x64, block 16x32) only where a loop inside reuses them
-    assert any(c.sizes == KernelSizes((64, 64), (16, 32), (65535, 65535)) for c in found)
+    # 4x2 and 4x4 points a thread (tile 64x64, blocks 16x32 and 16x16) only where a loop inside reuses them
+    assert {KernelSizes((64, 64), b, (65535, 65535)) for b in ((16, 32), (16, 16))} <= {c.sizes for c in found}
     few, _ = candidates(0, 2, SizeOptions(), most_points=MAX_POINTS_WITHOUT_REUSE)
     assert few and all(-(-t // b) * -(-u // c) <= MAX_POINTS_WITHOUT_REUSE
                        for cand in few for (t, u), (b, c) in [(cand.sizes.tile, cand.sizes.block)])
@@ -89,7 +89,7 @@ def test_the_transposed_access_of_mvt_is_not_coalesced(tmp_path):
     assert kernel.sizes.tile == (128,)
 
 
-def test_matrix_product_takes_a_register_tile_of_4x2(tmp_path):
+def test_matrix_product_takes_a_register_tile_of_4x4(tmp_path):
     scop, region = region_of(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n"
                              "    for (int k = 0; k < n; k++)\n      C[i][j] += A[i][k] * B[k][j];",
                              "int n, double A[n][n], double B[n][n], double C[n][n]")
@@ -97,19 +97,26 @@ def test_matrix_product_takes_a_register_tile_of_4x2(tmp_path):
     assert band_is(kernel, "[n] -> { S_0[i, j, k] -> [i, j, k] : 0 <= i < n and 0 <= j < n and 0 <= k < n }")
     choice = region.choices[0]
     best = choice.best
-    assert best.candidate == Candidate((0, 1), KernelSizes((64, 64), (16, 32), (65535, 65535)))
+    assert best.candidate == Candidate((0, 1), KernelSizes((64, 64), (16, 16), (65535, 65535)))
     where = by_array(best)
     assert (where["A"].where, where["B"].where, where["C"].where) == ("shared memory", "shared memory", "registers")
     # A's tile 64x32 (8 sectors a row) and B's 32x64 (16) per tile of 64x64x32 points: 0.25 a warp
     assert best.global_sectors == 64 * 8 + 32 * 16 and best.work == 64 * 64 * 32
-    # 64x65 and 32x65 doubles, as memory.py pads them
-    assert best.shared_bytes == (64 * 33 + 32 * 65) * 8
-    # 4x2 points a thread: 8 of C (2 words each), 4 rows of A and 2 columns of B a step
-    assert best.registers == 64 and (best.blocks_per_sm, best.occupancy) == (2, 0.5)
+    # a warp is two rows of 16 threads: A[i][k] is read at two rows, in one bank unless A's rows are
+    # padded by one; B[k][j] at 16 consecutive elements of one row, in distinct banks
+    assert best.shared_bytes == (64 * 33 + 32 * 64) * 8
+    # each step of k, a warp reads 4 rows of A and 4 columns of B in one wavefront each for its 16 x 32
+    # points: 8 wavefronts for 512, and the copies of the tiles (16 and 16 wavefronts for 4096 points)
+    assert best.shared_wavefronts * 32 / best.work == (8 * 8 * 32 + 16 * 8 + 16 * 8) * 32 / (64 * 64 * 32)
+    # 4x4 points a thread: 16 of C (2 words each), 4 rows of A and 4 columns of B a step
+    assert best.registers == 80 and (best.blocks_per_sm, best.occupancy) == (3, 0.375)
+    # blocks of 16x32 (4x2 points) read B's 32 consecutive doubles in two wavefronts, for half the points
+    wide = choice.runner_up
+    assert wide.candidate.sizes.block == (16, 32) and wide.shared_wavefronts > 1.8 * best.shared_wavefronts
     default = next(e for e in choice.estimates if e.candidate.sizes.tile == (32, 32) and e.candidate.order == (0, 1)
                    and e.candidate.sizes.block == (8, 32))
     assert default.global_sectors * 32 / default.work == 0.5 and default.score > best.score
-    assert (kernel.order, kernel.sizes.tile, kernel.sizes.block) == ((0, 1), (64, 64), (16, 32))
+    assert (kernel.order, kernel.sizes.tile, kernel.sizes.block) == ((0, 1), (64, 64), (16, 16))
 
 
 def test_the_coalesced_outer_loop_goes_to_x(tmp_path):

@@ -20,12 +20,13 @@ et al., CC 2017, section 4: distinct lines per tile; C-to-CUDA's model-driven ch
   registers but whose warp access is not coalesced is staged through shared memory where its tile fits,
   as memory.py stages it.
 * **shared memory**: the bytes of the staged tiles, each dimension's extent the reach of the references'
-  strides over the tile plus the spread of their offsets, the innermost padded by one element where the
-  box has two dimensions or more (memory.py pads by 0 or 1 against bank conflicts; the estimate takes
-  the larger); staged where memory.py stages (reuse in the tile, or the global access not coalesced) and
-  within ``--max-shared-memory``.  Loads from shared memory per step are those of a register tile: a
-  thread with 4x4 points reads the rows and columns of its tile (4 + 4), not every pair, since each
-  operand is read once per step of the reduction loop and kept in a register for the points it serves.
+  strides over the tile plus the spread of their offsets, the innermost padded as memory.py pads it
+  against bank conflicts (:func:`polypragma.gpu.memory.bank_padding`); staged where memory.py stages
+  (reuse in the tile, or the global access not coalesced) and within ``--max-shared-memory``.  Loads
+  from shared memory per step are those of a register tile: a thread with 4x4 points reads the rows and
+  columns of its tile (4 + 4), not every pair, since each operand is read once per step of the
+  reduction loop and kept in a register for the points it serves; each load of a warp costs the
+  wavefronts of its bank conflicts at that padding (a warp of blocks 16 wide reads two rows).
 * **registers per thread**: :data:`BASE_REGISTERS` plus, in 4-byte words, the points a thread holds of
   each register group and the shared operands of a step;
 * **occupancy**: resident blocks per multiprocessor under the sm_90 limits below (registers, shared
@@ -49,7 +50,7 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import SEQUENTIAL_TILE
-from polypragma.gpu.memory import ELEMENT_SIZES, MAX_MERGE_GROUPS, MemoryOptions
+from polypragma.gpu.memory import ELEMENT_SIZES, MAX_MERGE_GROUPS, MemoryOptions, Moves, bank_padding
 from polypragma.gpu.sizes import WARP, KernelSizes, SizeOptions
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
@@ -80,10 +81,12 @@ LATENCY_OCCUPANCY = 0.5
 # counts as moving by no constant (a sector per thread, no box: the worst case)
 COUNT_OPERATIONS = 50_000
 
-# points a thread may have of a tile, in all and along one dimension: past them isl's AST of a kernel
-# with promoted data exceeds its bound (codegen's MAX_AST_OPERATIONS) and the kernel loses its shared
-# and register tiles (a matrix product with tile 64x64 and block 16x16, 4x4 points, or block 8x32, 8x2)
-MAX_POINTS_PER_THREAD = 8
+# points a thread may have of a tile, in all and along one dimension: a matrix product's 4x4 (tile 64x64,
+# block 16x16) reads 4 + 4 operands from shared memory a step for 16 products, which the FP64 units
+# keep up with, and costs isl 0.65 s of AST with its partial tiles padded; past 4 along a dimension (8x2,
+# block 8x32) isl's AST of a kernel whose full tiles are generated apart exceeds its bound (codegen's
+# MAX_AST_OPERATIONS) and the kernel loses its shared and register tiles
+MAX_POINTS_PER_THREAD = 16
 MAX_POINTS_PER_DIMENSION = 4
 # ... and a kernel without further tiled loops inside its points, where a larger register tile reuses
 # nothing and only costs compile time (isl unrolls it in every copy)
@@ -358,9 +361,11 @@ class KernelModel:
     def groups(self, name: str) -> list[tuple[int, ...]]:
         """The references to ``name`` that memory.py places together (by index): all of them, unless
         none writes and there are more than MAX_MERGE_GROUPS (memory.py joins references that overlap
-        a write, and tries no merge past that many groups: heat_3d's ten reads of A stay apart)."""
+        a write, and tries no merge past that many groups: heat_3d's ten reads of A stay apart), or
+        none writes and their elements are not at constant offsets from each other (memory.py joins
+        reads only where their tiles overlap: syrk's ``A[i][k]`` and ``A[j][k]`` stay apart)."""
         refs = self.references[name]
-        if any(r.is_write for r in refs) or len(refs) <= MAX_MERGE_GROUPS:
+        if any(r.is_write for r in refs) or (len(refs) <= MAX_MERGE_GROUPS and self._offsets[name] is not None):
             return [tuple(range(len(refs)))]
         return [(k,) for k in range(len(refs))]
 
@@ -370,9 +375,11 @@ class KernelModel:
         spread of their offsets; None where a reference moves along a member the tile does not bound,
         or a stride or offset is not a constant."""
         refs, offsets = self.references[name], self._offsets[name]
-        if offsets is None or not refs[0].access.dim(isl.dim_type.out):
+        rank = refs[0].access.dim(isl.dim_type.out)
+        if offsets is None and len(members) == 1:
+            offsets = {members[0]: (0,) * rank}  # a reference alone: no spread
+        if offsets is None or not rank:
             return None
-        rank = len(offsets[0])
         reach = [0] * rank
         for r in (refs[k] for k in members):
             for d in range(self.dims):
@@ -414,6 +421,20 @@ class KernelModel:
             self._sectors[key] = min(sum(counts), _distinct_sectors([n for _, n in warp], translates, per))
         return self._sectors[key]
 
+    @staticmethod
+    def warp_moves(ref: _Reference, warp: tuple[tuple[int, int], ...]) -> Moves | None:
+        """How ``ref``'s element moves over one warp's threads (``warp``: (band member, threads) from
+        ``x`` outwards): the stride along each member that moves it; None where a stride is not a
+        constant."""
+        out = []
+        for member, threads in warp:
+            stride = ref.strides[member]
+            if stride is None:
+                return None
+            if stride is not NO_STEP and threads > 1:
+                out.append((stride, threads))
+        return out
+
     def invariant(self, name: str) -> bool:
         return self._invariant[name]
 
@@ -447,6 +468,7 @@ class KernelModel:
             array = refs[0].array
             size = ELEMENT_SIZES.get(array.device_type, 8)
             words = max(1, size // 4)
+            per_sector = max(1, SECTOR_BYTES // size)
             written = any(r.is_write for r in refs)
             counts = [self.sectors(r, warp_key) for r in refs]
             warp_sectors = max(counts)
@@ -464,26 +486,32 @@ class KernelModel:
                 continue
             box = self.box(name, members, tile) if budget and not array.scalar else None
             if box is not None:
-                padded = box[:-1] + [box[-1] + (1 if len(box) > 1 else 0)]
+                # a register tile: a thread reads one element per point along the members the reference
+                # moves with, once per step, in the wavefronts of its warp's access (bank conflicts at
+                # the padding memory.py chooses); one whose strides are not known reads a warp's elements
+                # as it would in global memory
+                loads = [math.prod(points[d] for d in range(mapped) if self.moves(r, order[d])) for r in refs]
+                moves = [self.warp_moves(r, warp_key) for r in refs]
+                known = [k for k, m in enumerate(moves) if m is not None]
+                pad, fronts = bank_padding(box, [moves[k] for k in known], words, [loads[k] for k in known])
+                per_load = [-(-(min(WARP, count * per_sector) * size) // 128) for count in counts]
+                for k, f in zip(known, fronts):
+                    per_load[k] = f
+                padded = box[:-1] + [box[-1] + pad]
                 bytes_ = math.prod(padded) * size
                 reuse = private or self.reuse(name, members, tile)
                 if (reuse or warp_sectors > coalesced) and bytes_ <= budget:
                     budget -= bytes_
                     shared += bytes_
-                    per = max(1, SECTOR_BYTES // size)
-                    box_sectors = math.prod(box[:-1]) * -(-box[-1] // per)
+                    box_sectors = math.prod(box[:-1]) * -(-box[-1] // per_sector)
                     groups.append(GroupEstimate(name, "shared memory", warp_sectors, coalesced,
                                                 box_sectors * (2 if written else 1), bytes_))
-                    for r, count in zip(refs, counts):
-                        # a register tile: a thread reads one element per point along the members the
-                        # reference moves with, once per step
-                        moves = [self.moves(r, order[d]) for d in range(mapped)]
-                        loads = math.prod(points[d] for d in range(mapped) if moves[d])
-                        elements = min(WARP, count * per)
-                        wavefronts += block_warps * steps * loads * -(-(elements * size) // 128)
+                    for r, load, front in zip(refs, loads, per_load):
+                        wavefronts += block_warps * steps * load * front
                         # an operand serving several points (it does not move along a member) stays in a
                         # register for the step; one per point is used as it is read
-                        registers += (loads if not all(moves) else 1) * words
+                        all_move = all(self.moves(r, order[d]) for d in range(mapped))
+                        registers += (load if not all_move else 1) * words
                     wavefronts += -(-math.prod(box) * size // 128) * (2 if written else 1)  # the copies
                     continue
             if private:  # in registers after all, their copies not coalesced: the tile does not fit

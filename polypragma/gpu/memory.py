@@ -33,6 +33,7 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.sizes import WARP
 from polypragma.model import Reference, Scop
 from polypragma.isl_helpers import (bounded_operations, maps_of, parameter, set_named, single_map, variable,
                                      with_params)
@@ -355,34 +356,75 @@ def _box_context() -> isl.Context:
     return _BOX_CONTEXT[0]
 
 
-def _padding(group: Group, steps: list[isl.UnionMap]) -> int:
+def _padding(group: Group, steps: list[isl.UnionMap], block: tuple[int, ...]) -> int:
     """The padding of the innermost dimension that minimises bank conflicts over the group's
-    references (degree of a reference: gcd of its stride across a warp, in 4-byte words, and the
-    number of banks; 1, a broadcast, when the stride is zero)."""
+    references (:func:`bank_padding`): a warp is 32 threads, ``x`` fastest, over the block's
+    dimensions from ``x`` outwards (a block 16 wide holds two rows of ``y`` threads), and each
+    reference moves by its constant strides along ``steps``, the neighbouring threads of each mapped
+    member, ``x`` last."""
     if len(group.sizes) < 2 or not steps:
         return 0
-    words = max(1, (ELEMENT_SIZES[group.array.device_type] + 3) // 4)
-    strides: list[tuple[int, ...]] = []
+    warp, left = [], WARP
+    for d in reversed(range(min(len(steps), len(block)))):
+        warp.append((d, min(block[d], left)))
+        left = max(1, left // block[d])
+    moves = []
     for rel in group.relations:
-        deltas = _deltas(rel, steps[-1])
-        if deltas is None or not deltas.is_singleton():
-            continue
-        point = deltas.sample_point()
-        strides.append(tuple(int(point.get_coordinate_val(isl.dim_type.set, d).to_python())
-                             for d in range(deltas.dim(isl.dim_type.set))))
-    if not strides:
+        found = []
+        for d, threads in warp:
+            deltas = _deltas(rel, steps[d]) if threads > 1 else None
+            if deltas is not None and deltas.is_singleton():
+                point = deltas.sample_point()
+                found.append((tuple(int(point.get_coordinate_val(isl.dim_type.set, k).to_python())
+                                    for k in range(deltas.dim(isl.dim_type.set))), threads))
+        if found:
+            moves.append(found)
+    if not moves:
         return 0
+    words = max(1, (ELEMENT_SIZES[group.array.device_type] + 3) // 4)
+    return bank_padding(list(group.sizes), moves, words)[0]
 
-    def cost(pad: int) -> int:
-        widths = list(group.sizes)
-        widths[-1] += pad
-        total = 0
-        for delta in strides:
-            linear = sum(v * math.prod(widths[d + 1:]) for d, v in enumerate(delta))
-            total += 1 if linear == 0 else math.gcd(abs(linear) * words, BANKS)
-        return total
 
-    return min(range(BANKS), key=lambda pad: (cost(pad), pad))
+Moves = list[tuple[tuple[int, ...], int]]  # a warp's threads: per dimension, the element's stride and threads
+
+
+def bank_padding(widths: list[int], moves: list[Moves], words: int, weights: list[int] | None = None) \
+        -> tuple[int, list[int]]:
+    """The padding of the innermost dimension of a shared tile of ``widths`` that minimises the
+    wavefronts of one warp's access through each reference (``moves``, weighed by ``weights``), and
+    those wavefronts at that padding; ties go to the smaller padding.  A tile of one dimension is not
+    padded."""
+    weights = weights or [1] * len(moves)
+
+    def fronts(pad: int) -> list[int]:
+        padded = widths[:-1] + [widths[-1] + pad]
+        return [wavefronts(warp_offsets(padded, m), words) for m in moves]
+
+    if len(widths) < 2:
+        return 0, fronts(0)
+    best = min(range(BANKS), key=lambda pad: (sum(w * f for w, f in zip(weights, fronts(pad))), pad))
+    return best, fronts(best)
+
+
+def warp_offsets(widths: list[int], moves: Moves) -> set[int]:
+    """The offsets in a row-major tile of ``widths`` of the elements a warp reads: the first thread's
+    moved by each dimension's stride, for each of its threads."""
+    elements = {0}
+    for stride, threads in moves:
+        linear = sum(v * math.prod(widths[k + 1:]) for k, v in enumerate(stride))
+        elements = {e + a * linear for e in elements for a in range(threads)}
+    return elements
+
+
+def wavefronts(elements: set[int], words: int) -> int:
+    """The shared-memory wavefronts one warp's access to ``elements`` (offsets, in elements of
+    ``words`` 4-byte words) takes: the most distinct words any bank serves (a word read by several
+    threads is broadcast)."""
+    per_bank: dict[int, set[int]] = {}
+    for e in elements:
+        for w in range(e * words, (e + 1) * words):
+            per_bank.setdefault(w % BANKS, set()).add(w)
+    return max(len(ws) for ws in per_bank.values())
 
 
 def constant_arrays(scop: Scop, arrays: tuple[DeviceArray, ...], kernels, options: MemoryOptions) -> dict[str, str]:
@@ -674,7 +716,7 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
     coalesced = _coalesced(group, steps)
     if not reuse and coalesced:
         return replace(group, reason="no reuse within a tile and the global access is coalesced")
-    padded = replace(group, padding=_padding(group, steps))
+    padded = replace(group, padding=_padding(group, steps, kernel.sizes.block))
     needed = padded.shared_bytes()
     if needed > budget:
         return replace(group, needed_bytes=needed, reason=(

@@ -2,18 +2,18 @@
 // RUN: -- 7 13 19 7
 // RUN: -- 42 48 52 56
 // the kernel, as a reader should see it: shared tiles of A and B indexed by the tile's own coordinates,
-// a 4x2 register tile of C per thread (tile 64x64, block 16x32: the cost model's choice) inside the loop over k,
+// a 4x4 register tile of C per thread (tile 64x64, block 16x16: the cost model's choice) inside the loop over k,
 // one loop over the tiles of k with two barriers, each statement
 // with its source line, and global indices simplified by isl
 // CHECK-CUDA: __global__ void polypragma_gemm_region0_kernel0(
-// CHECK-CUDA: __shared__ double shared_A[64][32];
+// CHECK-CUDA: __shared__ double shared_A[64][33];
 // CHECK-CUDA-NEXT: __shared__ double shared_B[32][64];
-// CHECK-CUDA: double private_C[4][2];
+// CHECK-CUDA: double private_C[4][4];
 // CHECK-CUDA: private_C[0][0] = C[(t0 + 64 * k0) * nj + (t1 + 64 * k1)];
-// CHECK-CUDA: private_C[0][1] = C[(t0 + 64 * k0) * nj + (t1 + 64 * k1 + 32)];
+// CHECK-CUDA: private_C[0][1] = C[(t0 + 64 * k0) * nj + (t1 + 64 * k1 + 16)];
 // CHECK-CUDA: private_C[1][0] = C[(t0 + 64 * k0 + 16) * nj + (t1 + 64 * k1)];
 // CHECK-CUDA: for (int k2 = 0; {{.*}}; ++k2) {
-// CHECK-CUDA: shared_A[k3][t1] = A[(64 * k0 + k3) * nk + (t1 + 32 * k2)];
+// CHECK-CUDA: shared_A[k3][k4] = A[(64 * k0 + k3) * nk + (32 * k2 + k4)];
 // CHECK-CUDA: shared_B[k3][k4] = B[(32 * k2 + k3) * nj + (64 * k1 + k4)];
 // CHECK-CUDA: __syncthreads();
 // the register tile inside each step of k, with no guard per point: partial tiles are computed whole
@@ -24,9 +24,9 @@
 // CHECK-CUDA-NOT: if (
 // CHECK-CUDA: for (int k3 = 0; k3 <= polypragma_min(31, nk - 32 * k2 - 1); ++k3) {
 // CHECK-CUDA-NEXT: private_C[0][0] += alpha * shared_A[t0][k3] * shared_B[k3][t1];  /* {{.*}}tests/kernels/gemm.c:{{[0-9]+}} */
-// CHECK-CUDA-NEXT: private_C[0][1] += alpha * shared_A[t0][k3] * shared_B[k3][t1 + 32];
-// CHECK-CUDA-NEXT: private_C[1][0] += alpha * shared_A[t0 + 16][k3] * shared_B[k3][t1];
-// CHECK-CUDA: private_C[3][1] += alpha * shared_A[t0 + 48][k3] * shared_B[k3][t1 + 32];
+// CHECK-CUDA-NEXT: private_C[0][1] += alpha * shared_A[t0][k3] * shared_B[k3][t1 + 16];
+// CHECK-CUDA: private_C[1][0] += alpha * shared_A[t0 + 16][k3] * shared_B[k3][t1];
+// CHECK-CUDA: private_C[3][3] += alpha * shared_A[t0 + 48][k3] * shared_B[k3][t1 + 48];
 // CHECK-CUDA-NEXT: }
 // CHECK-CUDA-NEXT: __syncthreads();
 // CHECK-CUDA: C[(t0 + 64 * k0) * nj + (t1 + 64 * k1)] = private_C[0][0];
