@@ -23,7 +23,8 @@ from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan, scan_data
 from polypragma import privatise
 from polypragma import reductions as reduction_analysis
-from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, describe_bands, mark_coincidence
+from polypragma.schedule import (ScheduleOptions, compute_schedule, configure_context, describe_bands, mark_coincidence,
+                                 sequential_outside)
 from polypragma.gpu.explain import explain
 from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.region import prepare, symbol_stem
@@ -341,16 +342,53 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     along the parallel loops that carry their anti and output dependences (polypragma.privatise):
     (schedule result, model, dependences, privatised arrays).  The model and the dependences are the
     rewritten ones when arrays were privatised; the parallel members are then those that carry no
-    dependence of the rewritten program."""
+    dependence of the rewritten program.
+
+    Where that schedule keeps loops sequential outside the parallel ones, the GPU targets also try the
+    scalar temporaries expanded along the loops of the source whose iterations each use their own values
+    (privatise.along_loops, atax's ``s``); the expanded program is scheduled the same way and kept
+    when fewer loops run sequentially outside the parallel ones, and isl finds that it computes what
+    the original does."""
     schedule_options = options.schedule
     privatisable = frozenset()
     # the GPU targets and OpenMP run parallel loops in parallel; sequential C needs no copies
     if (target.gpu or options.openmp) and schedule_options.reschedule and schedule_options.live_range_reordering:
         privatisable = privatise.candidates(scop, deps)
+    first = _privatised(scop, deps, schedule_options, privatisable, log, region)
+    if not privatisable or not first[0].rescheduled:
+        return first[:4]
+    # the GPU targets only: their copy is a device buffer of the region; the c target's copies are a
+    # thread's own, declared in its parallel loop, where a copy every loop shares would be a heap array
+    outside = sequential_outside(first[0].schedule) if target.gpu else 0
+    plan = privatise.along_loops(scop, deps, privatisable) if outside else None
+    if not plan or not plan.expansions:
+        return first[:4]
+    expanded, done, copy_backs = privatise.apply(scop, deps, plan)
+    expanded_deps = dependence_analysis.compute(expanded)
+    messages: list[tuple[str, str]] = []
+    second = _privatised(expanded, expanded_deps, schedule_options, privatise.candidates(expanded, expanded_deps),
+                         lambda stage, message: messages.append((stage, message)), region)
+    if not second[0].rescheduled or sequential_outside(second[0].schedule) >= outside:
+        return first[:4]
+    problem = privatise.verify(scop, second[1], second[0].schedule, copy_backs | second[4])
+    if problem is not None:
+        log("schedule", f"{region}: expansion dropped: {problem}")
+        return first[:4]
+    for p in done:
+        log("schedule", f"{region}: {p.describe()}")
+    for stage, message in messages:
+        log(stage, message)
+    return second[0], second[1], second[2], done + second[3]
+
+
+def _privatised(scop, deps, schedule_options: ScheduleOptions, privatisable: frozenset[str], log, region: Region):
+    """The schedule of ``scop`` with the temporaries of ``privatisable`` privatised along the parallel
+    members that carry their order dependences: (schedule result, model, dependences, privatised arrays,
+    the tags of the copy-backs' reads)."""
     while True:
         result = compute_schedule(scop, deps, schedule_options, privatisable)
         if not privatisable or not result.rescheduled:
-            return result, scop, deps, ()
+            return result, scop, deps, (), frozenset()
         chosen = privatise.plan(scop, deps, result.schedule, privatisable)
         if not chosen.rejected:
             break
@@ -361,13 +399,13 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     problem = privatise.verify(scop, rewritten, result.schedule, copy_backs) if done else None
     if problem is not None:
         log("schedule", f"{region}: privatisation dropped: {problem}")
-        return compute_schedule(scop, deps, schedule_options), scop, deps, ()
+        return compute_schedule(scop, deps, schedule_options), scop, deps, (), frozenset()
     if done:
         deps = dependence_analysis.compute(rewritten)
         for p in done:
             log("schedule", f"{region}: {p.describe()}")
     schedule = mark_coincidence(result.schedule, deps)
-    return replace(result, schedule=schedule), rewritten, deps, done
+    return replace(result, schedule=schedule), rewritten, deps, done, copy_backs
 
 
 def _region_sizes(region: Region, options: Options) -> SizeOptions:

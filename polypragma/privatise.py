@@ -45,10 +45,16 @@ class Privatised:
     copy: str  # the expanded array in the kernels
     members: tuple[str, ...]  # the parallel loops it is expanded along, as schedule members ("r", "q")
     live_out: bool  # whether last writes copy their value back
+    source_loops: bool = False  # expanded along loops of the source before scheduling (along_loops)
 
     def describe(self) -> str:
         back = ("; the last write of each element also stores it in " + self.array) if self.live_out else \
             "; no value of it is seen after the region"
+        if self.source_loops:
+            return (f"{self.array}: expanded as {self.copy} (one copy per iteration of the loop(s) "
+                    f"{', '.join(self.members)} of the source): each of its values is written and read in the "
+                    f"same iteration, so the loops that write it may run apart from those that read it, "
+                    f"each in parallel{back}")
         return (f"{self.array}: privatised as {self.copy} (one copy per iteration of the parallel loop(s) "
                 f"{', '.join(self.members)}): each of its values is written and read in the same iteration, "
                 f"so only its anti and output dependences crossed these loops{back}")
@@ -80,6 +86,9 @@ class Plan:
     # candidates whose order dependences a parallel member carries and that cannot have a copy per iteration,
     # and why
     rejected: dict[str, str]
+    # the members are loops of the source, expanded along before scheduling (along_loops), not parallel
+    # members of a schedule
+    source_loops: bool = False
 
 
 def _array_tags(deps: Dependences, name: str) -> set[str]:
@@ -91,7 +100,7 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
     ``schedule`` (those that carry their order dependences), and which of them cannot have one."""
     ranges = deps.live_ranges
     if ranges is None or not privatisable:
-        return Plan({}, frozenset())
+        return Plan({}, {})
     # in the order of the names, not of the set's hashes (which vary from run to run: const_local's
     # two private copies were passed to its kernel in either order)
     order = {a: ranges.untagged(ranges.of_arrays(ranges.tagged_order, {a})) for a in sorted(privatisable)}
@@ -152,6 +161,59 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
         else:
             expansions[a] = members
     return Plan(expansions, rejected)
+
+
+def along_loops(scop: Scop, deps: Dependences, privatisable: frozenset[str]) -> Plan:
+    """Which arrays of ``privatisable`` may get a copy per iteration of the loops of the source that
+    enclose all their accesses (scalar expansion, before scheduling): atax's ``s``, summed over a row
+    and then read by the next loop of the same row, keeps the row loop sequential, since the next row
+    overwrites it; with ``s_private[i]`` each row has its own, and the scheduler may run the sums of
+    all rows apart from, and before, the loop that reads them, each in parallel.  An array qualifies
+    along the outermost enclosing loops over which none of its values crosses an iteration (flow
+    dependences of distance zero) and that carry some of its order dependences, under the same
+    conditions as :func:`plan` (no more dimensions than the loops that write it, last writes in one
+    copy).  Only scalars: a copy per iteration of an array multiplies it by the iterations' number
+    (durbin's row ``z`` became a square).  The caller keeps the expansion only where the schedule it
+    allows is more parallel."""
+    ranges = deps.live_ranges
+    if ranges is None or not privatisable:
+        return Plan({}, {}, True)
+    bands: list[tuple[isl.UnionSet, isl.UnionPwAff]] = []  # the source's loops, outermost first
+
+    def visit(node: isl.ScheduleNode) -> bool:
+        if node.get_type() == isl.schedule_node_type.band:
+            partial = node.band_get_partial_schedule()
+            bands.extend((node.get_domain(), partial.get_at(k)) for k in range(node.band_n_member()))
+        return True
+
+    scop.schedule.get_root().foreach_descendant_top_down(visit)
+    expansions: dict = {}
+    for a in sorted(privatisable):
+        array = next(x for x in scop.arrays if x.name == a)
+        if array.rank:
+            continue
+        accesses = _instances(scop, a)
+        flow = ranges.untagged(ranges.of_arrays(ranges.tagged_flow, {a}))
+        order = ranges.untagged(ranges.of_arrays(ranges.tagged_order, {a}))
+        writers = {r.statement for r in scop.references if r.array == a and r.is_write}
+        depth = max(scop.statement(w).domain.dim(isl.dim_type.set) for w in writers)
+        members: list = []
+        for domain, upa in bands:
+            if not accesses.is_subset(domain):
+                continue
+            if array.rank + len(members) + 1 > depth:
+                break
+            index = _index_map(members + [(None, upa)])
+            if not all(d.is_subset(_zero(d)) for d in sets_of(flow.apply_domain(index).apply_range(index).deltas())):
+                break
+            members.append((_label(scop, upa), upa))
+        if not members:
+            continue
+        index = _index_map(members)
+        carried = not all(d.is_subset(_zero(d)) for d in sets_of(order.apply_domain(index).apply_range(index).deltas()))
+        if carried and _last_writes_in_one_copy(scop, ranges, a, index):
+            expansions[a] = members
+    return Plan(expansions, {}, True)
 
 
 def _last_writes_in_one_copy(scop: Scop, ranges, array: str, index: isl.UnionMap) -> bool:
@@ -369,7 +431,7 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
                             resolved_type=array.resolved_type, c_name=private))
         if not any_back:
             arrays = [a for a in arrays if a.name != name]
-        done.append(Privatised(name, private, tuple(label for label, _ in members), any_back))
+        done.append(Privatised(name, private, tuple(label for label, _ in members), any_back, chosen.source_loops))
     for statement, back_write, back_read, must in copies_back:
         rel = relations[statement]
         if must:

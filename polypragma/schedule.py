@@ -285,6 +285,33 @@ def _zero_like(deltas: isl.UnionSet) -> isl.UnionSet:
     return result
 
 
+def sequential_outside(schedule: isl.Schedule) -> int:
+    """The band members that run sequentially outside every parallel one, summed over the statements
+    below them (all of a statement's members where none above it is parallel): the host loops around
+    a GPU target's kernels, or the loops a one-thread kernel runs."""
+    total = 0
+
+    def walk(node: isl.ScheduleNode, count: int, found: bool) -> None:
+        nonlocal total
+        kind = node.get_type()
+        if kind == isl.schedule_node_type.band:
+            for k in range(node.band_n_member()):
+                if found:
+                    break
+                if node.band_member_get_coincident(k):
+                    found = True
+                else:
+                    count += 1
+        elif kind == isl.schedule_node_type.leaf:
+            total += count * len(sets_of(node.get_domain()))
+            return
+        for i in range(node.n_children()):
+            walk(node.child(i), count, found)
+
+    walk(schedule.get_root(), 0, False)
+    return total
+
+
 def describe_bands(schedule: isl.Schedule) -> list[str]:
     """One line per band: depth, members and which are parallel."""
     lines: list[str] = []

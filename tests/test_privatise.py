@@ -161,3 +161,70 @@ def test_openmp_declares_a_copy_per_thread(tmp_path):
     # sequential C needs no copy, and keeps the schedule it had
     status, _ = polypragma(KERNELS / "doitgen.c", tmp_path / "seq", ["--target", "c"])
     assert "sum_private" not in (tmp_path / "seq" / "doitgen.polypragma.c").read_text()
+
+
+ROW_SUMS = """  for (j = 0; j < m; j++)
+    y[j] = 0.0;
+  for (i = 0; i < n; i++) {
+    double s = 0.0;
+    for (j = 0; j < m; j++)
+      s = s + A[i][j] * x[j];
+    t[i] = s;
+    for (j = 0; j < m; j++)
+      y[j] = y[j] + A[i][j] * s;
+  }"""
+ROW_SUMS_PARAMS = "int n, int m, double A[n][m], double x[m], double y[m], double t[n]"
+
+
+def test_a_scalar_read_by_a_later_loop_of_its_row_is_expanded_along_the_row_loop(tmp_path):
+    # atax: s is summed over row i and read by the next loop of the same row, which sums into y over
+    # the rows: the next row overwrites s, so i stays sequential; each row with its own s, the sums of
+    # all rows run first, a row per thread, then y, a column per thread
+    scop = model(tmp_path, ROW_SUMS, ROW_SUMS_PARAMS)
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    assert "s" in privatise.candidates(scop, deps)
+    chosen = privatise.along_loops(scop, deps, frozenset({"s"}))
+    assert chosen.source_loops and [label for label, _ in chosen.expansions["s"]] == ["i"]
+    expanded, done, _ = privatise.apply(scop, deps, chosen)
+    assert [(p.array, p.copy, p.members, p.source_loops) for p in done] == [("s", "s_private", ("i",), True)]
+    # every access of s is now one of s_private[i], and s itself is gone (no value of it is seen after)
+    accesses = None
+    for r in expanded.references:
+        if r.array == "s_private":
+            one = isl.UnionMap.from_map(r.relation)
+            accesses = one if accesses is None else accesses.union(one)
+    assert same(accesses, "[n, m] -> { S_1[i] -> s_private[i] : 0 <= i < n; S_3[i] -> s_private[i] : 0 <= i < n; "
+                          "S_2[i, j] -> s_private[i] : 0 <= i < n and 0 <= j < m; "
+                          "S_4[i, j] -> s_private[i] : 0 <= i < n and 0 <= j < m }")
+    assert "s" not in {a.name for a in expanded.arrays}
+    # a value of s never crosses an iteration of a loop that does not enclose all its accesses: j
+    # encloses only some, so the copy is along i alone
+
+
+def test_atax_runs_its_rows_and_columns_in_two_kernels_without_host_loops(tmp_path):
+    status, messages = polypragma(KERNELS / "atax.c", tmp_path, ["--target", "cuda", "--explain"],
+                                  ["-DM=52", "-DN=60"])
+    assert status == 0, messages
+    assert "s: expanded as s_private (one copy per iteration of the loop(s) i of the source)" in messages
+    unit = (tmp_path / "atax.polypragma.cu").read_text()
+    host = unit[unit.index("int polypragma_atax_region0("):]
+    assert len(re.findall(r"<<<grid, block>>>", host)) == 2
+    assert "for (int c0" not in host  # no host loop around the launches
+    assert "inside 1 host loop(s)" not in messages and "runs on one thread" not in messages
+    # the first kernel keeps a row's sum in a register and stores it for the second, which reads it
+    kernel0 = unit[unit.index("void polypragma_atax_region0_kernel0("):unit.index("void polypragma_atax_region0_kernel1(")]
+    assert re.search(r"\bs_private\[[^]]+\] = private_s_private\[0\];", kernel0), kernel0
+    assert "s_private: device only" in messages
+    # where nothing is gained (the c target without OpenMP runs every loop in order) s stays as it is
+    status, messages = polypragma(KERNELS / "atax.c", tmp_path / "c", ["--target", "c", "--explain"],
+                                  ["-DM=52", "-DN=60"])
+    assert status == 0 and "expanded" not in messages
+
+
+def test_an_expansion_that_gains_no_parallel_loop_is_not_kept(tmp_path):
+    # t is summed per row and read in the same row only: privatised along the parallel i, as before
+    status, messages = polypragma(KERNELS / "temporaries.c", tmp_path, ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "t: privatised as t_private (one copy per iteration of the parallel loop(s) i)" in messages
+    assert "t: expanded" not in messages

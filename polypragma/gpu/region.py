@@ -134,7 +134,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
-    copies = {p.copy for p in privatised}
+    # a thread's own copies (an expansion along the source's loops is read by later kernels)
+    copies = {p.copy for p in privatised if not p.source_loops}
     every = tuple(replace(a, private_copy=a.name in copies) for a in device_arrays(scop, deps))
     arrays = tuple(a for a in every if a.buffer is None)
     members = tuple(a for a in every if a.buffer is not None)
