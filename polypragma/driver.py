@@ -359,8 +359,8 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
         return first[:4]
     # the GPU targets only: their copy is a device buffer of the region; the c target's copies are a
     # thread's own, declared in its parallel loop, where a copy every loop shares would be a heap array
-    outside = sequential_outside(first[0].schedule) if target.gpu else 0
-    plan = privatise.along_loops(scop, deps, privatisable) if outside else None
+    outside = sequential_outside(first[0].schedule) if target.gpu else {}
+    plan = privatise.along_loops(scop, deps, privatisable) if any(outside.values()) else None
     if not plan or not plan.expansions:
         return first[:4]
     expanded, done, copy_backs = privatise.apply(scop, deps, plan)
@@ -368,7 +368,7 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     messages: list[tuple[str, str]] = []
     second = _privatised(expanded, expanded_deps, schedule_options, privatise.candidates(expanded, expanded_deps),
                          lambda stage, message: messages.append((stage, message)), region)
-    if not second[0].rescheduled or sequential_outside(second[0].schedule) >= outside:
+    if not second[0].rescheduled or not _more_parallel(scop, plan, outside, sequential_outside(second[0].schedule)):
         return first[:4]
     problem = privatise.verify(scop, second[1], second[0].schedule, copy_backs | second[4])
     if problem is not None:
@@ -379,6 +379,19 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     for stage, message in messages:
         log(stage, message)
     return second[0], second[1], second[2], done + second[3]
+
+
+def _more_parallel(scop, plan, before: dict[str, int], after: dict[str, int]) -> bool:
+    """Whether the expansion of ``plan`` is worth its buffers: no statement has more loops run in sequence
+    outside its parallel ones, and the deepest statements that use the expanded arrays have fewer in
+    all (the loops that do the work: a copy that only lets each iteration's reset run in parallel, the
+    work still in sequence, gains nothing but kernels, as deriche's filters and durbin's sum showed)."""
+    if any(after.get(name, 0) > count for name, count in before.items()):
+        return False
+    users = {r.statement for r in scop.references if r.array in plan.expansions}
+    depth = {name: scop.statement(name).domain.dim(isl.dim_type.set) for name in users}
+    deepest = [name for name in users if depth[name] == max(depth.values())]
+    return sum(after.get(name, 0) for name in deepest) < sum(before.get(name, 0) for name in deepest)
 
 
 def _privatised(scop, deps, schedule_options: ScheduleOptions, privatisable: frozenset[str], log, region: Region):

@@ -285,14 +285,13 @@ def _zero_like(deltas: isl.UnionSet) -> isl.UnionSet:
     return result
 
 
-def sequential_outside(schedule: isl.Schedule) -> int:
-    """The band members that run sequentially outside every parallel one, summed over the statements
-    below them (all of a statement's members where none above it is parallel): the host loops around
-    a GPU target's kernels, or the loops a one-thread kernel runs."""
-    total = 0
+def sequential_outside(schedule: isl.Schedule) -> dict[str, int]:
+    """Per statement, the band members above it that run sequentially outside every parallel one (all
+    of them where none is parallel): the host loops around a GPU target's kernel, or the loops a
+    one-thread kernel runs."""
+    counts: dict[str, int] = {}
 
     def walk(node: isl.ScheduleNode, count: int, found: bool) -> None:
-        nonlocal total
         kind = node.get_type()
         if kind == isl.schedule_node_type.band:
             for k in range(node.band_n_member()):
@@ -303,13 +302,14 @@ def sequential_outside(schedule: isl.Schedule) -> int:
                 else:
                     count += 1
         elif kind == isl.schedule_node_type.leaf:
-            total += count * len(sets_of(node.get_domain()))
+            for s in sets_of(node.get_domain()):
+                counts[s.get_tuple_name()] = count
             return
         for i in range(node.n_children()):
             walk(node.child(i), count, found)
 
     walk(schedule.get_root(), 0, False)
-    return total
+    return counts
 
 
 def describe_bands(schedule: isl.Schedule) -> list[str]:

@@ -228,3 +228,8 @@ def test_an_expansion_that_gains_no_parallel_loop_is_not_kept(tmp_path):
     assert status == 0, messages
     assert "t: privatised as t_private (one copy per iteration of the parallel loop(s) i)" in messages
     assert "t: expanded" not in messages
+    # durbin's sum, expanded along k, would let only its reset (sum = 0.0) run for every k at once: the
+    # sum itself stays in sequence inside the host loop over k, so the copy is not worth its buffer
+    status, messages = polypragma(KERNELS / "durbin.c", tmp_path / "durbin", ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "expanded" not in messages and "inside 1 host loop(s)" in messages
