@@ -337,6 +337,11 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     return lines, used, None
 
 
+# schedules tried with scalars expanded along the source's loops, each without the copies of the
+# statements the one before made less parallel
+EXPANSION_TRIES = 3
+
+
 def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: Region):
     """The schedule, with live-range reordering and, for the GPU targets and OpenMP, the temporaries privatised
     along the parallel loops that carry their anti and output dependences (polypragma.privatise):
@@ -355,25 +360,52 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     if (target.gpu or options.openmp) and schedule_options.reschedule and schedule_options.live_range_reordering:
         privatisable = privatise.candidates(scop, deps)
     first = _privatised(scop, deps, schedule_options, privatisable, log, region)
-    if not privatisable or not first[0].rescheduled:
-        return first[:4]
     # the GPU targets only: their copy is a device buffer of the region; the c target's copies are a
     # thread's own, declared in its parallel loop, where a copy every loop shares would be a heap array
-    outside = sequential_outside(first[0].schedule) if target.gpu else {}
-    plan = privatise.along_loops(scop, deps, privatisable) if any(outside.values()) else None
-    if not plan or not plan.expansions:
+    if not (target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering) \
+            or not first[0].rescheduled:
         return first[:4]
-    expanded, done, copy_backs = privatise.apply(scop, deps, plan)
-    expanded_deps = dependence_analysis.compute(expanded)
-    messages: list[tuple[str, str]] = []
-    second = _privatised(expanded, expanded_deps, schedule_options, privatise.candidates(expanded, expanded_deps),
-                         lambda stage, message: messages.append((stage, message)), region)
-    if not second[0].rescheduled or not _more_parallel(scop, plan, outside, sequential_outside(second[0].schedule)):
+    outside = _outside(first[1], first[2], first[0].schedule, options)
+    if not any(outside.values()):
         return first[:4]
-    problem = privatise.verify(scop, second[1], second[0].schedule, copy_backs | second[4])
+    split, webs, split_backs = privatise.split_webs(scop, deps)
+    split_deps = dependence_analysis.compute(split) if webs else deps
+    plan = privatise.along_loops(split, split_deps, privatise.candidates(split, split_deps, split_backs), split_backs)
+    if not plan.expansions:
+        return first[:4]
+    expansions = dict(plan.expansions)
+    for _ in range(EXPANSION_TRIES):
+        chosen = replace(plan, expansions=expansions)
+        expanded, done, copy_backs = privatise.apply(split, split_deps, chosen)
+        expanded_deps = dependence_analysis.compute(expanded)
+        messages: list[tuple[str, str]] = []
+        second = _privatised(expanded, expanded_deps, schedule_options,
+                             privatise.candidates(expanded, expanded_deps, split_backs | copy_backs),
+                             lambda stage, message: messages.append((stage, message)), region)
+        if not second[0].rescheduled:
+            return first[:4]
+        after = _outside(second[1], second[2], second[0].schedule, options)
+        worse = {name for name, count in outside.items() if after.get(name, 0) > count}
+        if not worse:
+            if not _deepest_gain(split, chosen, outside, after):
+                return first[:4]
+            break
+        # the copies the statements that lost parallel loops use go; the others are tried again
+        expansions = {a: m for a, m in expansions.items()
+                      if not any(r.array == a and r.statement in worse for r in split.references)}
+        if len(expansions) == len(chosen.expansions) or not expansions:
+            return first[:4]
+    else:
+        return first[:4]
+    problem = privatise.verify(scop, second[1], second[0].schedule, split_backs | copy_backs | second[4])
     if problem is not None:
         log("schedule", f"{region}: expansion dropped: {problem}")
         return first[:4]
+    for name, names in webs.items():
+        log("schedule", f"{region}: {name}: split into {', '.join(names)}: each holds values that no write of "
+                        f"another reaches")
+    origin = {new: name for name, names in webs.items() for new in names}
+    done = tuple(replace(p, web_of=origin.get(p.array, "")) for p in done)
     for p in done:
         log("schedule", f"{region}: {p.describe()}")
     for stage, message in messages:
@@ -381,13 +413,21 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     return second[0], second[1], second[2], done + second[3]
 
 
-def _more_parallel(scop, plan, before: dict[str, int], after: dict[str, int]) -> bool:
-    """Whether the expansion of ``plan`` is worth its buffers: no statement has more loops run in sequence
-    outside its parallel ones, and the deepest statements that use the expanded arrays have fewer in
-    all (the loops that do the work: a copy that only lets each iteration's reset run in parallel, the
-    work still in sequence, gains nothing but kernels, as deriche's filters and durbin's sum showed)."""
-    if any(after.get(name, 0) > count for name, count in before.items()):
-        return False
+def _outside(scop, deps, schedule, options: Options) -> dict[str, int]:
+    """schedule.sequential_outside, a member whose only dependences are reductions counted parallel
+    (the GPU stage may map it: ludcmp's back substitution sums each row in parallel)."""
+    reductions = reduction_analysis.analyse(scop, deps, floating=options.reductions)
+    if reductions is None:
+        return sequential_outside(schedule)
+    return sequential_outside(schedule, lambda node, k: reduction_analysis.parallel_member(
+        node, k, reductions.coincidence))
+
+
+def _deepest_gain(scop, plan, before: dict[str, int], after: dict[str, int]) -> bool:
+    """Whether the deepest statements that use the copies of ``plan`` have fewer loops run in sequence
+    outside their parallel ones, in all (the loops that do the work: a copy that only lets each
+    iteration's reset run in parallel, the work still in sequence, gains nothing but kernels, as
+    deriche's filters and durbin's sum showed before its scalars were split into webs)."""
     users = {r.statement for r in scop.references if r.array in plan.expansions}
     depth = {name: scop.statement(name).domain.dim(isl.dim_type.set) for name in users}
     deepest = [name for name in users if depth[name] == max(depth.values())]

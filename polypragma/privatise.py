@@ -46,10 +46,14 @@ class Privatised:
     members: tuple[str, ...]  # the parallel loops it is expanded along, as schedule members ("r", "q")
     live_out: bool  # whether last writes copy their value back
     source_loops: bool = False  # expanded along loops of the source before scheduling (along_loops)
+    web_of: str = ""  # the scalar of the source whose web ``array`` is (split_webs)
 
     def describe(self) -> str:
         back = ("; the last write of each element also stores it in " + self.array) if self.live_out else \
             "; no value of it is seen after the region"
+        if self.web_of:
+            back = (f" (a web of {self.web_of}: values that no write of its other webs reaches; a last write of "
+                    f"it also stores its value in {self.web_of})")
         if self.source_loops:
             return (f"{self.array}: expanded as {self.copy} (one copy per iteration of the loop(s) "
                     f"{', '.join(self.members)} of the source): each of its values is written and read in the "
@@ -60,15 +64,17 @@ class Privatised:
                 f"so only its anti and output dependences crossed these loops{back}")
 
 
-def candidates(scop: Scop, deps: Dependences) -> frozenset[str]:
+def candidates(scop: Scop, deps: Dependences, copy_backs: frozenset[str] = frozenset()) -> frozenset[str]:
     """Arrays that may get a copy per iteration: every reference modelled exactly (a may-write too: the
     write of a loop run as written, which may run no iteration, leaves the copy as it was, and the
     dataflow analysis says which earlier write that value comes from), no value from before the region
-    read (a copy would not hold it)."""
+    read (a copy would not hold it).  The reads of ``copy_backs`` (tags: a copy back of a value its own
+    statement instance wrote, :func:`split_webs`) read no value from before the region."""
     ranges = deps.live_ranges
     if ranges is None:
         return frozenset()
-    live_in = {s.get_tuple_name() for s in sets_of(deps.live_in.range())}
+    live_in = {m.get_tuple_name(isl.dim_type.out) for m in maps_of(ranges.tagged_live_in)
+               if ranges.tag_of(m.get_space()) not in copy_backs}
     result = set()
     for array in scop.arrays:
         refs = [r for r in scop.references if r.array == array.name]
@@ -163,7 +169,8 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
     return Plan(expansions, rejected)
 
 
-def along_loops(scop: Scop, deps: Dependences, privatisable: frozenset[str]) -> Plan:
+def along_loops(scop: Scop, deps: Dependences, privatisable: frozenset[str],
+                copy_backs: frozenset[str] = frozenset()) -> Plan:
     """Which arrays of ``privatisable`` may get a copy per iteration of the loops of the source that
     enclose all their accesses (scalar expansion, before scheduling): atax's ``s``, summed over a row
     and then read by the next loop of the same row, keeps the row loop sequential, since the next row
@@ -172,7 +179,8 @@ def along_loops(scop: Scop, deps: Dependences, privatisable: frozenset[str]) -> 
     along the outermost enclosing loops over which none of its values crosses an iteration (flow
     dependences of distance zero) and that carry some of its order dependences, under the same
     conditions as :func:`plan` (no more dimensions than the loops that write it, last writes in one
-    copy).  Only scalars: a copy per iteration of an array multiplies it by the iterations' number
+    copy).  The reads of ``copy_backs`` (tags) read their own instance's write, which isl's dataflow
+    analysis does not see.  Only scalars: a copy per iteration of an array multiplies it by the iterations' number
     (durbin's row ``z`` became a square).  The caller keeps the expansion only where the schedule it
     allows is more parallel."""
     ranges = deps.live_ranges
@@ -193,7 +201,7 @@ def along_loops(scop: Scop, deps: Dependences, privatisable: frozenset[str]) -> 
         if array.rank:
             continue
         accesses = _instances(scop, a)
-        flow = ranges.untagged(ranges.of_arrays(ranges.tagged_flow, {a}))
+        flow = ranges.untagged(_without_sinks(ranges.of_arrays(ranges.tagged_flow, {a}), copy_backs))
         order = ranges.untagged(ranges.of_arrays(ranges.tagged_order, {a}))
         writers = {r.statement for r in scop.references if r.array == a and r.is_write}
         depth = max(scop.statement(w).domain.dim(isl.dim_type.set) for w in writers)
@@ -214,6 +222,132 @@ def along_loops(scop: Scop, deps: Dependences, privatisable: frozenset[str]) -> 
         if carried and _last_writes_in_one_copy(scop, ranges, a, index):
             expansions[a] = members
     return Plan(expansions, {}, True)
+
+
+def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str, ...]], frozenset[str]]:
+    """``scop`` with each scalar written in the region split into its webs (the writes and the reads
+    they reach, joined by the flow dependences, as a register allocator's live-range webs): every web
+    but the one that reads the value from before the region gets a name of its own (``ym1_2``,
+    ``ym1_3``), and a write of a renamed web whose value may be seen after the region also stores it in
+    the scalar (``if (<last write>) ym1 = ym1_3;``), so that each web's accesses stay in its own loops.  deriche's ``ym1`` is a row filter's
+    temporary in one nest and a column filter's in another: split, each nest's may be expanded along its
+    own loop (:func:`along_loops`).  Returns the model, the new names of each scalar split, and the tags
+    of the copies' reads (:func:`verify` leaves them out).  Only scalars whose every reference is exact."""
+    ranges = deps.live_ranges
+    if ranges is None:
+        return scop, {}, frozenset()
+    refs = scop.references
+    scalars = {a.name for a in scop.arrays if a.rank == 0 and a.member is None
+               and any(r.array == a.name and r.is_write for r in refs)
+               and all(r.exact for r in refs if r.array == a.name)}
+    parent = list(range(len(refs)))
+
+    def find(k: int) -> int:
+        while parent[k] != k:
+            parent[k] = parent[parent[k]]
+            k = parent[k]
+        return k
+
+    def join(a: int, b: int) -> None:
+        parent[find(a)] = find(b)
+
+    by_node: dict[int, int] = {}
+    for k, r in enumerate(refs):  # a compound assignment's read and write are one node: one web
+        if r.array in scalars:
+            join(by_node.setdefault(id(r.node), k), k)
+    for m in maps_of(ranges.tagged_flow):
+        source = ranges.tag_of(m.get_space())
+        if ranges.arrays.get(source) in scalars:
+            sink = m.get_space().range().unwrap().range().get_tuple_name(isl.dim_type.set)
+            join(int(source[3:]), int(sink[3:]))
+    live_in = {int(ranges.tag_of(m.get_space())[3:]) for m in maps_of(ranges.tagged_live_in)}
+    renamed: dict[int, str] = {}  # web (its root) -> new name
+    taken = set(scop.reserved_names) | {a.name for a in scop.arrays} | set(scop.parameters)
+    new_names: dict[str, list[str]] = {}
+    for name in sorted(scalars):
+        webs: dict[int, list[int]] = {}
+        for k, r in enumerate(refs):
+            if r.array == name:
+                webs.setdefault(find(k), []).append(k)
+        if len(webs) < 2:
+            continue
+        keep = {find(k) for k in live_in if refs[k].array == name}
+        for web in sorted(webs, key=lambda w: webs[w][0]):
+            if web in keep:
+                continue
+            n = 2
+            while f"{name}_{n}" in taken:
+                n += 1
+            renamed[web] = f"{name}_{n}"
+            taken.add(renamed[web])
+            new_names.setdefault(name, []).append(renamed[web])
+    if not renamed:
+        return scop, {}, frozenset()
+    bodies, memos = {}, {}
+    for s in scop.statements:
+        memo: dict = {}
+        bodies[s.name] = copy.deepcopy(s.body, memo)
+        memos[s.name] = memo
+    relations = {s.name: {"reads": s.reads, "must_writes": s.must_writes, "may_writes": s.may_writes}
+                 for s in scop.statements}
+    arrays = {a.name: a for a in scop.arrays}
+    added: dict[str, Array] = {}
+    new_refs, copies = [], []
+    write_backs: dict[str, list[c_ast.Node]] = {}
+    copies_back: list[tuple[str, isl.Map, isl.Map, bool]] = []
+    for k, r in enumerate(refs):
+        node = memos[r.statement].get(id(r.node), r.node)
+        name = renamed.get(find(k)) if r.array in scalars else None
+        if name is None:
+            new_refs.append(replace(r, node=node))
+            continue
+        node.name = name  # a scalar's reference is its ID
+        relation = r.relation.set_tuple_name(isl.dim_type.out, name)
+        rel = relations[r.statement]
+        for kind in (("must_writes", "may_writes") if r.is_write else ("reads",)):
+            if kind != "must_writes" or r.must:
+                rel[kind] = _rename(rel[kind], r.relation, relation)
+        original = arrays[r.array]
+        added.setdefault(name, replace(original, name=name, c_name=name, kind="local", region_level=False,
+                                       footprint=original.footprint.set_tuple_name(name)))
+        new_refs.append(replace(r, array=name, relation=relation, node=node))
+        last = ranges.live_out.intersect(isl.UnionMap.from_map(r.relation)) if r.is_write else None
+        if last is not None and not last.is_empty() and not (original.kind == "local" and not original.region_level):
+            where = isl.Set.from_union_set(last.domain())
+            target, source = c_ast.ID(r.array), c_ast.ID(name)
+            write_backs.setdefault(r.statement, []).append(
+                c_ast.If(_c_node(_c_condition(where, scop.statement(r.statement))),
+                         c_ast.Assignment("=", target, source), None))
+            back_write, back_read = isl.Map.from_union_map(last), relation.intersect_domain(where)
+            copies_back.append((r.statement, back_write, back_read, r.must))
+            copies.append(Reference(r.statement, r.array, target, True, r.must, True, back_write))
+            copies.append(Reference(r.statement, name, source, False, True, True, back_read))
+    for statement, back_write, back_read, must in copies_back:  # after every rename, as apply's
+        rel = relations[statement]
+        if must:
+            rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
+    statements = []
+    for s in scop.statements:
+        body = bodies[s.name]
+        if s.name in write_backs:
+            items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+            body = c_ast.Compound(items + write_backs[s.name])
+        statements.append(replace(s, body=body, **relations[s.name]))
+    tags = frozenset(f"ref{len(new_refs) + k}" for k, r in enumerate(copies) if not r.is_write)
+    return replace(scop, statements=tuple(statements), arrays=scop.arrays + tuple(added[n] for n in sorted(added)),
+                   references=tuple(new_refs + copies)), {k: tuple(v) for k, v in new_names.items()}, tags
+
+
+def _without_sinks(tagged: isl.UnionMap, tags: frozenset[str]) -> isl.UnionMap:
+    """The part of a tagged relation (``{ [W -> ref] -> [R -> ref'] }``) whose sink reference is none of
+    ``tags``."""
+    kept = isl.UnionMap.empty(tagged.get_space())
+    for m in maps_of(tagged):
+        if m.get_space().range().unwrap().range().get_tuple_name(isl.dim_type.set) not in tags:
+            kept = kept.union(isl.UnionMap.from_map(m))
+    return kept
 
 
 def _last_writes_in_one_copy(scop: Scop, ranges, array: str, index: isl.UnionMap) -> bool:

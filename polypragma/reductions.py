@@ -244,20 +244,22 @@ def _elements(write: isl.Map) -> isl.UnionSet:
 def carried_by(node: isl.ScheduleNode, members: int, relation: isl.UnionMap) -> bool:
     """Whether one of the first ``members`` members of band ``node`` carries a dependence of
     ``relation`` between instances of the band at the same outer schedule values."""
-    return any(not _parallel(node, k, relation) for k in range(members))
+    return any(not parallel_member(node, k, relation) for k in range(members))
 
 
 def parallel_members(node: isl.ScheduleNode, relation: isl.UnionMap) -> int:
     """How many leading members of band ``node`` carry no dependence of ``relation`` (at the same
     values of the outer schedule)."""
     count = 0
-    while count < node.band_n_member() and _parallel(node, count, relation):
+    while count < node.band_n_member() and parallel_member(node, count, relation):
         count += 1
     return count
 
 
-def _parallel(node: isl.ScheduleNode, member: int, relation: isl.UnionMap) -> bool:
-    """As :func:`polypragma.schedule.mark_coincidence` decides a member's coincidence."""
+def parallel_member(node: isl.ScheduleNode, member: int, relation: isl.UnionMap) -> bool:
+    """Whether member ``member`` of band ``node`` carries no dependence of ``relation`` (at the same values
+    of the outer schedule and the members before it), as :func:`polypragma.schedule.mark_coincidence`
+    decides a member's coincidence."""
     domain = node.get_domain()
     relevant = relation.intersect_domain(domain).intersect_range(domain)
     if relevant.is_empty():

@@ -285,10 +285,11 @@ def _zero_like(deltas: isl.UnionSet) -> isl.UnionSet:
     return result
 
 
-def sequential_outside(schedule: isl.Schedule) -> dict[str, int]:
+def sequential_outside(schedule: isl.Schedule, also_parallel=None) -> dict[str, int]:
     """Per statement, the band members above it that run sequentially outside every parallel one (all
     of them where none is parallel): the host loops around a GPU target's kernel, or the loops a
-    one-thread kernel runs."""
+    one-thread kernel runs.  ``also_parallel(node, k)``: whether member ``k`` of band ``node``, not
+    coincident, runs in parallel all the same (a loop whose only dependences are reductions)."""
     counts: dict[str, int] = {}
 
     def walk(node: isl.ScheduleNode, count: int, found: bool) -> None:
@@ -297,7 +298,7 @@ def sequential_outside(schedule: isl.Schedule) -> dict[str, int]:
             for k in range(node.band_n_member()):
                 if found:
                     break
-                if node.band_member_get_coincident(k):
+                if node.band_member_get_coincident(k) or (also_parallel is not None and also_parallel(node, k)):
                     found = True
                 else:
                     count += 1

@@ -233,3 +233,53 @@ def test_an_expansion_that_gains_no_parallel_loop_is_not_kept(tmp_path):
     status, messages = polypragma(KERNELS / "durbin.c", tmp_path / "durbin", ["--target", "cuda", "--explain"])
     assert status == 0, messages
     assert "expanded" not in messages and "inside 1 host loop(s)" in messages
+
+
+TWO_FILTERS = """  for (i = 0; i < n; i++) {
+    t = 0.0;
+    for (j = 0; j < m; j++) {
+      B[i][j] = A[i][j] + 0.5 * t;
+      t = B[i][j];
+    }
+  }
+  for (j = 0; j < m; j++) {
+    t = 0.0;
+    for (i = 0; i < n; i++) {
+      C[i][j] = B[i][j] + 0.25 * t;
+      t = C[i][j];
+    }
+  }"""
+TWO_FILTERS_PARAMS = "int n, int m, double A[n][m], double B[n][m], double C[n][m], double t"
+
+
+def test_a_scalar_of_two_nests_is_split_into_its_webs(tmp_path):
+    # deriche's shape: t carries a row filter's value along j in one nest and a column filter's along i
+    # in the other; no loop encloses both, so it could not be expanded; split, each web can
+    scop = model(tmp_path, TWO_FILTERS, TWO_FILTERS_PARAMS)
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    split, webs, copy_backs = privatise.split_webs(scop, deps)
+    assert webs == {"t": ("t_2", "t_3")}
+    by_array = {}
+    for r in split.references:
+        by_array.setdefault(r.array, set()).add(r.statement)
+    assert by_array["t_2"] == {"S_0", "S_1", "S_2"} and by_array["t_3"] == {"S_3", "S_4", "S_5"}
+    # t's value after the region (a parameter: the caller's variable) comes from the last write of a web,
+    # which also stores it in t under the condition that it is the last one: the second nest's last
+    # t = C[i][j], its t = 0.0 where n <= 0, or the first nest's t = 0.0 where m <= 0
+    assert by_array["t"] == {"S_0", "S_3", "S_5"} and len(copy_backs) == 3
+    split_deps = dependences.compute(split)
+    chosen = privatise.along_loops(split, split_deps, privatise.candidates(split, split_deps, copy_backs), copy_backs)
+    assert {a: [label for label, _ in m] for a, m in chosen.expansions.items()} == {"t_2": ["i"], "t_3": ["j"]}
+
+
+def test_deriche_runs_its_filters_a_row_or_a_column_a_thread(tmp_path):
+    status, messages = polypragma(KERNELS / "deriche.c", tmp_path, ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "ym1_2: expanded as ym1_2_private (one copy per iteration of the loop(s) i of the source)" in messages
+    assert "ym1_3: expanded as ym1_3_private (one copy per iteration of the loop(s) j of the source)" in messages
+    assert "(a web of ym1: values that no write of its other webs reaches" in messages
+    # the four filters (lines 45, 58, 75, 88 of the source) each in a kernel with a parallel loop
+    for line in (45, 58, 75, 88):
+        kernel = next(k for k in messages.splitlines() if k.startswith("  kernel ") and f" {line}," in k)
+        assert "inside 0 host loop(s); the outer 1 parallel loop(s)" in kernel, kernel
