@@ -305,3 +305,23 @@ def test_a_smaller_tile_stages_rows_read_along_x_through_shared_memory(tmp_path)
     assert status == 0, messages
     assert "instead of" not in messages
     assert "needs 67584 bytes" in placements(messages)["A"][0]
+
+
+def test_a_tile_written_before_it_is_read_is_not_copied_in(tmp_path):
+    # the corpus transpose, fused: B[j][i] = f(A[i][j]) and then C[i][j] reads B[j][i] in the same
+    # iteration, so every element of B's shared tile the kernel reads it wrote first: B is copied out,
+    # never in (a quarter of the kernel's global traffic, and the barrier after the copy)
+    status, messages = polypragma(KERNELS / "transpose.c", tmp_path, ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "B (2 reference(s), read and written" in messages and "tile 32x32 in shared memory" in messages
+    code = (tmp_path / "transpose.polypragma.cu").read_text()
+    start = code.index("__global__ void polypragma_transpose_region0_kernel0(")
+    kernel = code[start:code.index("int polypragma_transpose_region0(", start)]
+    assert not re.search(r"shared_B\[[^]]+\]\[[^]]+\] = B\[", kernel), kernel
+    assert re.search(r"\bB\[[^]]+\] = shared_B\[", kernel), kernel
+    # a tile read before it is written is still copied in: fdtd_2d's ey, but for its first row, which
+    # the kernel writes (ey[0][j] = fict[t]) before it reads it
+    status, messages = polypragma(KERNELS / "fdtd_2d.c", tmp_path / "fdtd", ["--target", "cuda"])
+    assert status == 0, messages
+    code = (tmp_path / "fdtd" / "fdtd_2d.polypragma.cu").read_text()
+    assert re.search(r"shared_ey\[[^]]+\]\[[^]]+\] = ey\[", code)

@@ -156,6 +156,10 @@ def _eliminate_param(pa: isl.PwAff, position: int) -> isl.PwAff:
     return isl.PwMultiAff.from_map(as_map).get_pw_aff(0)
 
 
+# isl operations the reads of a shared tile that its own writes serve may take (per group)
+COPY_IN_OPERATIONS = 200_000
+
+
 class KernelTree:
     """The schedule tree of one kernel with promoted data (see the module's docstring), the copy
     statements' indices and the promoted references' ones."""
@@ -233,10 +237,37 @@ class KernelTree:
         tiles = self.tiles if inside else self.mapped_tiles
         return isl.UnionSet.from_set(self._statement(name, Barrier(), tiles))
 
+    def _written_in_tile(self, group: Group) -> isl.UnionMap:
+        """The reads of ``group`` (``{ R -> e }``, may-writes included) whose element a must-write of the
+        group writes before them, in the original order, in the same tile: its value is in the shared tile
+        already, so the copy-in need not bring it (a transpose's ``B[j][i]``, written and then read by
+        the fused kernel).  No other write of the element comes between: the kernel's schedule keeps the
+        order of every dependence and runs a tile's instances together.  Empty past
+        COPY_IN_OPERATIONS of isl's work (every read is then copied in, as before)."""
+        writes = union_of(isl.UnionMap.from_map(rel) for ref, rel in zip(group.references, group.relations)
+                          if ref.is_write and ref.must)
+        reads = group.relation("read")
+        if writes is None:
+            return reads.subtract(reads)
+        try:
+            with bounded_operations(self.ctx, COPY_IN_OPERATIONS):
+                order = self.scop.schedule.get_map().intersect_domain(self.domain)
+                before = order.lex_lt_union_map(order)  # { W -> R }: W first
+                same = self.to_tiles.apply_range(self.to_tiles.reverse())  # { R -> W }: one tile
+                by_element = reads.range_map().apply_range(writes.reverse())  # { [R -> e] -> W }: W writes e
+                earlier = reads.domain_map().apply_range(same.intersect(before.reverse()))
+                return by_element.intersect(earlier).domain().unwrap()
+        except isl.Error as exc:
+            if not out_of_operations(exc):
+                raise
+            return reads.subtract(reads)
+
     def shared_copy(self, group: Group, into: bool, name: str):
         """(filter, subtree) of the copy of a shared group's tile, the ``x`` threads on consecutive
         elements of the tile; None when the tile has no such element."""
         relation = group.relation("read" if into else "write")
+        if into:
+            relation = relation.subtract(self._written_in_tile(group))
         per_tile = union_of(isl.UnionMap.from_map(m) for m in maps_of(self.to_tiles.reverse().apply_range(relation)))
         if per_tile is None or per_tile.is_empty():
             return None
