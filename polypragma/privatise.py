@@ -283,13 +283,7 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
             new_names.setdefault(name, []).append(renamed[web])
     if not renamed:
         return scop, {}, frozenset()
-    bodies, memos = {}, {}
-    for s in scop.statements:
-        memo: dict = {}
-        bodies[s.name] = copy.deepcopy(s.body, memo)
-        memos[s.name] = memo
-    relations = {s.name: {"reads": s.reads, "must_writes": s.must_writes, "may_writes": s.may_writes}
-                 for s in scop.statements}
+    bodies, memos, relations = _copies(scop)
     arrays = {a.name: a for a in scop.arrays}
     added: dict[str, Array] = {}
     new_refs, copies = [], []
@@ -322,19 +316,7 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
             copies_back.append((r.statement, back_write, back_read, r.must))
             copies.append(Reference(r.statement, r.array, target, True, r.must, True, back_write))
             copies.append(Reference(r.statement, name, source, False, True, True, back_read))
-    for statement, back_write, back_read, must in copies_back:  # after every rename, as apply's
-        rel = relations[statement]
-        if must:
-            rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
-        rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
-        rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
-    statements = []
-    for s in scop.statements:
-        body = bodies[s.name]
-        if s.name in write_backs:
-            items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
-            body = c_ast.Compound(items + write_backs[s.name])
-        statements.append(replace(s, body=body, **relations[s.name]))
+    statements = _rewritten(scop, bodies, relations, write_backs, copies_back)
     tags = frozenset(f"ref{len(new_refs) + k}" for k, r in enumerate(copies) if not r.is_write)
     return replace(scop, statements=tuple(statements), arrays=scop.arrays + tuple(added[n] for n in sorted(added)),
                    references=tuple(new_refs + copies)), {k: tuple(v) for k, v in new_names.items()}, tags
@@ -470,14 +452,7 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
         return scop, (), frozenset()
     ranges = deps.live_ranges
     statements = {s.name: s for s in scop.statements}
-    bodies: dict[str, c_ast.Node] = {}
-    memos: dict[str, dict] = {}
-    for s in scop.statements:
-        memo: dict = {}
-        bodies[s.name] = copy.deepcopy(s.body, memo)
-        memos[s.name] = memo
-    relations = {s.name: {"reads": s.reads, "must_writes": s.must_writes, "may_writes": s.may_writes}
-                 for s in scop.statements}
+    bodies, memos, relations = _copies(scop)
     references: list[Reference] = []
     arrays = list(scop.arrays)
     done: list[Privatised] = []
@@ -566,21 +541,8 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
         if not any_back:
             arrays = [a for a in arrays if a.name != name]
         done.append(Privatised(name, private, tuple(label for label, _ in members), any_back, chosen.source_loops))
-    for statement, back_write, back_read, must in copies_back:
-        rel = relations[statement]
-        if must:
-            rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
-        rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
-        rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
-    new_statements = []
-    for s in scop.statements:
-        body = bodies[s.name]
-        if s.name in write_backs:
-            items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
-            body = c_ast.Compound(items + write_backs[s.name])
-        rel = relations[s.name]
-        new_statements.append(replace(s, body=body, reads=rel["reads"], must_writes=rel["must_writes"],
-                                      may_writes=rel["may_writes"]))
+    new_statements = _rewritten(scop, bodies, relations, write_backs, copies_back)
+
     def copied(r: Reference) -> c_ast.Node:
         node = memos[r.statement].get(id(r.node), r.node)
         return substituted.get(id(node), node)
@@ -590,6 +552,40 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
     refs += references
     return replace(scop, statements=tuple(new_statements), arrays=tuple(arrays), references=tuple(refs)), \
         tuple(done), copy_backs
+
+
+def _copies(scop: Scop) -> tuple[dict[str, c_ast.Node], dict[str, dict], dict[str, dict[str, isl.UnionMap]]]:
+    """A copy of each statement's body to rewrite, the memo of each copy (an original node's id -> its
+    copy) and each statement's access relations, by statement name."""
+    bodies, memos = {}, {}
+    for s in scop.statements:
+        memo: dict = {}
+        bodies[s.name] = copy.deepcopy(s.body, memo)
+        memos[s.name] = memo
+    relations = {s.name: {"reads": s.reads, "must_writes": s.must_writes, "may_writes": s.may_writes}
+                 for s in scop.statements}
+    return bodies, memos, relations
+
+
+def _rewritten(scop: Scop, bodies: dict, relations: dict, write_backs: dict[str, list[c_ast.Node]],
+               copies_back: list[tuple[str, isl.Map, isl.Map, bool]]) -> tuple[Statement, ...]:
+    """The statements of ``scop`` with their rewritten bodies and relations, each copy back (statement,
+    write of the original, read of the copy, whether a must-write) added to its statement's relations
+    after every rename (a later reference's rename would take it out) and appended to its body."""
+    for statement, back_write, back_read, must in copies_back:
+        rel = relations[statement]
+        if must:
+            rel["must_writes"] = rel["must_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["may_writes"] = rel["may_writes"].union(isl.UnionMap.from_map(back_write))
+        rel["reads"] = rel["reads"].union(isl.UnionMap.from_map(back_read))
+    out = []
+    for s in scop.statements:
+        body = bodies[s.name]
+        if s.name in write_backs:
+            items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
+            body = c_ast.Compound(items + write_backs[s.name])
+        out.append(replace(s, body=body, **relations[s.name]))
+    return tuple(out)
 
 
 def _rename(union: isl.UnionMap, old: isl.Map, new: isl.Map) -> isl.UnionMap:
