@@ -363,7 +363,7 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     # the GPU targets only: their copy is a device buffer of the region; the c target's copies are a
     # thread's own, declared in its parallel loop, where a copy every loop shares would be a heap array
     if not (target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering) \
-            or not first[0].rescheduled:
+            or not first[0].rescheduled or not privatise.written_scalars(scop):
         return first[:4]
     outside = _outside(first[1], first[2], first[0].schedule, options)
     if not any(outside.values()):

@@ -224,6 +224,15 @@ def along_loops(scop: Scop, deps: Dependences, privatisable: frozenset[str],
     return Plan(expansions, {}, True)
 
 
+def written_scalars(scop: Scop) -> set[str]:
+    """The scalars the region writes whose every reference is exact: those :func:`split_webs` and
+    :func:`along_loops` may rewrite."""
+    refs = scop.references
+    return {a.name for a in scop.arrays if a.rank == 0 and a.member is None
+            and any(r.array == a.name and r.is_write for r in refs)
+            and all(r.exact for r in refs if r.array == a.name)}
+
+
 def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str, ...]], frozenset[str]]:
     """``scop`` with each scalar written in the region split into its webs (the writes and the reads
     they reach, joined by the flow dependences, as a register allocator's live-range webs): every web
@@ -237,9 +246,7 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
     if ranges is None:
         return scop, {}, frozenset()
     refs = scop.references
-    scalars = {a.name for a in scop.arrays if a.rank == 0 and a.member is None
-               and any(r.array == a.name and r.is_write for r in refs)
-               and all(r.exact for r in refs if r.array == a.name)}
+    scalars = written_scalars(scop)
     parent = list(range(len(refs)))
 
     def find(k: int) -> int:
