@@ -365,14 +365,23 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     if not (target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering) \
             or not first[0].rescheduled or not privatise.written_scalars(scop):
         return first[:4]
+    return _expanded(scop, deps, first, options, log, region) or first[:4]
+
+
+def _expanded(scop, deps, first, options: Options, log: _Log, region: Region):
+    """The schedule of ``scop`` with its scalar temporaries split into webs and expanded along the loops
+    of the source (privatise.split_webs, privatise.along_loops), as :func:`_schedule` returns it, where
+    its loops run fewer in sequence than in ``first`` (:func:`_privatised`'s result on ``scop``) and isl
+    verifies it; None where not."""
+    schedule_options = options.schedule
     outside = _outside(first[1], first[2], first[0].schedule, options)
     if not any(outside.values()):
-        return first[:4]
+        return None
     split, webs, split_backs = privatise.split_webs(scop, deps)
     split_deps = dependence_analysis.compute(split) if webs else deps
     plan = privatise.along_loops(split, split_deps, privatise.candidates(split, split_deps, split_backs), split_backs)
     if not plan.expansions:
-        return first[:4]
+        return None
     expansions = dict(plan.expansions)
     for _ in range(EXPANSION_TRIES):
         chosen = replace(plan, expansions=expansions)
@@ -383,24 +392,24 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
                              privatise.candidates(expanded, expanded_deps, split_backs | copy_backs),
                              lambda stage, message: messages.append((stage, message)), region)
         if not second[0].rescheduled:
-            return first[:4]
+            return None
         after = _outside(second[1], second[2], second[0].schedule, options)
         worse = {name for name, count in outside.items() if after.get(name, 0) > count}
         if not worse:
             if not _deepest_gain(split, chosen, outside, after):
-                return first[:4]
+                return None
             break
         # the copies the statements that lost parallel loops use go; the others are tried again
         expansions = {a: m for a, m in expansions.items()
                       if not any(r.array == a and r.statement in worse for r in split.references)}
         if len(expansions) == len(chosen.expansions) or not expansions:
-            return first[:4]
+            return None
     else:
-        return first[:4]
+        return None
     problem = privatise.verify(scop, second[1], second[0].schedule, split_backs | copy_backs | second[4])
     if problem is not None:
         log("schedule", f"{region}: expansion dropped: {problem}")
-        return first[:4]
+        return None
     for name, names in webs.items():
         log("schedule", f"{region}: {name}: split into {', '.join(names)}: each holds values that no write of "
                         f"another reaches")

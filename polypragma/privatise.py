@@ -313,16 +313,9 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
                                        footprint=original.footprint.set_tuple_name(name)))
         new_refs.append(replace(r, array=name, relation=relation, node=node))
         last = ranges.live_out.intersect(isl.UnionMap.from_map(r.relation)) if r.is_write else None
-        if last is not None and not last.is_empty() and not (original.kind == "local" and not original.region_level):
-            where = isl.Set.from_union_set(last.domain())
-            target, source = c_ast.ID(r.array), c_ast.ID(name)
-            write_backs.setdefault(r.statement, []).append(
-                c_ast.If(_c_node(_c_condition(where, scop.statement(r.statement))),
-                         c_ast.Assignment("=", target, source), None))
-            back_write, back_read = isl.Map.from_union_map(last), relation.intersect_domain(where)
-            copies_back.append((r.statement, back_write, back_read, r.must))
-            copies.append(Reference(r.statement, r.array, target, True, r.must, True, back_write))
-            copies.append(Reference(r.statement, name, source, False, True, True, back_read))
+        if last is not None and not last.is_empty() and _seen_after(original):
+            _copy_back(scop.statement(r.statement), last, c_ast.ID(r.array), c_ast.ID(name), relation, r.must,
+                       write_backs, copies_back, copies)
     statements = _rewritten(scop, bodies, relations, write_backs, copies_back)
     tags = frozenset(f"ref{len(new_refs) + k}" for k, r in enumerate(copies) if not r.is_write)
     return replace(scop, statements=tuple(statements), arrays=scop.arrays + tuple(added[n] for n in sorted(added)),
@@ -525,23 +518,10 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
                 rel["must_writes"] = _rename(rel["must_writes"], ref.relation, relation)
             if ref.is_write:
                 last = live_out.intersect(isl.UnionMap.from_map(ref.relation))
-                # a local of the region (not at its top level) has no value after it
-                if not last.is_empty() and not (array.kind == "local" and not array.region_level):
+                if not last.is_empty() and _seen_after(array):
                     any_back = True
-                    where = isl.Set.from_union_set(last.domain())
-                    target = copy.deepcopy(original_subscripts)
-                    source = copy.deepcopy(node)
-                    write_backs.setdefault(statement.name, []).append(
-                        c_ast.If(_c_node(_c_condition(where, statement)),
-                                 c_ast.Assignment("=", target, source), None))
-                    back_write = isl.Map.from_union_map(last)
-                    back_read = relation.intersect_domain(where)
-                    # added after every rename: a later reference's rename would take these out
-                    # (after a may-write, as the write itself: which of the last writes wrote the value the
-                    # copy holds is known at run time only, as in the original program)
-                    copies_back.append((statement.name, back_write, back_read, ref.must))
-                    references.append(Reference(statement.name, name, target, True, ref.must, True, back_write))
-                    references.append(Reference(statement.name, private, source, False, True, True, back_read))
+                    _copy_back(statement, last, copy.deepcopy(original_subscripts), copy.deepcopy(node),
+                               relation, ref.must, write_backs, copies_back, references)
         arrays.append(Array(private, array.element_type, array.rank + len(members),
                             tuple(array.extents) + tuple(extents), footprint, "local",
                             resolved_type=array.resolved_type, c_name=private))
@@ -559,6 +539,32 @@ def apply(scop: Scop, deps: Dependences, chosen: Plan) -> tuple[Scop, tuple[Priv
     refs += references
     return replace(scop, statements=tuple(new_statements), arrays=tuple(arrays), references=tuple(refs)), \
         tuple(done), copy_backs
+
+
+def _seen_after(array: Array) -> bool:
+    """Whether a value of ``array`` may be seen after the region: a local of the region, not at its top
+    level, has none."""
+    return not (array.kind == "local" and not array.region_level)
+
+
+def _copy_back(statement: Statement, last: isl.UnionMap, target: c_ast.Node, source: c_ast.Node,
+               relation: isl.Map, must: bool, write_backs: dict[str, list[c_ast.Node]],
+               copies_back: list[tuple[str, isl.Map, isl.Map, bool]], references: list[Reference]) -> None:
+    """The copy back of a write whose value may be seen after the region (``last``: those of its
+    instances, ``{ S[i] -> A[a] }``) from the copy ``source`` (read through ``relation``, the write's
+    access of the copy) to the original ``target``: ``if (<last>) target = source;`` appended to the
+    statement's body in ``write_backs``, its relations in ``copies_back`` (added to the statement's after
+    every rename, which would take them out; a may-write after a may-write, as the write itself: which of
+    the last writes wrote the value the copy holds is known at run time only, as in the original
+    program) and its write and read in ``references``."""
+    where = isl.Set.from_union_set(last.domain())
+    write_backs.setdefault(statement.name, []).append(
+        c_ast.If(_c_node(_c_condition(where, statement)), c_ast.Assignment("=", target, source), None))
+    back_write, back_read = isl.Map.from_union_map(last), relation.intersect_domain(where)
+    copies_back.append((statement.name, back_write, back_read, must))
+    array, copy_name = back_write.get_tuple_name(isl.dim_type.out), relation.get_tuple_name(isl.dim_type.out)
+    references.append(Reference(statement.name, array, target, True, must, True, back_write))
+    references.append(Reference(statement.name, copy_name, source, False, True, True, back_read))
 
 
 def _copies(scop: Scop) -> tuple[dict[str, c_ast.Node], dict[str, dict], dict[str, dict[str, isl.UnionMap]]]:
@@ -628,7 +634,7 @@ def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: 
         return "a read would see another value from before the region"
     # the last writes of every array whose value is seen after the region (a local of the region, not
     # at its top level, has none)
-    dead = {a.name for a in original.arrays if a.kind == "local" and not a.region_level}
+    dead = {a.name for a in original.arrays if not _seen_after(a)}
     names = {s.get_tuple_name() for s in sets_of(before.live_out.range())} - dead
 
     if not _of_arrays(after.live_out, names).is_equal(_of_arrays(before.live_out, names)):

@@ -185,6 +185,8 @@ class KernelTree:
         self.kinds: dict[str, Copy | Barrier] = {}  # the statements of copies and barriers, by name
         self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
         self._spec = None  # (domain, root spec): the tree's statements and shape, built once
+        # { R -> W }: instances of one tile, W before R in the original order (shared_copy's, built once)
+        self._earlier_in_tile: isl.UnionMap | None = None
         # the computations' instances in the tree, their tiles and their points: those of the block's
         # tiles, or padded to whole register tiles where that is safe (polypragma.codegen.padded_tiles)
         self.computed = self.domain
@@ -248,19 +250,21 @@ class KernelTree:
                           if ref.is_write and ref.must)
         reads = group.relation("read")
         if writes is None:
-            return reads.subtract(reads)
+            return isl.UnionMap.empty(reads.get_space())
         try:
             with bounded_operations(self.ctx, COPY_IN_OPERATIONS):
-                order = self.scop.schedule.get_map().intersect_domain(self.domain)
-                before = order.lex_lt_union_map(order)  # { W -> R }: W first
-                same = self.to_tiles.apply_range(self.to_tiles.reverse())  # { R -> W }: one tile
+                if self._earlier_in_tile is None:
+                    order = self.scop.schedule.get_map().intersect_domain(self.domain)
+                    before = order.lex_lt_union_map(order)  # { W -> R }: W first
+                    same = self.to_tiles.apply_range(self.to_tiles.reverse())  # { R -> W }: one tile
+                    self._earlier_in_tile = same.intersect(before.reverse())  # { R -> W }: W first, one tile
                 by_element = reads.range_map().apply_range(writes.reverse())  # { [R -> e] -> W }: W writes e
-                earlier = reads.domain_map().apply_range(same.intersect(before.reverse()))
+                earlier = reads.domain_map().apply_range(self._earlier_in_tile)
                 return by_element.intersect(earlier).domain().unwrap()
         except isl.Error as exc:
             if not out_of_operations(exc):
                 raise
-            return reads.subtract(reads)
+            return isl.UnionMap.empty(reads.get_space())
 
     def shared_copy(self, group: Group, into: bool, name: str):
         """(filter, subtree) of the copy of a shared group's tile, the ``x`` threads on consecutive

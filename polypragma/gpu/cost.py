@@ -51,7 +51,7 @@ from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import SEQUENTIAL_TILE
 from polypragma.gpu.memory import ELEMENT_SIZES, MAX_MERGE_GROUPS, MemoryOptions, Moves, bank_padding
-from polypragma.gpu.sizes import WARP, KernelSizes, SizeOptions
+from polypragma.gpu.sizes import WARP, KernelSizes, SizeOptions, warp_shape
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
 
@@ -444,11 +444,7 @@ class KernelModel:
         order, sizes = candidate.order, candidate.sizes
         mapped = len(order)
         # the warp: 32 threads, x fastest, over the block's dimensions from x outwards
-        warp, left = [], WARP
-        for d in reversed(range(mapped)):
-            n = min(sizes.block[d], left)
-            warp.append((order[d], n))
-            left = max(1, left // n)
+        warp = [(order[d], n) for d, n in zip(reversed(range(mapped)), warp_shape(sizes.block))]
         warp_key = tuple(warp)
         threads = math.prod(sizes.block)
         points = sizes.thread_points  # per thread, per dimension

@@ -33,7 +33,7 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
-from polypragma.gpu.sizes import WARP
+from polypragma.gpu.sizes import warp_shape
 from polypragma.model import Reference, Scop
 from polypragma.isl_helpers import (bounded_operations, maps_of, parameter, set_named, single_map, variable,
                                      with_params)
@@ -364,10 +364,8 @@ def _padding(group: Group, steps: list[isl.UnionMap], block: tuple[int, ...]) ->
     member, ``x`` last."""
     if len(group.sizes) < 2 or not steps:
         return 0
-    warp, left = [], WARP
-    for d in reversed(range(min(len(steps), len(block)))):
-        warp.append((d, min(block[d], left)))
-        left = max(1, left // block[d])
+    dims = min(len(steps), len(block))
+    warp = list(zip(reversed(range(dims)), warp_shape(block[:dims])))
     moves = []
     for rel in group.relations:
         found = []

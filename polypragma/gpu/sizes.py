@@ -108,6 +108,16 @@ WARP = 32
 MIN_THREADS = 128
 
 
+def warp_shape(block: tuple[int, ...]) -> list[int]:
+    """The threads of one warp along each dimension of ``block``, from ``x`` outwards: ``x`` fastest, as
+    CUDA numbers a block's threads, so a block 16 wide puts two rows of ``y`` threads in a warp."""
+    out, left = [], WARP
+    for size in reversed(block):
+        out.append(min(size, left))
+        left = max(1, left // out[-1])
+    return out
+
+
 def smaller(sizes: KernelSizes) -> KernelSizes | None:
     """The next smaller sizes to try when a tile worth staging through shared memory does not fit:
     the outermost mapped dimension longer than one halved (its block too where it exceeds the new
