@@ -21,10 +21,10 @@ from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan, scan_data
-from polypragma import privatise
+from polypragma import privatise, split
 from polypragma import reductions as reduction_analysis
-from polypragma.schedule import (ScheduleOptions, compute_schedule, configure_context, describe_bands, mark_coincidence,
-                                 sequential_outside)
+from polypragma.schedule import (ScheduleOptions, compute_schedule, configure_context, describe_bands,
+                                 mark_coincidence, sequential_outside)
 from polypragma.gpu.explain import explain
 from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.region import prepare, symbol_stem
@@ -362,10 +362,36 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     first = _privatised(scop, deps, schedule_options, privatisable, log, region)
     # the GPU targets only: their copy is a device buffer of the region; the c target's copies are a
     # thread's own, declared in its parallel loop, where a copy every loop shares would be a heap array
-    if not (target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering) \
-            or not first[0].rescheduled or not privatise.written_scalars(scop):
-        return first[:4]
-    return _expanded(scop, deps, first, options, log, region) or first[:4]
+    chosen = first[:4]
+    if target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering \
+            and first[0].rescheduled and privatise.written_scalars(scop):
+        chosen = _expanded(scop, deps, first, options, log, region) or chosen
+    if (target.gpu or options.openmp) and chosen[0].rescheduled and not chosen[3]:
+        chosen = _split(*chosen[:3], options, log, region) or chosen
+    return chosen
+
+
+def _split(result, scop, deps, options: Options, log: _Log, region: Region):
+    """``result`` with its statements split into pieces where their pieces run fewer loops in sequence
+    outside their parallel ones (polypragma.split), as :func:`_schedule` returns it; None where none do."""
+    before = _outside(scop, deps, result.schedule, options)
+    if not any(before.values()):
+        return None
+    cuts = split.hyperplanes(scop, deps.all, before)
+    pieces = split.pieces(scop, cuts) if cuts else None
+    if pieces is None:
+        return None
+    split_deps = dependence_analysis.compute(pieces.scop)
+    second = compute_schedule(pieces.scop, split_deps, options.schedule)
+    if not second.rescheduled:
+        return None
+    after = pieces.by_statement(sequential_outside(second.schedule))
+    if any(after.get(name, 0) > count for name, count in before.items()) \
+            or not any(after.get(name, 0) < count for name, count in before.items()):
+        return None
+    for line in pieces.describe():
+        log("schedule", f"{region}: {line}")
+    return second, pieces.scop, split_deps, ()
 
 
 def _expanded(scop, deps, first, options: Options, log: _Log, region: Region):
