@@ -21,7 +21,7 @@ from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
 from polypragma.frontend.symbols import TypeTable, scope_at
 from polypragma.scan import Region, scan, scan_data
-from polypragma import privatise, split
+from polypragma import index_sets, privatise
 from polypragma import reductions as reduction_analysis
 from polypragma.schedule import (ScheduleOptions, compute_schedule, configure_context, describe_bands,
                                  mark_coincidence, sequential_outside)
@@ -287,7 +287,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     deps = dependence_analysis.compute(scop)
     log.lap("dependences", f"{region}: {deps.summary()}")
 
-    result, scop, deps, privatised = _schedule(scop, deps, options, target, log, region)
+    result, scop, deps, privatised, notes = _schedule(scop, deps, options, target, log, region)
     if result.fallback_reason:
         reporter.warning(f"kept the original schedule of {region}: {result.fallback_reason}", region.location)
     log.lap("schedule", f"{region}: {'rescheduled' if result.rescheduled else 'original order'}")
@@ -309,7 +309,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             try:
                 gpu_region = prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
                                      options.memory, cuda=target.cuda_kernels, privatised=privatised,
-                                     reductions=reductions)
+                                     reductions=reductions, notes=notes)
             except SizeError as exc:
                 raise FatalError(str(exc), region.location) from None
             gpu_region = target.kernel_asts(gpu_region)
@@ -345,8 +345,8 @@ EXPANSION_TRIES = 3
 def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: Region):
     """The schedule, with live-range reordering and, for the GPU targets and OpenMP, the temporaries privatised
     along the parallel loops that carry their anti and output dependences (polypragma.privatise):
-    (schedule result, model, dependences, privatised arrays).  The model and the dependences are the
-    rewritten ones when arrays were privatised; the parallel members are then those that carry no
+    (schedule result, model, dependences, privatised arrays, notes for --explain).  The model and the
+    dependences are the rewritten ones when arrays were privatised or statements split; the parallel members are then those that carry no
     dependence of the rewritten program.
 
     Where that schedule keeps loops sequential outside the parallel ones, the GPU targets also try the
@@ -362,10 +362,11 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     first = _privatised(scop, deps, schedule_options, privatisable, log, region)
     # the GPU targets only: their copy is a device buffer of the region; the c target's copies are a
     # thread's own, declared in its parallel loop, where a copy every loop shares would be a heap array
-    chosen = first[:4]
+    chosen = (*first[:4], ())
     if target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering \
             and first[0].rescheduled and privatise.written_scalars(scop):
-        chosen = _expanded(scop, deps, first, options, log, region) or chosen
+        expanded = _expanded(scop, deps, first, options, log, region)
+        chosen = (*expanded, ()) if expanded else chosen
     if (target.gpu or options.openmp) and chosen[0].rescheduled and not chosen[3]:
         chosen = _split(*chosen[:3], options, log, region) or chosen
     return chosen
@@ -373,12 +374,12 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
 
 def _split(result, scop, deps, options: Options, log: _Log, region: Region):
     """``result`` with its statements split into pieces where their pieces run fewer loops in sequence
-    outside their parallel ones (polypragma.split), as :func:`_schedule` returns it; None where none do."""
+    outside their parallel ones (polypragma.index_sets), as :func:`_schedule` returns it; None where none do."""
     before = _outside(scop, deps, result.schedule, options)
     if not any(before.values()):
         return None
-    cuts = split.hyperplanes(scop, deps.all, before)
-    pieces = split.pieces(scop, cuts) if cuts else None
+    cuts = index_sets.hyperplanes(scop, deps.all, before)
+    pieces = index_sets.pieces(scop, cuts) if cuts else None
     if pieces is None:
         return None
     split_deps = dependence_analysis.compute(pieces.scop)
@@ -389,9 +390,10 @@ def _split(result, scop, deps, options: Options, log: _Log, region: Region):
     if any(after.get(name, 0) > count for name, count in before.items()) \
             or not any(after.get(name, 0) < count for name, count in before.items()):
         return None
-    for line in pieces.describe():
+    notes = tuple(pieces.describe())
+    for line in notes:
         log("schedule", f"{region}: {line}")
-    return second, pieces.scop, split_deps, ()
+    return second, pieces.scop, split_deps, (), notes
 
 
 def _expanded(scop, deps, first, options: Options, log: _Log, region: Region):

@@ -42,6 +42,7 @@ def explain(region: GpuRegion) -> list[str]:
     kernels = region.mapping.kernels
     out = [f"{where}: note: region {scop.region.index}: {len(kernels)} kernel(s)"]
     out += [f"  {p.describe()}" for p in region.privatised]
+    out += [f"  {note}" for note in region.notes]
     axes = "xyz"
     for kernel in kernels:
         lines = sorted({s.line for s in scop.statements if s.name in kernel.statements})

@@ -59,6 +59,7 @@ class GpuRegion:
     # per kernel: how the AST runs the partial tiles of a register tile
     partial_tiles: tuple[PartialTiles, ...] = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
+    notes: tuple[str, ...] = ()  # what the schedule did to the model (statements split), for --explain
     # the members of struct variables the kernels access (p__x for p[i].x): arrays of the model that live
     # in their struct variable's buffer (one of ``arrays``), with no buffer of their own
     members: tuple[DeviceArray, ...] = ()
@@ -122,7 +123,8 @@ class GpuRegion:
 
 def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOptions, source: str,
             memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False,
-            privatised: tuple = (), reductions: ReductionDependences | None = None) -> GpuRegion:
+            privatised: tuple = (), reductions: ReductionDependences | None = None,
+            notes: tuple[str, ...] = ()) -> GpuRegion:
     """The GPU stage for one region: iterator names free in the program, the host/kernel split and
     mapping, the device arrays, and each kernel's memory placement (``cuda``: the target may use
     textures and unrolls register tiles unless ``memory_options`` says otherwise; ``reductions``: loops
@@ -168,7 +170,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         memory.append(placed)
     mapping = replace(mapping, kernels=tuple(kernels))
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
-                     tuple(sorted(constant)), privatised=privatised, members=members, choices=tuple(choices))
+                     tuple(sorted(constant)), privatised=privatised, members=members, choices=tuple(choices),
+                     notes=notes)
 
 
 def _promoted(memory: KernelMemory) -> int:

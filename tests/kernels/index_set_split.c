@@ -5,7 +5,7 @@
 // Statements whose dependences inside an iteration of their outer loops all leave from (or arrive at)
 // one hyperplane of their domain: the row and column k of a closure, the pivot row and column p of an
 // elimination step, the element p every instance reads.  Each is scheduled as the pieces on either
-// side of the hyperplane and on it (polypragma/split.py), and the pieces' loops run in parallel: one
+// side of the hyperplane and on it (polypragma/index_sets.py), and the pieces' loops run in parallel: one
 // launch of each piece per k, where one schedule for the whole statement runs a wavefront (a launch
 // per anti-diagonal) or the loop in sequence.
 // CHECK-CUDA: polypragma_index_set_split_region0_kernel1<<<

@@ -1,4 +1,4 @@
-"""Index set splitting (polypragma/split.py): which hyperplanes a statement is cut at, that its pieces
+"""Index set splitting (polypragma/index_sets.py): which hyperplanes a statement is cut at, that its pieces
 partition its domain and keep its accesses, and the code the pieces give (Floyd-Warshall: one launch
 of each piece per k instead of one per anti-diagonal; a loop in sequence kept whole where its pieces
 gain nothing).  The corpus kernel tests/kernels/index_set_split.c runs the split programs on every
@@ -13,7 +13,7 @@ import islpy as isl
 from harness import KERNELS, polypragma
 from test_model import model, same
 
-from polypragma import dependences, split
+from polypragma import dependences, index_sets
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context, sequential_outside
 
 FLOYD = """  int k;
@@ -34,19 +34,19 @@ def test_floyd_is_cut_where_row_and_column_k_are_written(tmp_path):
     whole = compute_schedule(scop, deps, ScheduleOptions()).schedule
     # one schedule for the statement: k and a wavefront in sequence, only the diagonal's loop parallel
     assert sequential_outside(whole) == {"S_0": 2}
-    cuts = split.hyperplanes(scop, deps.all, {"S_0": 2})
+    cuts = index_sets.hyperplanes(scop, deps.all, {"S_0": 2})
     assert [a.to_str() for a in cuts["S_0"]] == ["[n] -> { S_0[k, i, j] -> [(-k + i)] }",
                                                  "[n] -> { S_0[k, i, j] -> [(-k + j)] }"]
     # the dependences carried by k count where k is the one loop in sequence: the row and column k + 1
     # the next iteration reads come first
-    cuts = split.hyperplanes(scop, deps.all, {"S_0": 1})
+    cuts = index_sets.hyperplanes(scop, deps.all, {"S_0": 1})
     assert [a.to_str() for a in cuts["S_0"]] == ["[n] -> { S_0[k, i, j] -> [(-1 - k + i)] }",
                                                  "[n] -> { S_0[k, i, j] -> [(-1 - k + j)] }"]
 
 
 def test_pieces_partition_the_domain_and_keep_the_accesses(tmp_path):
     scop, deps = floyd(tmp_path)
-    pieces = split.pieces(scop, split.hyperplanes(scop, deps.all, {"S_0": 2}))
+    pieces = index_sets.pieces(scop, index_sets.hyperplanes(scop, deps.all, {"S_0": 2}))
     parts = pieces.scop.statements
     assert [s.name for s in parts] == [f"S_0_part{k}" for k in range(9)]
     assert all(pieces.origin[s.name] == "S_0" for s in parts)
@@ -72,8 +72,8 @@ def test_pieces_partition_the_domain_and_keep_the_accesses(tmp_path):
 
 def test_a_cut_needs_a_statement_with_loops_in_sequence(tmp_path):
     scop, deps = floyd(tmp_path)
-    assert split.hyperplanes(scop, deps.all, {"S_0": 0}) == {}
-    assert split.pieces(scop, {}) is None
+    assert index_sets.hyperplanes(scop, deps.all, {"S_0": 0}) == {}
+    assert index_sets.pieces(scop, {}) is None
 
 
 def _launches(tmp_path, name, defines, options=()):
@@ -86,6 +86,7 @@ def _launches(tmp_path, name, defines, options=()):
 
 def test_floyd_warshall_launches_each_piece_once_per_k(tmp_path):
     unit, messages = _launches(tmp_path, "floyd_warshall", ["-DN=60"])
+    assert "S_0: split at -k + i, -k + j = 0 into S_0_part0, " in messages  # --explain says why
     host = unit[unit.index("int polypragma_floyd_warshall_region0("):]
     assert len(re.findall(r"<<<grid, block>>>", host)) == 9
     assert host.count("for (int c0") == 1 and "for (int c1" not in host  # k alone on the host
