@@ -104,16 +104,19 @@ def test_a_temporary_read_before_it_is_written_is_no_candidate(tmp_path):
     assert "A" not in privatise.candidates(scop, deps)
 
 
-def test_doitgen_is_one_kernel_with_the_temporary_on_the_device_only(tmp_path):
+def test_doitgen_runs_its_r_q_p_in_parallel_with_the_temporary_on_the_device_only(tmp_path):
     status, messages = polypragma(KERNELS / "doitgen.c", tmp_path, ["--target", "cuda", "--explain"])
     assert status == 0, messages
     unit = (tmp_path / "doitgen.polypragma.cu").read_text()
     host = unit[unit.index("int polypragma_doitgen_region0("):]
-    assert len(re.findall(r"<<<grid, block>>>", host)) == 1
-    assert "for (int c0" not in host  # no host loop around the launch
+    # the (r, q) band distributed over its two nests (gpu/distribute.py): a kernel each, over r, q and p
+    assert len(re.findall(r"<<<grid, block>>>", host)) == 2
+    assert "for (int c0" not in host  # no host loop around the launches
+    assert messages.count("the outer 3 parallel loop(s) of its band are tiled") == 2
     assert "sum: privatised as sum_private (one copy per iteration of the parallel loop(s) r, q)" in messages
     assert "sum_private: device only" in messages
-    assert re.search(r"if \(.*== nr && .*== nq && .*== np\)\n\s*sum\[k5\] = sum_private\[", unit)
+    # the copy back of the last (r, q)'s values, from the thread's registers
+    assert re.search(r"if \(.*== nr && .*== nq && .*== np\)\n\s*sum\[[^]]*\] = private_sum_private\[", unit)
     # without live-range reordering: a launch per (r, q) pair, inside two host loops
     status, messages = polypragma(KERNELS / "doitgen.c", tmp_path / "old",
                                   ["--target", "cuda", "--no-live-range-reordering"])

@@ -33,6 +33,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polypragma import timing
+from polypragma.gpu.distribute import distributed
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
@@ -488,7 +489,7 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None,
                reductions: ReductionDependences | None = None) -> GpuMapping:
-    marked, placed = place_kernels(schedule, reductions)
+    marked, placed = place_kernels(distributed(schedule), reductions)
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
     for index, mapped in placed:

@@ -136,8 +136,9 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
-    # a thread's own copies (an expansion along the source's loops is read by later kernels)
-    copies = {p.copy for p in privatised if not p.source_loops}
+    # a thread's own copies: not an expansion along the source's loops, read by later kernels, nor a
+    # copy whose nest was distributed over several kernels (gpu/distribute.py)
+    copies = {p.copy for p in privatised if not p.source_loops and _kernels_using(scop, mapping, p.copy) == 1}
     every = tuple(replace(a, private_copy=a.name in copies) for a in device_arrays(scop, deps))
     arrays = tuple(a for a in every if a.buffer is None)
     members = tuple(a for a in every if a.buffer is not None)
@@ -172,6 +173,12 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
                      tuple(sorted(constant)), privatised=privatised, members=members, choices=tuple(choices),
                      notes=notes)
+
+
+def _kernels_using(scop: Scop, mapping, array: str) -> int:
+    """How many kernels of ``mapping`` run a statement that accesses ``array``."""
+    users = {r.statement for r in scop.references if r.array == array}
+    return sum(1 for k in mapping.kernels if users.intersection(k.statements))
 
 
 def _promoted(memory: KernelMemory) -> int:
