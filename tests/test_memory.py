@@ -325,3 +325,17 @@ def test_a_tile_written_before_it_is_read_is_not_copied_in(tmp_path):
     assert status == 0, messages
     code = (tmp_path / "fdtd" / "fdtd_2d.polypragma.cu").read_text()
     assert re.search(r"shared_ey\[[^]]+\]\[[^]]+\] = ey\[", code)
+
+
+def test_registers_a_thread_resets_before_it_reads_them_are_not_copied_in(tmp_path):
+    # 2mm's tmp[i][j] = 0 before tmp[i][j] += alpha * A[i][k] * B[k][j]: the thread's register tile of
+    # tmp is written before any read, so it is copied out only; D's (D *= beta first reads it) is copied in
+    status, messages = polypragma(KERNELS / "mm2.c", tmp_path, ["--target", "cuda"])
+    assert status == 0, messages
+    code = (tmp_path / "mm2.polypragma.cu").read_text()
+    first = code[code.index("__global__ void polypragma_mm2_region0_kernel0("):code.index("__global__ void polypragma_mm2_region1_kernel0(")]
+    second = code[code.index("__global__ void polypragma_mm2_region1_kernel0("):code.index("int polypragma_mm2_region0(")]
+    assert "private_tmp[0][0] +=" in first or "private_tmp[0][0] =" in first
+    assert not re.search(r"private_tmp\[[^]]+\]\[[^]]+\] = tmp\[", first), first
+    assert re.search(r"\btmp\[[^]]+\] = private_tmp\[", first), first
+    assert re.search(r"private_D\[[^]]+\]\[[^]]+\] = D\[", second), second

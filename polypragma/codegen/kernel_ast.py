@@ -185,8 +185,9 @@ class KernelTree:
         self.kinds: dict[str, Copy | Barrier] = {}  # the statements of copies and barriers, by name
         self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
         self._spec = None  # (domain, root spec): the tree's statements and shape, built once
-        # { R -> W }: instances of one tile, W before R in the original order (shared_copy's, built once)
-        self._earlier_in_tile: isl.UnionMap | None = None
+        # { R -> W }: instances of one tile (of all its coordinates: shared_copy's; of the mapped ones:
+        # private_copy's), W before R in the original order, built once for each
+        self._earlier_in_tile: dict[bool, isl.UnionMap] = {}
         # the computations' instances in the tree, their tiles and their points: those of the block's
         # tiles, or padded to whole register tiles where that is safe (polypragma.codegen.padded_tiles)
         self.computed = self.domain
@@ -239,13 +240,15 @@ class KernelTree:
         tiles = self.tiles if inside else self.mapped_tiles
         return isl.UnionSet.from_set(self._statement(name, Barrier(), tiles))
 
-    def _written_in_tile(self, group: Group) -> isl.UnionMap:
+    def _written_in_tile(self, group: Group, mapped: bool = False) -> isl.UnionMap:
         """The reads of ``group`` (``{ R -> e }``, may-writes included) whose element a must-write of the
-        group writes before them, in the original order, in the same tile: its value is in the shared tile
-        already, so the copy-in need not bring it (a transpose's ``B[j][i]``, written and then read by
-        the fused kernel).  No other write of the element comes between: the kernel's schedule keeps the
-        order of every dependence and runs a tile's instances together.  Empty past
-        COPY_IN_OPERATIONS of isl's work (every read is then copied in, as before)."""
+        group writes before them, in the original order, in the same tile (``mapped``: the same tile of
+        the mapped loops, which a register copy spans): its value is in the shared tile or the thread's
+        registers already, so the copy-in need not bring it (a transpose's ``B[j][i]``, written and then
+        read by the fused kernel; doitgen's ``sum``, reset and then accumulated).  No other write of
+        the element comes between: the kernel's schedule keeps the order of every dependence and runs a
+        tile's instances together.  Empty past COPY_IN_OPERATIONS of isl's work (every read is then
+        copied in, as before)."""
         writes = union_of(isl.UnionMap.from_map(rel) for ref, rel in zip(group.references, group.relations)
                           if ref.is_write and ref.must)
         reads = group.relation("read")
@@ -253,13 +256,14 @@ class KernelTree:
             return isl.UnionMap.empty(reads.get_space())
         try:
             with bounded_operations(self.ctx, COPY_IN_OPERATIONS):
-                if self._earlier_in_tile is None:
+                if mapped not in self._earlier_in_tile:
                     order = self.scop.schedule.get_map().intersect_domain(self.domain)
                     before = order.lex_lt_union_map(order)  # { W -> R }: W first
-                    same = self.to_tiles.apply_range(self.to_tiles.reverse())  # { R -> W }: one tile
-                    self._earlier_in_tile = same.intersect(before.reverse())  # { R -> W }: W first, one tile
+                    tiles = _leading(self.to_tiles, 0, self.tiling.mapped) if mapped else self.to_tiles
+                    same = tiles.apply_range(tiles.reverse())  # { R -> W }: one tile
+                    self._earlier_in_tile[mapped] = same.intersect(before.reverse())  # { R -> W }: W first, one tile
                 by_element = reads.range_map().apply_range(writes.reverse())  # { [R -> e] -> W }: W writes e
-                earlier = reads.domain_map().apply_range(self._earlier_in_tile)
+                earlier = reads.domain_map().apply_range(self._earlier_in_tile[mapped])
                 return by_element.intersect(earlier).domain().unwrap()
         except isl.Error as exc:
             if not out_of_operations(exc):
@@ -348,13 +352,21 @@ class KernelTree:
         if group.array.private_copy:  # its values live and die inside the thread's iterations
             return None
         pieces = []
+        written = self._written_in_tile(group, mapped=True) if into else None
         for ref, rel in zip(group.references, group.relations):
             if (into and ref.is_write and ref.must) or (not into and not ref.is_write):
                 continue
+            accesses = isl.UnionMap.from_map(rel)
             key = _leading(self.to_tiles, 0, mapped).intersect_domain(
                 isl.UnionSet.from_set(set_named(self.domain, ref.statement)))
             key = key.flat_range_product(isl.UnionMap.from_map(self._slots(ref.statement, this_thread=True)))
-            pieces.append(key.reverse().apply_range(isl.UnionMap.from_map(rel)))
+            if written is not None and key.reverse().apply_range(accesses.subtract(written)).is_empty():
+                # every element this reference reads in the thread's tiles was written first by the thread
+                # (a reset before the sum): none to bring in.  A reference only some of whose reads are is
+                # copied in whole: the difference of the two, under a statement's conditions, can make the
+                # copy's AST blow up
+                continue
+            pieces.append(key.reverse().apply_range(accesses))
         relation = union_of(pieces)
         if relation is None or relation.is_empty():
             return None
