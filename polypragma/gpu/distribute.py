@@ -43,7 +43,7 @@ def _walk(node: isl.ScheduleNode) -> isl.ScheduleNode:
     return node
 
 
-def _coincident(node: isl.ScheduleNode) -> int:
+def leading_coincident(node: isl.ScheduleNode) -> int:
     """How many leading members of band ``node`` are parallel."""
     count = 0
     while count < node.band_n_member() and node.band_member_get_coincident(count):
@@ -56,7 +56,7 @@ def _distributable(node: isl.ScheduleNode) -> bool:
     sequence (or set) of at least two nests that each begin with a parallel member: each nest's
     kernel then maps more loops than the band's does, and none is left without one."""
     n = node.band_n_member()
-    if n >= MAPPED or _coincident(node) < n:
+    if n >= MAPPED or leading_coincident(node) < n:
         return False
     child = node.child(0)
     if child.get_type() not in (isl.schedule_node_type.sequence, isl.schedule_node_type.set) \
@@ -64,7 +64,7 @@ def _distributable(node: isl.ScheduleNode) -> bool:
         return False
     for k in range(child.n_children()):
         nest = child.child(k).child(0)
-        if nest.get_type() != isl.schedule_node_type.band or not _coincident(nest):
+        if nest.get_type() != isl.schedule_node_type.band or not leading_coincident(nest):
             return False
     return True
 

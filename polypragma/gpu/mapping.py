@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polypragma import timing
-from polypragma.gpu.distribute import distributed
+from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
@@ -160,13 +160,6 @@ def _has_coincident(node: isl.ScheduleNode) -> bool:
     return found
 
 
-def _leading_coincident(node: isl.ScheduleNode) -> int:
-    count = 0
-    while count < node.band_n_member() and node.band_member_get_coincident(count):
-        count += 1
-    return count
-
-
 def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None) \
         -> tuple[isl.Schedule, list[tuple[int, int]]]:
     """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members).
@@ -217,13 +210,13 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
         if kind in (isl.schedule_node_type.band,):
             if not has_parallel(node):
                 return mark(node, 0)
-            lead = _leading_coincident(node)
+            lead = leading_coincident(node)
             if lead:
-                return mark(node, min(lead, 3))
+                return mark(node, min(lead, MAPPED))
             # loops parallel only as reductions serve where no loop of the subtree is parallel (it would
             # run on one thread): a parallel loop keeps the sum in order in each thread, without atomics
             by_reduction = not _has_coincident(node)
-            lead = min(reduction_lead(node), 3) if by_reduction else 0
+            lead = min(reduction_lead(node), MAPPED) if by_reduction else 0
             if lead:
                 for k in range(lead):
                     node = node.band_member_set_coincident(k, True)
