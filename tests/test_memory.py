@@ -339,3 +339,22 @@ def test_registers_a_thread_resets_before_it_reads_them_are_not_copied_in(tmp_pa
     assert not re.search(r"private_tmp\[[^]]+\]\[[^]]+\] = tmp\[", first), first
     assert re.search(r"\btmp\[[^]]+\] = private_tmp\[", first), first
     assert re.search(r"private_D\[[^]]+\]\[[^]]+\] = D\[", second), second
+
+
+def test_a_stencils_many_neighbours_share_one_tile_with_its_halo(tmp_path):
+    # convolution_2d's nine reads of A, translates of each other by one element: past the six groups
+    # whose merges are tried, they are joined first (memory._translates_joined), one 34x34 tile for the
+    # 32x32 of the kernel, and the cost model counts them so (17.56 sectors, not 80)
+    status, messages = polypragma(KERNELS / "convolution_2d.c", tmp_path, ["--target", "cuda", "--explain"],
+                                  ["-DNI=200", "-DNJ=200"])
+    assert status == 0, messages
+    assert "A (9 reference(s), read, line(s) 31): shared memory: reuse within a tile: tile 34x34" in messages
+    assert "(A in shared memory; B in global memory)" in messages
+    code = (tmp_path / "convolution_2d.polypragma.cu").read_text()
+    assert "__shared__ double shared_A[34][34];" in code
+    # heat_3d's ten reads would copy a 6x10x34 tile for its 4x8x32 one, twice the elements it computes on:
+    # they stay apart (and global), as before
+    status, messages = polypragma(KERNELS / "heat_3d.c", tmp_path / "heat", ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "A (10 reference(s)" not in messages
+    assert messages.count("A (1 reference(s), read, line(s) 18): global memory") == 10

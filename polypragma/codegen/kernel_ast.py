@@ -280,6 +280,11 @@ class KernelTree:
         if per_tile is None or per_tile.is_empty():
             return None
         elements = isl.Map.from_union_map(per_tile).intersect_domain(self.tiles)
+        if into and group.stencil and not group.writes and elements.n_basic_map() > 1:
+            # the tile of reads translated from each other (a stencil's neighbours): the elements of its
+            # hull, a few more than it reads (the corners a 5-point stencil skips, all inside the array:
+            # between elements it reads), where the exact union makes the copy's AST slow to build
+            elements = isl.Map.from_basic_map(elements.simple_hull()).intersect_domain(self.tiles)
         domain = self._statement(name, Copy(group, into), elements.wrap().flatten())
         space = domain.get_space()
         tiles, mapped = self.tiling.tiles, self.tiling.mapped

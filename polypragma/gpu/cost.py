@@ -50,7 +50,7 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import SEQUENTIAL_TILE
-from polypragma.gpu.memory import ELEMENT_SIZES, MAX_MERGE_GROUPS, MemoryOptions, Moves, bank_padding
+from polypragma.gpu.memory import ELEMENT_SIZES, HALO, HALO_GROWTH, MAX_MERGE_GROUPS, Groups, MemoryOptions, Moves, bank_padding
 from polypragma.gpu.sizes import WARP, KernelSizes, SizeOptions, warp_shape
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
@@ -358,16 +358,34 @@ class KernelModel:
         stride = ref.strides[member]
         return stride is None or (stride is not NO_STEP and any(stride))
 
-    def groups(self, name: str) -> list[tuple[int, ...]]:
+    def groups(self, name: str, tile: dict[int, int]) -> list[tuple[int, ...]]:
         """The references to ``name`` that memory.py places together (by index): all of them, unless
         none writes and there are more than MAX_MERGE_GROUPS (memory.py joins references that overlap
         a write, and tries no merge past that many groups: heat_3d's ten reads of A stay apart), or
         none writes and their elements are not at constant offsets from each other (memory.py joins
-        reads only where their tiles overlap: syrk's ``A[i][k]`` and ``A[j][k]`` stay apart)."""
-        refs = self.references[name]
-        if any(r.is_write for r in refs) or (len(refs) <= MAX_MERGE_GROUPS and self._offsets[name] is not None):
+        reads only where their tiles overlap: syrk's ``A[i][k]`` and ``A[j][k]`` stay apart).  Past
+        MAX_MERGE_GROUPS, reads at constant offsets are joined where they are at most HALO apart along
+        each dimension and the box of their union in ``tile`` is at most HALO_GROWTH times one's, as
+        memory.py joins a stencil's translated references (convolution_2d's nine, not heat_3d's ten)."""
+        refs, offsets = self.references[name], self._offsets[name]
+        if any(r.is_write for r in refs) or (len(refs) <= MAX_MERGE_GROUPS and offsets is not None):
             return [tuple(range(len(refs)))]
-        return [(k,) for k in range(len(refs))]
+        if offsets is None:
+            return [(k,) for k in range(len(refs))]
+        near = Groups(len(refs))
+        for a in range(len(refs)):
+            for b in range(a + 1, len(refs)):
+                if all(abs(x - y) <= HALO for x, y in zip(offsets[a], offsets[b])):
+                    near.join(a, b)
+        out: list[tuple[int, ...]] = []
+        for members in near.classes():
+            whole, one = self.box(name, tuple(members), tile), self.box(name, tuple(members[:1]), tile)
+            if len(members) == 1 or (whole is not None and one is not None
+                                     and math.prod(whole) <= HALO_GROWTH * math.prod(one)):
+                out.append(tuple(members))
+            else:
+                out += [(k,) for k in members]
+        return out
 
     def box(self, name: str, members: tuple[int, ...], tile: dict[int, int]) -> list[int] | None:
         """The extents of the box of the elements the references ``members`` to ``name`` touch in one
@@ -459,7 +477,7 @@ class KernelModel:
         budget = self.options.max_shared if self.options.shared else 0
         groups, wavefronts, registers, shared = [], 0.0, BASE_REGISTERS, 0
         block_warps = -(-threads // WARP)
-        for name, members in ((n, m) for n in sorted(self.references) for m in self.groups(n)):
+        for name, members in ((n, m) for n in sorted(self.references) for m in self.groups(n, tile)):
             refs = [self.references[name][m] for m in members]
             array = refs[0].array
             size = ELEMENT_SIZES.get(array.device_type, 8)

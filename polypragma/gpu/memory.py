@@ -45,6 +45,11 @@ MAX_OPERATIONS = 3_000_000  # isl operations the analysis of one kernel may take
 # isl operations the exact box of one group's tile may take (about 0.1-0.3 s), before the simple hull's
 BOX_OPERATIONS = 100_000
 MAX_MERGE_GROUPS = 6  # groups of one array past which no merge is tried (each try computes boxes)
+HALO = 4  # farthest apart, along a dimension, that a stencil's translated references are joined first
+# and only where the box of their union is at most this much larger than one's: convolution_2d's 34x34
+# for its 32x32 tile (1.13), not heat_3d's 6x10x34 for 4x8x32 (2.0), which copied twice the elements it
+# computes on; its ten reads stay apart, in global memory (and the L1 cache)
+HALO_GROWTH = 1.25
 BANKS = 32
 
 ELEMENT_SIZES = {
@@ -99,6 +104,9 @@ class Group:
     function: isl.Map | None = None
     name: str = ""  # the variable in the kernel
     needed_bytes: int = 0  # shared memory it was worth staging through but did not fit in (its padded tile)
+    # reads translated from each other by a few elements (a stencil's neighbours, _translates_joined):
+    # their tile is copied in as the box (codegen/kernel_ast.py), not as the exact union of their elements
+    stencil: bool = False
 
     @property
     def writes(self) -> bool:
@@ -214,8 +222,8 @@ def _sizeof(array: DeviceArray) -> int | None:
     return ELEMENT_SIZES.get(array.device_type)
 
 
-class _Groups:
-    """Union-find over the references of one array."""
+class Groups:
+    """Union-find over the references of one array (or over their groups)."""
 
     def __init__(self, n: int):
         self.parent = list(range(n))
@@ -597,7 +605,7 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
     tiling = kernel.tiling
     to_mapped = _project_tiles(tiling.to_tiles, tiling.mapped)
     per_tile = [to_mapped.reverse().apply_range(isl.UnionMap.from_map(rel)) for rel in relations]
-    sets = _Groups(len(refs))
+    sets = Groups(len(refs))
     for a in range(len(refs)):
         for b in range(a + 1, len(refs)):
             if (refs[a].is_write or refs[b].is_write) and refs[a].node is refs[b].node:
@@ -625,6 +633,18 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
         box = _box(access, names)
         return math.prod(box[1]) if box else None
 
+    stencils: set[tuple[int, ...]] = set()
+    if len(classes) > MAX_MERGE_GROUPS:
+        joined = []
+        for members in _translates_joined(classes, relations):
+            whole, one = box_size(members), box_size(members[:1])
+            if len(members) == 1 or (whole is not None and one is not None and whole <= HALO_GROWTH * one):
+                joined.append(members)
+                if len(members) > 1:
+                    stencils.add(tuple(members))
+            else:
+                joined += [[k] for k in members]
+        classes = joined
     merged = len(classes) <= MAX_MERGE_GROUPS
     while merged and len(classes) > 1:
         merged = False
@@ -639,7 +659,34 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
                     break
             if merged:
                 break
-    return [Group(array, [refs[k] for k in members], [relations[k] for k in members]) for members in classes]
+    return [Group(array, [refs[k] for k in members], [relations[k] for k in members],
+                  stencil=tuple(members) in stencils) for members in classes]
+
+
+def _translates_joined(classes: list[list[int]], relations: list[isl.Map]) -> list[list[int]]:
+    """``classes`` with those of one reference joined where the references are translates of each
+    other by at most HALO elements along each dimension (:func:`_translate`): a stencil's neighbours,
+    whose union box is the tile and its halo, far smaller than a box each (the caller keeps the joined
+    ones whose box grows by at most HALO_GROWTH).  Without it, past
+    MAX_MERGE_GROUPS no merge is tried and convolution_2d's nine reads of A stayed in global memory,
+    each its own group."""
+    sets = Groups(len(classes))
+    for a in range(len(classes)):
+        for b in range(a + 1, len(classes)):
+            if len(classes[a]) == 1 and len(classes[b]) == 1 \
+                    and _near_translate(relations[classes[a][0]], relations[classes[b][0]]):
+                sets.join(a, b)
+    return [sorted(k for c in members for k in classes[c]) for members in sets.classes()]
+
+
+def _near_translate(relation: isl.Map, other: isl.Map) -> bool:
+    """Whether ``relation`` is ``other`` moved by a constant vector of at most HALO along each
+    dimension."""
+    if not _translate(relation, other):
+        return False
+    vector = other.reverse().apply_range(relation).deltas()
+    return all(abs(vector.plain_get_val_if_fixed(isl.dim_type.set, d).to_python()) <= HALO
+               for d in range(vector.dim(isl.dim_type.set)))
 
 
 def _project_tiles(to_tiles: isl.UnionMap, keep: int) -> isl.UnionMap:
