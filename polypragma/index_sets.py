@@ -14,7 +14,8 @@ Which hyperplanes: for each statement with loops in sequence outside its paralle
 of the whole, the dependences between its own instances within one iteration of its outer loops (all
 but the innermost of the sequential ones, counted from the source's loops), and of those the
 equalities of the affine hull of their sources or of their sinks that the domain does not imply: the
-sets the dependences leave from or arrive at when they are thinner than the domain.  Each piece
+sets the dependences leave from or arrive at when they are thinner than the domain, where the loops'
+coefficients are -1, 0 or 1 (a row, a column, an element: :func:`_unit`).  Each piece
 becomes a statement of its own (:func:`pieces`: its domain, a copy of the body, its references), so
 isl gives it its own schedule and later stages its own kernels; the driver keeps the pieces where no
 statement runs more loops in sequence outside its parallel ones and some run fewer.
@@ -79,7 +80,7 @@ def hyperplanes(scop: Scop, dependences: isl.UnionMap, outside: dict[str, int]) 
             for end in (piece.domain(), piece.range()):
                 for constraint in end.affine_hull().gist(hull).get_constraints():
                     aff = constraint.get_aff()
-                    if not constraint.is_equality() or not _involves_inner(aff, fixed, n):
+                    if not constraint.is_equality() or not _involves_inner(aff, fixed, n) or not _unit(aff, n):
                         continue
                     aff = _oriented(aff, n)
                     if not any(aff.plain_is_equal(other) for other in found):
@@ -175,6 +176,13 @@ def _same_outer(domain: isl.Set, fixed: int) -> isl.Map:
 def _involves_inner(aff: isl.Aff, fixed: int, n: int) -> bool:
     """Whether ``aff`` involves one of the loops from ``fixed`` inwards."""
     return any(not aff.get_coefficient_val(isl.dim_type.in_, d).is_zero() for d in range(fixed, n))
+
+
+def _unit(aff: isl.Aff, n: int) -> bool:
+    """Whether ``aff``'s coefficients on the loops are -1, 0 or 1 (``i - k``, ``j - p``, ``i``): a
+    row, a column or an element.  A hyperplane such as ``2 i3 - m`` (every other instance of a strided
+    loop) cut a random program into pieces whose kernels' ASTs took isl 40 s to build."""
+    return all(abs(aff.get_coefficient_val(isl.dim_type.in_, d).to_python()) <= 1 for d in range(n))
 
 
 def _oriented(aff: isl.Aff, n: int) -> isl.Aff:

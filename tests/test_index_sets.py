@@ -105,3 +105,18 @@ def test_a_split_without_gain_is_not_kept(tmp_path):
     # --no-reschedule keeps the original schedule: nothing to split
     unit, messages = _launches(tmp_path / "kept", "floyd_warshall", ["-DN=60"], ["--no-reschedule"])
     assert "_part" not in unit
+
+
+def test_only_rows_columns_and_elements_are_cut(tmp_path):
+    # x[p] is written where i = p: cut there (3 pieces: before, at and after p)
+    scop = model(tmp_path, "  for (i = 0; i < n; i++)\n    x[i] = x[i] + 0.5 * x[p];", "int n, int p, double x[n]")
+    deps = dependences.compute(scop)
+    cuts = index_sets.hyperplanes(scop, deps.all, {"S_0": 1})
+    assert [a.to_str() for a in cuts["S_0"]] == ["[n, p] -> { S_0[i] -> [(-p + i)] }"]
+    # written where 2i = p: a hyperplane of every other instance, not cut (such pieces of a random
+    # program's strided loops made the kernels' ASTs take isl 40 s)
+    (tmp_path / "strided").mkdir()
+    scop = model(tmp_path / "strided", "  for (i = 0; i < n; i++)\n    x[2 * i] = x[2 * i] + 0.5 * x[p];",
+                 "int n, int p, double x[2 * n]")
+    deps = dependences.compute(scop)
+    assert index_sets.hyperplanes(scop, deps.all, {"S_0": 1}) == {}

@@ -680,13 +680,17 @@ def _translates_joined(classes: list[list[int]], relations: list[isl.Map]) -> li
 
 
 def _near_translate(relation: isl.Map, other: isl.Map) -> bool:
-    """Whether ``relation`` is ``other`` moved by a constant vector of at most HALO along each
+    """Whether ``relation`` is ``other`` moved by a vector of integers of at most HALO along each
     dimension."""
     if not _translate(relation, other):
         return False
     vector = other.reverse().apply_range(relation).deltas()
-    return all(abs(vector.plain_get_val_if_fixed(isl.dim_type.set, d).to_python()) <= HALO
-               for d in range(vector.dim(isl.dim_type.set)))
+    for d in range(vector.dim(isl.dim_type.set)):
+        value = vector.plain_get_val_if_fixed(isl.dim_type.set, d)
+        # not a number where the vector depends on the parameters (A[i][n - 1] and A[i][0])
+        if not value.is_int() or abs(value.to_python()) > HALO:
+            return False
+    return True
 
 
 def _project_tiles(to_tiles: isl.UnionMap, keep: int) -> isl.UnionMap:
