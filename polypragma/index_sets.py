@@ -15,7 +15,8 @@ of the whole, the dependences between its own instances within one iteration of 
 but the innermost of the sequential ones, counted from the source's loops), and of those the
 equalities of the affine hull of their sources or of their sinks that the domain does not imply: the
 sets the dependences leave from or arrive at when they are thinner than the domain, where the loops'
-coefficients are -1, 0 or 1 (a row, a column, an element: :func:`_unit`).  Each piece
+coefficients are -1, 0 or 1 (a row, a column, an element: :func:`_unit`), of statements whose loops have
+no step (:func:`_strided`).  Each piece
 becomes a statement of its own (:func:`pieces`: its domain, a copy of the body, its references), so
 isl gives it its own schedule and later stages its own kernels; the driver keeps the pieces where no
 statement runs more loops in sequence outside its parallel ones and some run fewer.
@@ -68,7 +69,7 @@ def hyperplanes(scop: Scop, dependences: isl.UnionMap, outside: dict[str, int]) 
     result: dict[str, list[isl.Aff]] = {}
     for statement in scop.statements:
         count = outside.get(statement.name, 0)
-        if not count:
+        if not count or _strided(statement.domain):
             continue
         domain = statement.domain
         n = domain.dim(isl.dim_type.set)
@@ -176,6 +177,15 @@ def _same_outer(domain: isl.Set, fixed: int) -> isl.Map:
 def _involves_inner(aff: isl.Aff, fixed: int, n: int) -> bool:
     """Whether ``aff`` involves one of the loops from ``fixed`` inwards."""
     return any(not aff.get_coefficient_val(isl.dim_type.in_, d).is_zero() for d in range(fixed, n))
+
+
+def _strided(domain: isl.Set) -> bool:
+    """Whether ``domain`` has a loop with a step (an existential variable: ``i3 += 3``): its pieces would
+    add their hyperplanes to its congruences, and those of random programs took isl's scheduler 7 s and
+    its AST generation 48 s (the kernels then gave up their shared memory) for nothing a row or a column
+    of a plain nest needs."""
+    basics = domain.get_basic_set_list()
+    return any(basics.get_at(k).dim(isl.dim_type.div) for k in range(basics.n_basic_set()))
 
 
 def _unit(aff: isl.Aff, n: int) -> bool:
