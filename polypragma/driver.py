@@ -346,8 +346,8 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     """The schedule, with live-range reordering and, for the GPU targets and OpenMP, the temporaries privatised
     along the parallel loops that carry their anti and output dependences (polypragma.privatise):
     (schedule result, model, dependences, privatised arrays, notes for --explain).  The model and the
-    dependences are the rewritten ones when arrays were privatised or statements split; the parallel members are then those that carry no
-    dependence of the rewritten program.
+    dependences are the rewritten ones when arrays were privatised or statements split; the parallel
+    members are then those that carry no dependence of the rewritten program.
 
     Where that schedule keeps loops sequential outside the parallel ones, the GPU targets also try the
     scalar temporaries expanded along the loops of the source whose iterations each use their own values

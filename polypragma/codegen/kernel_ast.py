@@ -357,7 +357,7 @@ class KernelTree:
         if group.array.private_copy:  # its values live and die inside the thread's iterations
             return None
         pieces = []
-        written = self._written_in_tile(group, mapped=True) if into else None
+        written = self._written_in_tile(group, mapped=True) if into and group.writes else None
         for ref, rel in zip(group.references, group.relations):
             if (into and ref.is_write and ref.must) or (not into and not ref.is_write):
                 continue

@@ -50,7 +50,8 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import SEQUENTIAL_TILE
-from polypragma.gpu.memory import ELEMENT_SIZES, HALO, HALO_GROWTH, MAX_MERGE_GROUPS, Groups, MemoryOptions, Moves, bank_padding
+from polypragma.gpu.memory import (ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, Groups, MemoryOptions, Moves, bank_padding,
+                                   halo_kept)
 from polypragma.gpu.sizes import WARP, KernelSizes, SizeOptions, warp_shape
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
@@ -377,11 +378,13 @@ class KernelModel:
             for b in range(a + 1, len(refs)):
                 if all(abs(x - y) <= HALO for x, y in zip(offsets[a], offsets[b])):
                     near.join(a, b)
+        def size(members: list[int]) -> int | None:
+            box = self.box(name, tuple(members), tile)
+            return math.prod(box) if box is not None else None
+
         out: list[tuple[int, ...]] = []
         for members in near.classes():
-            whole, one = self.box(name, tuple(members), tile), self.box(name, tuple(members[:1]), tile)
-            if len(members) == 1 or (whole is not None and one is not None
-                                     and math.prod(whole) <= HALO_GROWTH * math.prod(one)):
+            if len(members) == 1 or halo_kept(members, size):
                 out.append(tuple(members))
             else:
                 out += [(k,) for k in members]

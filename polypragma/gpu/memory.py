@@ -633,18 +633,9 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
         box = _box(access, names)
         return math.prod(box[1]) if box else None
 
-    stencils: set[tuple[int, ...]] = set()
+    stencils: list[list[int]] = []
     if len(classes) > MAX_MERGE_GROUPS:
-        joined = []
-        for members in _translates_joined(classes, relations):
-            whole, one = box_size(members), box_size(members[:1])
-            if len(members) == 1 or (whole is not None and one is not None and whole <= HALO_GROWTH * one):
-                joined.append(members)
-                if len(members) > 1:
-                    stencils.add(tuple(members))
-            else:
-                joined += [[k] for k in members]
-        classes = joined
+        classes, stencils = _translates_joined(classes, relations, box_size)
     merged = len(classes) <= MAX_MERGE_GROUPS
     while merged and len(classes) > 1:
         merged = False
@@ -660,23 +651,43 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
             if merged:
                 break
     return [Group(array, [refs[k] for k in members], [relations[k] for k in members],
-                  stencil=tuple(members) in stencils) for members in classes]
+                  stencil=members in stencils) for members in classes]
 
 
-def _translates_joined(classes: list[list[int]], relations: list[isl.Map]) -> list[list[int]]:
+def _translates_joined(classes: list[list[int]], relations: list[isl.Map], size) \
+        -> tuple[list[list[int]], list[list[int]]]:
     """``classes`` with those of one reference joined where the references are translates of each
-    other by at most HALO elements along each dimension (:func:`_translate`): a stencil's neighbours,
-    whose union box is the tile and its halo, far smaller than a box each (the caller keeps the joined
-    ones whose box grows by at most HALO_GROWTH).  Without it, past
-    MAX_MERGE_GROUPS no merge is tried and convolution_2d's nine reads of A stayed in global memory,
-    each its own group."""
+    other by at most HALO elements along each dimension (:func:`_translate`) and :func:`halo_kept`
+    keeps them (``size``: the box size of references, by index): a stencil's neighbours, whose union
+    box is the tile and its halo, far smaller than a box each; and the joined classes.  Classes of
+    several references (joined by a write) stay as they are.  Without it, past MAX_MERGE_GROUPS no
+    merge is tried and convolution_2d's nine reads of A stayed in global memory, each its own group."""
     sets = Groups(len(classes))
     for a in range(len(classes)):
         for b in range(a + 1, len(classes)):
             if len(classes[a]) == 1 and len(classes[b]) == 1 \
                     and _near_translate(relations[classes[a][0]], relations[classes[b][0]]):
                 sets.join(a, b)
-    return [sorted(k for c in members for k in classes[c]) for members in sets.classes()]
+    result, stencils = [], []
+    for members in sets.classes():
+        if len(members) == 1:
+            result.append(classes[members[0]])
+            continue
+        references = sorted(classes[c][0] for c in members)
+        if halo_kept(references, size):
+            result.append(references)
+            stencils.append(references)
+        else:
+            result += [classes[c] for c in members]
+    return result, stencils
+
+
+def halo_kept(members: list[int], size) -> bool:
+    """Whether the references ``members``, translates of each other, stay one group: the box of their
+    union (``size``: the box size of references, by index; None where unknown) at most HALO_GROWTH
+    times the first's (memory.py's grouping and the cost model's alike)."""
+    whole, one = size(members), size(members[:1])
+    return whole is not None and one is not None and whole <= HALO_GROWTH * one
 
 
 def _near_translate(relation: isl.Map, other: isl.Map) -> bool:
