@@ -81,12 +81,18 @@ def test_the_transposed_access_of_mvt_is_not_coalesced(tmp_path):
     # per tile of work (256 points x the 32 of j): 8 warps x 32 steps x 32 sectors of A, and y1's 32
     # elements (8 sectors) once
     assert wide.work == 256 * 32 and wide.global_sectors == 8 * 32 * 32 + 8
-    # a tile of 128 stages A's 128x32 tile (33792 bytes with the padding) and reads it in rows
+    # a tile of 256 with j tiled by 16 stages A's 256x16 tile (34816 bytes with the padding) and reads it
+    # in rows: 6 blocks of 8 warps an SM, where the 128x32 tiles of j tiled by 32 take as many bytes for
+    # half the threads (occupancy 38%)
     chosen = region.choices[0].best
-    assert chosen.candidate == Candidate((0,), KernelSizes((128,), (128,), (65535,)))
+    assert chosen.candidate == Candidate((0,), KernelSizes((256,), (256,), (65535,), (16,)))
     a = by_array(chosen)["A"]
-    assert (a.where, a.shared_bytes, a.sectors) == ("shared memory", 128 * 33 * 8, 128 * 8)
-    assert kernel.sizes.tile == (128,)
+    assert (a.where, a.shared_bytes, a.sectors) == ("shared memory", 256 * 17 * 8, 256 * 4)
+    assert (chosen.blocks_per_sm, chosen.occupancy) == (6, 0.75)
+    narrow = next(e for e in region.choices[0].estimates
+                  if e.candidate == Candidate((0,), KernelSizes((128,), (128,), (65535,))))
+    assert (by_array(narrow)["A"].shared_bytes, narrow.occupancy) == (128 * 33 * 8, 0.375)
+    assert kernel.sizes.tile == (256,) and kernel.tiling.tile_sizes == (256, 16)
 
 
 def test_matrix_product_takes_a_register_tile_of_4x4(tmp_path):
@@ -110,9 +116,15 @@ def test_matrix_product_takes_a_register_tile_of_4x4(tmp_path):
     assert best.shared_wavefronts * 32 / best.work == (8 * 8 * 32 + 16 * 8 + 16 * 8) * 32 / (64 * 64 * 32)
     # 4x4 points a thread: 16 of C (2 words each), 4 rows of A and 4 columns of B a step
     assert best.registers == 80 and (best.blocks_per_sm, best.occupancy) == (3, 0.375)
+    # k tiled by 16 would cost the same per point in half the shared memory, which does not bound the
+    # blocks here (the registers do): the tiles of 32 stay (half the barriers), and no estimate names it
+    short = KernelModel(scop, region.arrays, kernel.band, 2, 1, MemoryOptions()).estimate(
+        Candidate((0, 1), KernelSizes((64, 64), (16, 16), (65535, 65535), (16,))))
+    assert short.score == best.score and short.shared_bytes < best.shared_bytes and short.blocks_per_sm == 3
+    assert not any(e.candidate.sizes.sequential for e in choice.estimates)
     # blocks of 16x32 (4x2 points) read B's 32 consecutive doubles in two wavefronts, for half the points
-    wide = choice.runner_up
-    assert wide.candidate.sizes.block == (16, 32) and wide.shared_wavefronts > 1.8 * best.shared_wavefronts
+    wide = next(e for e in choice.estimates if e.candidate.sizes.block == (16, 32) and not e.candidate.sizes.sequential)
+    assert wide.shared_wavefronts > 1.8 * best.shared_wavefronts and wide.score > best.score
     default = next(e for e in choice.estimates if e.candidate.sizes.tile == (32, 32) and e.candidate.order == (0, 1)
                    and e.candidate.sizes.block == (8, 32))
     assert default.global_sectors * 32 / default.work == 0.5 and default.score > best.score

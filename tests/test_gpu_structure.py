@@ -77,19 +77,42 @@ def _dumped(messages: str) -> str:
     return line[line.index("{"):]
 
 
-@pytest.mark.parametrize("name", ["column_scale", "gemm"])
+@pytest.mark.parametrize("name", ["column_scale", "gemm", "mvt"])
 def test_dumped_sizes_given_back_map_every_kernel_as_before(name, tmp_path):
     # the cost model maps column_scale's outer loop on x: the dump says so (order[1,0]), and the same
-    # map given back to --sizes gives the same file, where the sizes alone map the band in its order
+    # map given back to --sizes gives the same file, where the sizes alone map the band in its order;
+    # mvt's row-wise kernel tiles j by 16 (sequential[16]), which the sizes alone would tile by 32
     path = KERNELS / f"{name}.c"
     first, messages = cuda_unit(path, tmp_path / "model", "--dump-sizes")
     sizes = _dumped(messages)
     assert ("kernel[0] -> order[1,0]" in sizes) == (name == "column_scale")
+    assert ("kernel[0] -> sequential[16]" in sizes) == (name == "mvt")
     again, messages = cuda_unit(path, tmp_path / "again", "--dump-sizes", "--sizes", sizes)
     assert again == first and _dumped(messages) == sizes
-    if name == "column_scale":
-        without = re.sub(r"; kernel\[0\] -> order\[[0-9,]*\]", "", sizes)
-        assert cuda_unit(path, tmp_path / "without", "--sizes", without)[0] != first
+    for kind in ("order", "sequential"):
+        if f"kernel[0] -> {kind}[" in sizes:
+            without = re.sub(rf"; kernel\[0\] -> {kind}\[[0-9,]*\]", "", sizes)
+            assert cuda_unit(path, tmp_path / "without", "--sizes", without)[0] != first
+
+
+def test_sequential_tiles_the_user_sets_are_kept_and_checked(tmp_path):
+    # gemm's k tiled by 5: the last tile of k partial at every size below; the results are the original
+    # program's
+    path = KERNELS / "gemm.c"
+    status, messages = polypragma(path, tmp_path / "cl", ["--target", "opencl", "--no-fp-contract", "--explain",
+                                                          "--sizes", "{ kernel[0] -> sequential[5] }"])
+    assert status == 0, messages
+    assert "further loop(s) of its permutable band tiled by [5]" in messages, messages
+    status, messages = polypragma_process(path, tmp_path / "bad", ["--target", "cuda", "--sizes",
+                                                                   "{ kernel[0] -> sequential[0] }"])
+    assert status != 0 and "sequential sizes must be positive, got [0]" in messages, messages
+    if opencl_device() is None:
+        compile_c(generated_path(path, tmp_path / "cl"), tmp_path / "cl" / "prog", libs=["-lOpenCL"])
+        compile_c(path, tmp_path / "orig")
+        for args in (["1", "1", "1", "1"], ["7", "13", "19", "7"], ["42", "48", "52", "56"]):
+            got = run(tmp_path / "cl" / "prog", args, env={"POLYPRAGMA_DEVICE": "gpu"})
+            assert got.returncode == 0, got.stderr
+            assert outputs_match(run(tmp_path / "orig", args).stdout, got.stdout) is None
 
 
 def test_an_order_the_user_sets_is_kept_and_checked(tmp_path):

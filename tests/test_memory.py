@@ -198,8 +198,13 @@ def test_options_turn_placement_off_and_budget_limits_it(tmp_path):
     assert "__shared__" not in code and "__syncthreads" not in code
     where, _ = explain(tmp_path, "matmul", ["--no-private-memory"])
     assert where["C"][0].startswith("shared memory"), where
-    # room for one of the two 32x32 tiles (8 KiB, or 8448 bytes padded): the other stays in global memory
-    where, _ = explain(tmp_path, "matmul", ["--max-shared-memory", "8k"])
+    # room for one of the two 32x32 tiles (8 KiB, or 8448 bytes padded): the cost model tiles k by 16,
+    # and both 32x16 and 16x32 tiles fit
+    where, code = explain(tmp_path, "matmul", ["--max-shared-memory", "8k"])
+    assert all(where[a][0].startswith("shared memory") for a in "AB"), where
+    assert re.search(r"__shared__ double shared_A\[\d+\]\[16\];", code), code
+    # room for one of those: the other stays in global memory
+    where, _ = explain(tmp_path, "matmul", ["--max-shared-memory", "4k"])
     staged = [a for a in "AB" if where[a][0].startswith("shared memory")]
     assert len(staged) == 1, where
     (other,) = set("AB") - set(staged)
@@ -286,20 +291,20 @@ def test_promoted_names_say_where_data_lives_and_avoid_the_regions_names(tmp_pat
 
 def test_a_smaller_tile_stages_rows_read_along_x_through_shared_memory(tmp_path):
     # mvt's first kernel reads A[i][j] with i on threads.x: neighbouring threads are a row apart.  A tile
-    # of 256 (x the 32 of j) would need 67584 bytes of shared memory; the cost model takes 128, which
-    # fits, and every thread of the block copies A's tile, a warp along a row
+    # of 256 (x the 32 of j) would need 67584 bytes of shared memory; the cost model takes 256 with j
+    # tiled by 16, which fits, and every thread of the block copies A's tile, a warp along a row
     source = KERNELS / "mvt.c"
     status, messages = polypragma(source, tmp_path / "out", ["--target", "cuda", "--explain"])
     assert status == 0, messages
     where = placements(messages)
-    assert where["A"][0].startswith("shared memory: the global access is not coalesced: tile 128x32"), where
+    assert where["A"][0].startswith("shared memory: the global access is not coalesced: tile 256x16"), where
     first, second = messages.split("kernel 1 (")
-    assert "tile [128], block [128]" in first
-    assert "runner-up: loop 1 on x, tile [256], block [128]: 32.03 global sectors" in first
-    assert "not coalesced: A (32 sectors a warp where 9 would do)" in first
+    assert "tile [256], block [256]" in first and "further loop(s) of its permutable band tiled by [16]" in first
+    assert "runner-up: loop 1 on x, tile [128], block [128], loops in sequence tiled by [16]" in first
     # the kernel reading A down a column is coalesced as it is: A stays in global memory, 8 sectors a warp
     assert where["A"][1].startswith("global memory: no reuse within a tile and the global access is coalesced")
-    assert "chosen by the cost model of 3 candidates: loop 1 on x, tile [256], block [128]: 8.03 global" in second
+    assert ("chosen by the cost model of 6 candidates: loop 1 on x, tile [256], block [128], loops in sequence "
+            "tiled by [32]: 8.03 global") in second
     # sizes the user sets are kept, and the tile that does not fit says so
     status, messages = polypragma(source, tmp_path / "user", ["--target", "cuda", "--explain", "--tile-size", "256"])
     assert status == 0, messages

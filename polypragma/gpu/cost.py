@@ -43,16 +43,15 @@ Sizes the user gives win: the kernel then keeps its loops in order and the model
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 
 from polypragma import timing
 from polypragma.gpu.data import DeviceArray
-from polypragma.gpu.mapping import SEQUENTIAL_TILE
 from polypragma.gpu.memory import (ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, Groups, MemoryOptions, Moves, bank_padding,
                                    halo_kept)
-from polypragma.gpu.sizes import WARP, KernelSizes, SizeOptions, warp_shape
+from polypragma.gpu.sizes import SHORT_SEQUENTIAL_TILE, WARP, KernelSizes, SizeOptions, warp_shape
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
 
@@ -134,6 +133,8 @@ class Estimate:
     blocks_per_sm: int
     occupancy: float  # resident warps over MAX_WARPS_PER_SM
     score: float
+    sequential: tuple[int, ...] = ()  # the tiles of the members run in sequence
+
 
     def describe(self) -> str:
         """One line for --explain."""
@@ -151,7 +152,8 @@ class Estimate:
             f"{g.array} ({g.warp_sectors} sectors a warp where {g.coalesced_sectors} would do)"
             for g in self.groups if g.where != "shared memory" and not g.coalesced))
         bad = f"; not coalesced: {', '.join(uncoalesced)}" if uncoalesced else ""
-        return (f"{loops}, tile {list(c.sizes.tile)}, block {list(c.sizes.block)}: "
+        inner = f", loops in sequence tiled by {list(self.sequential)}" if self.sequential else ""
+        return (f"{loops}, tile {list(c.sizes.tile)}, block {list(c.sizes.block)}{inner}: "
                 f"{self.global_sectors * per32:.2f} global sectors and {self.shared_wavefronts * per32:.2f} shared "
                 f"wavefronts per 32 points ({places}{bad}); {self.shared_bytes} bytes of shared memory, about "
                 f"{self.registers} registers a thread, {self.blocks_per_sm} block(s) an SM (occupancy "
@@ -164,6 +166,7 @@ class Choice:
 
     estimates: tuple[Estimate, ...]
     user: bool = False
+    tried: int = 0  # candidates estimated (the estimates leave out shorter sequential tiles that gain nothing)
 
     @property
     def best(self) -> Estimate:
@@ -184,13 +187,15 @@ def orders(mapped: int) -> list[tuple[int, ...]]:
 
 
 def candidates(index: int, mapped: int, options: SizeOptions,
-               extents: list[int | None] | tuple = (), most_points: int = MAX_POINTS_PER_THREAD) \
-        -> tuple[list[Candidate], bool]:
+               extents: list[int | None] | tuple = (), most_points: int = MAX_POINTS_PER_THREAD,
+               sequential: int = 0) -> tuple[list[Candidate], bool]:
     """The candidates of kernel ``index`` with ``mapped`` members, the default first; a single one, in
-    the band's order, when the user set its tile or block sizes (returned True then).  ``extents``: the
-    constant extent of each mapped member where it has one; a tile longer than both it and the
-    default tile only idles threads, and is not tried.  ``most_points``: the most points a thread may
-    have."""
+    the band's order, when the user set its tile, block or sequential sizes (returned True then).
+    ``extents``: the constant extent of each mapped member where it has one; a tile longer than both
+    it and the default tile only idles threads, and is not tried.  ``most_points``: the most points a
+    thread may have.  With ``sequential`` members run in sequence beyond the mapped ones, each size is
+    also tried with those tiled by SHORT_SEQUENTIAL_TILE (after all the others: ties keep the longer
+    tiles, with fewer barriers)."""
     default = options.for_kernel(index, mapped)
     chosen = options.order(index, mapped)
     if options.set_by_user(index):
@@ -204,6 +209,8 @@ def candidates(index: int, mapped: int, options: SizeOptions,
                     and math.prod(points) <= most_points and max(points) <= MAX_POINTS_PER_DIMENSION \
                     and s not in sizes:
                 sizes.append(s)
+    if sequential:
+        sizes += [KernelSizes(s.tile, s.block, s.grid, (SHORT_SEQUENTIAL_TILE,) * sequential) for s in sizes]
     out = []
     for order in [chosen] if chosen else orders(mapped):
         for s in sizes:
@@ -470,13 +477,14 @@ class KernelModel:
         threads = math.prod(sizes.block)
         points = sizes.thread_points  # per thread, per dimension
         per_thread = math.prod(points)
-        steps = SEQUENTIAL_TILE ** self.sequential
+        sequential = sizes.sequential_tiles(self.sequential)
+        steps = math.prod(sequential)
         # points of a tile: where a member has fewer iterations than the tile, only those
         tile_points = math.prod(min(sizes.tile[d], self.extents[order[d]] or sizes.tile[d]) for d in range(mapped))
         work = tile_points * steps
         warps_per_tile = tile_points / WARP
         tile = {order[d]: min(sizes.tile[d], self.extents[order[d]] or sizes.tile[d]) for d in range(mapped)}
-        tile.update({mapped + k: SEQUENTIAL_TILE for k in range(self.sequential)})
+        tile.update({mapped + k: n for k, n in enumerate(sequential)})
         budget = self.options.max_shared if self.options.shared else 0
         groups, wavefronts, registers, shared = [], 0.0, BASE_REGISTERS, 0
         block_warps = -(-threads // WARP)
@@ -550,7 +558,7 @@ class KernelModel:
         cost = (global_sectors + SHARED_WAVEFRONT_COST * wavefronts) * WARP / work
         score = cost * max(1.0, LATENCY_OCCUPANCY / occupancy) if occupancy else math.inf
         return Estimate(candidate, tuple(groups), work, global_sectors, round(wavefronts), shared, registers,
-                        blocks, occupancy, round(score, 4))
+                        blocks, occupancy, round(score, 4), sequential)
 
 
 def _stride(access: isl.Map, shift: isl.Map) -> tuple[int, ...] | None:
@@ -623,7 +631,12 @@ def choose(scop: Scop, arrays: tuple[DeviceArray, ...], index: int, band: isl.Un
     with timing.part(f"kernel {index}: cost model (mapping and sizes)"):
         model = KernelModel(scop, arrays, band, mapped, sequential, options)
         found, user = candidates(index, mapped, sizes, model.extents,
-                                 MAX_POINTS_PER_THREAD if sequential else MAX_POINTS_WITHOUT_REUSE)
-        estimates = [model.estimate(c) for c in found]
+                                 MAX_POINTS_PER_THREAD if sequential else MAX_POINTS_WITHOUT_REUSE, sequential)
+        estimates = tried = [model.estimate(c) for c in found]
+        # shorter sequential tiles only where they gain (more blocks resident, a tile that fits): a
+        # twin no better than its candidate with the longer ones is no runner-up worth naming
+        scores = {(e.candidate.order, e.candidate.sizes): e.score for e in estimates}
+        estimates = [e for e in estimates if not e.candidate.sizes.sequential or e.score < scores.get(
+            (e.candidate.order, replace(e.candidate.sizes, sequential=())), math.inf)]
         ranked = sorted(range(len(estimates)), key=lambda k: (estimates[k].score, k))
-        return Choice(tuple(estimates[k] for k in ranked), user)
+        return Choice(tuple(estimates[k] for k in ranked), user, len(tried))

@@ -29,7 +29,7 @@ def _cost_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
         return []
     if choice.user:
         return [f"    estimate of the sizes you gave: {choice.best.describe()}"]
-    out = [f"    chosen by the cost model of {len(choice.estimates)} candidates: {choice.best.describe()}"]
+    out = [f"    chosen by the cost model of {choice.tried} candidates: {choice.best.describe()}"]
     if choice.runner_up is not None:
         out.append(f"    runner-up: {choice.runner_up.describe()}")
     return out

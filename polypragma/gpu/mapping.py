@@ -54,17 +54,14 @@ def kernel_mark(id_: isl.Id) -> KernelMark | None:
     return user if isinstance(user, KernelMark) else None
 
 
-# tile size of the band members tiled beyond the mapped ones (the k loop of a matrix product), so that
-# the data a tile touches has a constant size and fits shared memory
-SEQUENTIAL_TILE = 32
-
 
 @dataclass(frozen=True)
 class Tiling:
     """The kernel's band tiled for memory promotion (PPCG, TACO 2013, section 6.3).
 
     Tile dimensions: the ``mapped`` members, then the further members of a permutable band
-    (tiled by :data:`SEQUENTIAL_TILE`; they run in sequence inside the kernel).  Instances with
+    (tiled by ``KernelSizes.sequential_tiles``, :data:`~polypragma.gpu.sizes.SEQUENTIAL_TILE` each by
+    default; they run in sequence inside the kernel).  Instances with
     the same tile coordinates form one tile of work of one block; data is copied to shared memory
     per tile, and to registers per tile of the mapped members.  Block and thread congruences
     (``g_d = b_d mod G_d``, ``p_d = t_d mod B_d``, d < mapped) are separate sets on the two spaces,
@@ -104,7 +101,7 @@ class Kernel:
     # instances -> the band's members and the deeper schedule dimensions, in the band's order (before
     # tiling and ``order``): what the cost model counts on
     band: isl.UnionMap | None = None
-    sequential: int = 0  # further members of a permutable band, tiled by SEQUENTIAL_TILE for shared memory
+    sequential: int = 0  # further members of a permutable band, tiled (sizes.sequential_tiles) for shared memory
 
     @property
     def register_tile(self) -> bool:
@@ -393,7 +390,7 @@ def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, 
     n_dims = space.dim(isl.dim_type.set)
     local = isl.LocalSpace.from_space(space)
     ctx = space.get_ctx()
-    tile_sizes = tuple(sizes.tile) + (SEQUENTIAL_TILE,) * sequential
+    tile_sizes = tuple(sizes.tile) + sizes.sequential_tiles(sequential)
     tiles: list[isl.PwAff] = []
     points: list[isl.PwAff] = []
     for d, size in enumerate(tile_sizes):

@@ -11,9 +11,12 @@ few others, and which mapped loop goes to ``x``.  Users set them for all kernels
 Sizes are listed outermost first, so the last entry is ``x``.  The same notation sets which loops a
 kernel maps in which order (the mapped loops of its band numbered from 0, outermost first; the last
 entry goes to ``x``): ``kernel[1] -> order[1,0]`` puts the band's second loop on ``y`` and its first on
-``x``, as the cost model chooses for a column-wise loop nest.  ``--dump-sizes`` prints the order with
-the sizes where it is not the band's own, so that its output given back to ``--sizes`` maps every
-kernel as it was.
+``x``, as the cost model chooses for a column-wise loop nest.  ``kernel[0] -> sequential[16]`` sets the
+tiles of the loops a kernel runs in sequence inside each thread for its shared-memory tiles (the further
+members of a permutable band: the ``k`` of a matrix product; :data:`SEQUENTIAL_TILE` each by default,
+and the cost model also tries :data:`SHORT_SEQUENTIAL_TILE`).  ``--dump-sizes`` prints the order and
+these with the sizes where they are not the defaults, so that its output given back to ``--sizes`` maps
+every kernel as it was.
 """
 
 from __future__ import annotations
@@ -28,6 +31,12 @@ from polypragma.isl_helpers import sets_of
 DEFAULT_TILE = {1: (256,), 2: (32, 32), 3: (4, 8, 32)}
 DEFAULT_BLOCK = {1: (256,), 2: (8, 32), 3: (2, 4, 32)}
 DEFAULT_GRID = {1: (65535,), 2: (65535, 65535), 3: (256, 65535, 65535)}
+# the tile of each band member a kernel runs in sequence beyond its mapped ones (the k loop of a matrix
+# product), so that the data a tile touches has a constant size and fits shared memory; the cost model
+# also tries the shorter one, whose tiles take half the shared memory (more blocks resident, or room for
+# a second array: gesummv's A and B)
+SEQUENTIAL_TILE = 32
+SHORT_SEQUENTIAL_TILE = 16
 
 
 class SizeError(ValueError):
@@ -39,6 +48,13 @@ class KernelSizes:
     tile: tuple[int, ...]
     block: tuple[int, ...]
     grid: tuple[int, ...]
+    # the tiles of the members run in sequence beyond the mapped ones, outermost first; () or too few:
+    # SEQUENTIAL_TILE for the others
+    sequential: tuple[int, ...] = ()
+
+    def sequential_tiles(self, members: int) -> tuple[int, ...]:
+        """The tiles of a kernel's ``members`` members run in sequence (outermost first)."""
+        return tuple(self.sequential[:members]) + (SEQUENTIAL_TILE,) * max(0, members - len(self.sequential))
 
     @property
     def thread_points(self) -> tuple[int, ...]:
@@ -74,7 +90,7 @@ class SizeOptions:
         if self.tile or self.block:
             return True
         chosen = parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {}
-        return "tile" in chosen or "block" in chosen
+        return "tile" in chosen or "block" in chosen or "sequential" in chosen
 
     def order(self, index: int, mapped: int) -> tuple[int, ...] | None:
         """The order of kernel ``index``'s ``mapped`` loops the user set (``order[..]``), or None."""
@@ -90,15 +106,17 @@ class SizeOptions:
         tile = _fit(self.tile, mapped, DEFAULT_TILE[mapped])
         block = _fit(self.block, mapped, DEFAULT_BLOCK[mapped])
         grid = _fit(self.grid, mapped, DEFAULT_GRID[mapped])
+        sequential: tuple[int, ...] = ()
         if self.per_kernel:
             chosen = parse_sizes(self.per_kernel).get(index, {})
             tile = _fit(chosen.get("tile"), mapped, tile)
             block = _fit(chosen.get("block"), mapped, block)
             grid = _fit(chosen.get("grid"), mapped, grid)
-        for name, values in (("tile", tile), ("block", block), ("grid", grid)):
+            sequential = chosen.get("sequential", ())
+        for name, values in (("tile", tile), ("block", block), ("grid", grid), ("sequential", sequential)):
             if any(v <= 0 for v in values):
                 raise SizeError(f"{name} sizes must be positive, got {list(values)}")
-        return KernelSizes(tile, block, grid)
+        return KernelSizes(tile, block, grid, sequential)
 
 
 # the smallest tile along x the GPU stage chooses: a warp's width, so that a warp's threads still read
@@ -161,8 +179,8 @@ def parse_sizes(text: str, kernels: int = 256) -> dict[int, dict[str, tuple[int,
             continue
         for s in sets_of(image):
             name = s.get_tuple_name()
-            if name not in ("tile", "block", "grid", "order"):
-                raise SizeError(f"unknown size kind '{name}' (tile, block, grid or order)")
+            if name not in ("tile", "block", "grid", "order", "sequential"):
+                raise SizeError(f"unknown size kind '{name}' (tile, block, grid, sequential or order)")
             if not s.is_singleton():
                 raise SizeError(f"{name} of kernel {k} is not a single point")
             values = s.sample_point()
@@ -177,12 +195,15 @@ def parse_sizes(text: str, kernels: int = 256) -> dict[int, dict[str, tuple[int,
 
 def dump(kernels) -> str:
     """The sizes used, in the notation ``--sizes`` reads, with the order of the mapped loops where it
-    is not the band's."""
+    is not the band's, and the tiles of the loops run in sequence where they are not the default."""
     parts = []
     for kernel in kernels:
         if kernel.mapped:
             s = kernel.sizes
             kinds = [("tile", s.tile), ("block", s.block), ("grid", s.grid)]
+            sequential = s.sequential_tiles(kernel.sequential)
+            if any(n != SEQUENTIAL_TILE for n in sequential):
+                kinds.append(("sequential", sequential))
             if kernel.order and tuple(kernel.order) != tuple(range(kernel.mapped)):
                 kinds.append(("order", kernel.order))
             parts += [f"kernel[{kernel.index}] -> {name}[{','.join(map(str, values))}]" for name, values in kinds]
