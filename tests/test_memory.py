@@ -198,13 +198,13 @@ def test_options_turn_placement_off_and_budget_limits_it(tmp_path):
     assert "__shared__" not in code and "__syncthreads" not in code
     where, _ = explain(tmp_path, "matmul", ["--no-private-memory"])
     assert where["C"][0].startswith("shared memory"), where
-    # room for one of the two 32x32 tiles (8 KiB, or 8448 bytes padded): the cost model tiles k by 16,
-    # and both 32x16 and 16x32 tiles fit
+    # room for one of the two 32x32 tiles (8 KiB, or 8448 bytes padded): the cost model tiles k by 8,
+    # and the 64x8 tile of A and the 8x64 of B fit
     where, code = explain(tmp_path, "matmul", ["--max-shared-memory", "8k"])
     assert all(where[a][0].startswith("shared memory") for a in "AB"), where
-    assert re.search(r"__shared__ double shared_A\[\d+\]\[16\];", code), code
+    assert "__shared__ double shared_A[64][8];" in code and "__shared__ double shared_B[8][64];" in code
     # room for one of those: the other stays in global memory
-    where, _ = explain(tmp_path, "matmul", ["--max-shared-memory", "4k"])
+    where, _ = explain(tmp_path, "matmul", ["--max-shared-memory", "2k"])
     staged = [a for a in "AB" if where[a][0].startswith("shared memory")]
     assert len(staged) == 1, where
     (other,) = set("AB") - set(staged)
@@ -303,7 +303,7 @@ def test_a_smaller_tile_stages_rows_read_along_x_through_shared_memory(tmp_path)
     assert "runner-up: loop 1 on x, tile [128], block [128], loops in sequence tiled by [16]" in first
     # the kernel reading A down a column is coalesced as it is: A stays in global memory, 8 sectors a warp
     assert where["A"][1].startswith("global memory: no reuse within a tile and the global access is coalesced")
-    assert ("chosen by the cost model of 6 candidates: loop 1 on x, tile [256], block [128], loops in sequence "
+    assert ("chosen by the cost model of 9 candidates: loop 1 on x, tile [256], block [128], loops in sequence "
             "tiled by [32]: 8.03 global") in second
     # sizes the user sets are kept, and the tile that does not fit says so
     status, messages = polypragma(source, tmp_path / "user", ["--target", "cuda", "--explain", "--tile-size", "256"])

@@ -34,7 +34,8 @@ et al., CC 2017, section 4: distinct lines per tile; C-to-CUDA's model-driven ch
 
 The **score** (lower is better) is the time-like cost of 32 points of work: global sectors plus shared
 wavefronts weighed by :data:`SHARED_WAVEFRONT_COST`, multiplied by how far the occupancy falls short of
-:data:`LATENCY_OCCUPANCY` (fewer resident warps hide less of the memory latency).  Ties go to the
+:data:`LATENCY_OCCUPANCY` (fewer resident warps hide less of the memory latency) and, for sequential
+tiles shorter than 32, by their barriers (:data:`SEQUENTIAL_BARRIER_COST`).  Ties go to the
 earlier candidate, the defaults first, so the choice is deterministic.
 
 Sizes the user gives win: the kernel then keeps its loops in order and the model only estimates them.
@@ -51,7 +52,7 @@ from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.memory import (ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, Groups, MemoryOptions, Moves, bank_padding,
                                    halo_kept)
-from polypragma.gpu.sizes import SHORT_SEQUENTIAL_TILE, WARP, KernelSizes, SizeOptions, warp_shape
+from polypragma.gpu.sizes import SEQUENTIAL_TILE, SHORTER_SEQUENTIAL_TILES, WARP, KernelSizes, SizeOptions, warp_shape
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
 
@@ -77,6 +78,12 @@ SHARED_WAVEFRONT_COST = 0.4
 # the occupancy past which more resident warps no longer hide memory latency better (Volkov: about half
 # the warps suffice for streaming kernels); below it the score grows as 1 / occupancy
 LATENCY_OCCUPANCY = 0.5
+# each tile of the members run in sequence costs a block two barriers and a wait on its copies to shared
+# memory, which the sectors and wavefronts do not count: the score grows by this much for each tile more
+# per point than SEQUENTIAL_TILE gives (16: 3%, 8: 9%), so that a shorter tile must gain more than its
+# barriers (gesummv's two tiles at 8 fit 6 blocks of 256 threads an SM, 75% occupancy against 38%: 25%
+# less; mvt's at 8 rather than 16, 2%, does not)
+SEQUENTIAL_BARRIER_COST = 0.03
 # isl operations one stride, offset or invariance test of a reference may take; past it the reference
 # counts as moving by no constant (a sector per thread, no box: the worst case)
 COUNT_OPERATIONS = 50_000
@@ -194,8 +201,8 @@ def candidates(index: int, mapped: int, options: SizeOptions,
     ``extents``: the constant extent of each mapped member where it has one; a tile longer than both
     it and the default tile only idles threads, and is not tried.  ``most_points``: the most points a
     thread may have.  With ``sequential`` members run in sequence beyond the mapped ones, each size is
-    also tried with those tiled by SHORT_SEQUENTIAL_TILE (after all the others: ties keep the longer
-    tiles, with fewer barriers)."""
+    also tried with those tiled by each of SHORTER_SEQUENTIAL_TILES (after all the others: ties keep
+    the longer tiles, with fewer barriers)."""
     default = options.for_kernel(index, mapped)
     chosen = options.order(index, mapped)
     if options.set_by_user(index):
@@ -210,7 +217,8 @@ def candidates(index: int, mapped: int, options: SizeOptions,
                     and s not in sizes:
                 sizes.append(s)
     if sequential:
-        sizes += [KernelSizes(s.tile, s.block, s.grid, (SHORT_SEQUENTIAL_TILE,) * sequential) for s in sizes]
+        sizes += [KernelSizes(s.tile, s.block, s.grid, (n,) * sequential)
+                  for n in SHORTER_SEQUENTIAL_TILES for s in list(sizes)]
     out = []
     for order in [chosen] if chosen else orders(mapped):
         for s in sizes:
@@ -466,6 +474,12 @@ class KernelModel:
     def invariant(self, name: str) -> bool:
         return self._invariant[name]
 
+    def runs(self, ref: _Reference, sequential: tuple[int, ...]) -> int:
+        """How many times ``ref`` runs per point of the mapped loops in one tile of the members run in
+        sequence (tiled by ``sequential``): once per step along a member its statement iterates, once
+        along one it does not (gemm's ``C *= beta``, atax's ``tmp[i] = s`` after its ``j`` loop)."""
+        return math.prod(n for k, n in enumerate(sequential) if ref.strides[self.mapped + k] is not NO_STEP)
+
     # -- a candidate ---------------------------------------------------------------------------------
 
     def estimate(self, candidate: Candidate) -> Estimate:
@@ -532,7 +546,7 @@ class KernelModel:
                     groups.append(GroupEstimate(name, "shared memory", warp_sectors, coalesced,
                                                 box_sectors * (2 if written else 1), bytes_))
                     for r, load, front in zip(refs, loads, per_load):
-                        wavefronts += block_warps * steps * load * front
+                        wavefronts += block_warps * self.runs(r, sequential) * load * front
                         # an operand serving several points (it does not move along a member) stays in a
                         # register for the step; one per point is used as it is read
                         all_move = all(self.moves(r, order[d]) for d in range(mapped))
@@ -546,8 +560,10 @@ class KernelModel:
                 continue
             reads = tuple(m for m in members if not self.references[name][m].is_write)
             writes = tuple(m for m in members if self.references[name][m].is_write)
-            touched = sum(self.union_sectors(name, part, warp_key) for part in (reads, writes) if part)
-            sectors = round(touched * warps_per_tile * steps)
+            runs = {m: self.runs(self.references[name][m], sequential) for m in members}
+            touched = sum(self.union_sectors(name, part, warp_key) * max(runs[m] for m in part)
+                          for part in (reads, writes) if part)
+            sectors = round(touched * warps_per_tile)
             groups.append(GroupEstimate(name, "global memory", warp_sectors, coalesced, sectors))
             registers += len(refs) * words
         registers = min(-(-registers // 8) * 8, MAX_REGISTERS_PER_THREAD + 1)
@@ -556,7 +572,8 @@ class KernelModel:
         occupancy = blocks * warps / MAX_WARPS_PER_SM
         global_sectors = sum(g.sectors for g in groups)
         cost = (global_sectors + SHARED_WAVEFRONT_COST * wavefronts) * WARP / work
-        score = cost * max(1.0, LATENCY_OCCUPANCY / occupancy) if occupancy else math.inf
+        barriers = 1 + SEQUENTIAL_BARRIER_COST * (SEQUENTIAL_TILE ** len(sequential) / steps - 1)
+        score = cost * max(1.0, LATENCY_OCCUPANCY / occupancy) * barriers if occupancy else math.inf
         return Estimate(candidate, tuple(groups), work, global_sectors, round(wavefronts), shared, registers,
                         blocks, occupancy, round(score, 4), sequential)
 
@@ -634,9 +651,15 @@ def choose(scop: Scop, arrays: tuple[DeviceArray, ...], index: int, band: isl.Un
                                  MAX_POINTS_PER_THREAD if sequential else MAX_POINTS_WITHOUT_REUSE, sequential)
         estimates = tried = [model.estimate(c) for c in found]
         # shorter sequential tiles only where they gain (more blocks resident, a tile that fits): a
-        # twin no better than its candidate with the longer ones is no runner-up worth naming
-        scores = {(e.candidate.order, e.candidate.sizes): e.score for e in estimates}
-        estimates = [e for e in estimates if not e.candidate.sizes.sequential or e.score < scores.get(
-            (e.candidate.order, replace(e.candidate.sizes, sequential=())), math.inf)]
+        # twin no better than its candidates with longer ones (estimated before it) is no runner-up
+        # worth naming
+        best: dict = {}
+        kept = []
+        for e in estimates:
+            twins = (e.candidate.order, replace(e.candidate.sizes, sequential=()))
+            if e.score < best.get(twins, math.inf):
+                kept.append(e)
+            best[twins] = min(e.score, best.get(twins, math.inf))
+        estimates = kept
         ranked = sorted(range(len(estimates)), key=lambda k: (estimates[k].score, k))
         return Choice(tuple(estimates[k] for k in ranked), user, len(tried))

@@ -14,7 +14,7 @@ entry goes to ``x``): ``kernel[1] -> order[1,0]`` puts the band's second loop on
 ``x``, as the cost model chooses for a column-wise loop nest.  ``kernel[0] -> sequential[16]`` sets the
 tiles of the loops a kernel runs in sequence inside each thread for its shared-memory tiles (the further
 members of a permutable band: the ``k`` of a matrix product; :data:`SEQUENTIAL_TILE` each by default,
-and the cost model also tries :data:`SHORT_SEQUENTIAL_TILE`).  ``--dump-sizes`` prints the order and
+and the cost model also tries :data:`SHORTER_SEQUENTIAL_TILES`).  ``--dump-sizes`` prints the order and
 these with the sizes where they are not the defaults, so that its output given back to ``--sizes`` maps
 every kernel as it was.
 """
@@ -33,10 +33,10 @@ DEFAULT_BLOCK = {1: (256,), 2: (8, 32), 3: (2, 4, 32)}
 DEFAULT_GRID = {1: (65535,), 2: (65535, 65535), 3: (256, 65535, 65535)}
 # the tile of each band member a kernel runs in sequence beyond its mapped ones (the k loop of a matrix
 # product), so that the data a tile touches has a constant size and fits shared memory; the cost model
-# also tries the shorter one, whose tiles take half the shared memory (more blocks resident, or room for
-# a second array: gesummv's A and B)
+# also tries shorter ones, whose tiles take less shared memory (more blocks resident, or room for a
+# second array: gesummv's A and B) for more barriers
 SEQUENTIAL_TILE = 32
-SHORT_SEQUENTIAL_TILE = 16
+SHORTER_SEQUENTIAL_TILES = (16, 8)
 
 
 class SizeError(ValueError):
