@@ -60,6 +60,8 @@ def _suite() -> list[Benchmark]:
     n = 5000
     out.append(Benchmark("atax", (1,), 4.0 * n * n, n * n * DOUBLE, defines=(f"-DM={n}", f"-DN={n}"),
                          note="A^T A x"))
+    out.append(Benchmark("gesummv", (1,), 4.0 * n * n, 2 * n * n * DOUBLE, defines=(f"-DN={n}",),
+                         note="A x and B x (both read along rows with i on x: the cost model's j tiled by 8)"))
     out.append(Benchmark("bicg", (1, n, n), 4.0 * n * n, n * n * DOUBLE, note="BiCG kernel"))
     out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, note="two matrix-vector products"))
     out.append(Benchmark("gemver", (1, n), 10.0 * n * n, 2 * n * n * DOUBLE, note="vector multiplication and "
