@@ -24,6 +24,7 @@ Everything is decided with isl on the kernel's :class:`polypragma.gpu.mapping.Ti
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -401,15 +402,23 @@ def bank_padding(widths: list[int], moves: list[Moves], words: int, weights: lis
     those wavefronts at that padding; ties go to the smaller padding.  A tile of one dimension is not
     padded."""
     weights = weights or [1] * len(moves)
+    keys = [tuple((tuple(stride), threads) for stride, threads in m) for m in moves]
 
     def fronts(pad: int) -> list[int]:
-        padded = widths[:-1] + [widths[-1] + pad]
-        return [wavefronts(warp_offsets(padded, m), words) for m in moves]
+        padded = tuple(widths[:-1]) + (widths[-1] + pad,)
+        return [_warp_wavefronts(padded, key, words) for key in keys]
 
     if len(widths) < 2:
         return 0, fronts(0)
     best = min(range(BANKS), key=lambda pad: (sum(w * f for w, f in zip(weights, fronts(pad))), pad))
     return best, fronts(best)
+
+
+@functools.lru_cache(maxsize=4096)
+def _warp_wavefronts(widths: tuple[int, ...], moves: tuple, words: int) -> int:
+    """:func:`wavefronts` of :func:`warp_offsets`, remembered: the cost model asks for the same tiles and
+    warps under many candidates and paddings."""
+    return wavefronts(warp_offsets(list(widths), moves), words)
 
 
 def warp_offsets(widths: list[int], moves: Moves) -> set[int]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 import islpy as isl
 
@@ -79,11 +80,21 @@ class GpuRegion:
         """How ``kernel`` receives ``array``: CONSTANT, TEXTURE or GLOBAL (a buffer)."""
         if array.name in self.constant:
             return Placement.CONSTANT
-        if self.memory:
-            kinds = {g.placement for g in self.memory[kernel.index].groups if g.array.name == array.name}
-            if kinds == {Placement.TEXTURE}:
-                return Placement.TEXTURE
+        if array.name in self._textures.get(kernel.index, ()):
+            return Placement.TEXTURE
         return Placement.GLOBAL
+
+    @cached_property
+    def _textures(self) -> dict[int, frozenset[str]]:
+        """Per kernel, the arrays all of whose groups it reads through a texture (code generation asks
+        per kernel and array, many times over)."""
+        out = {}
+        for index, memory in enumerate(self.memory):
+            kinds: dict[str, set[Placement]] = {}
+            for g in memory.groups:
+                kinds.setdefault(g.array.name, set()).add(g.placement)
+            out[index] = frozenset(name for name, k in kinds.items() if k == {Placement.TEXTURE})
+        return out
 
     def signature_parameters(self) -> list[tuple[str, str]]:
         """(C type, name) of the host function's parameters, in order."""
