@@ -434,7 +434,7 @@ def _expanded(scop, deps, first, options: Options, log: _Log, region: Region):
             return None
     else:
         return None
-    problem = privatise.verify(scop, second[1], second[0].schedule, split_backs | copy_backs | second[4])
+    problem = privatise.verify(scop, second[1], second[0].schedule, split_backs | copy_backs | second[4], deps)
     if problem is not None:
         log("schedule", f"{region}: expansion dropped: {problem}")
         return None
@@ -486,7 +486,7 @@ def _privatised(scop, deps, schedule_options: ScheduleOptions, privatisable: fro
             log("schedule", f"{region}: not privatisable: {name} ({chosen.rejected[name]})")
         privatisable = privatisable - chosen.rejected.keys()
     rewritten, done, copy_backs = privatise.apply(scop, deps, chosen)
-    problem = privatise.verify(scop, rewritten, result.schedule, copy_backs) if done else None
+    problem = privatise.verify(scop, rewritten, result.schedule, copy_backs, deps) if done else None
     if problem is not None:
         log("schedule", f"{region}: privatisation dropped: {problem}")
         return compute_schedule(scop, deps, schedule_options), scop, deps, (), frozenset()

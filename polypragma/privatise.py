@@ -606,14 +606,17 @@ def _rename(union: isl.UnionMap, old: isl.Map, new: isl.Map) -> isl.UnionMap:
     return union.subtract(isl.UnionMap.from_map(old)).union(isl.UnionMap.from_map(new))
 
 
-def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: frozenset[str] = frozenset()) \
-        -> str | None:
+def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: frozenset[str] = frozenset(),
+           original_deps: Dependences | None = None) -> str | None:
     """None when ``rewritten`` under ``schedule`` computes what ``original`` does: the same flow
     dependences (each read reads the same write), the same reads of values from before the region and
     the same last writes of the original arrays; else what differs.  The reads of ``copy_backs`` (the
     copy back of a last write, which reads what its own statement instance wrote, by construction) are
-    left out: isl's dataflow analysis sees no source in the same instance."""
-    before = dependence_analysis.live_ranges(original)
+    left out: isl's dataflow analysis sees no source in the same instance.  ``original_deps``: the
+    dependences of ``original``, whose live ranges are those of its own schedule (computed again
+    without them)."""
+    before = original_deps.live_ranges if original_deps is not None else None
+    before = before if before is not None else dependence_analysis.live_ranges(original)
     after = dependence_analysis.live_ranges(rewritten, schedule)
     if before is None or after is None:
         return "the dataflow analysis gave up"
