@@ -237,8 +237,9 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
     """``scop`` with each scalar written in the region split into its webs (the writes and the reads
     they reach, joined by the flow dependences, as a register allocator's live-range webs): every web
     but the one that reads the value from before the region gets a name of its own (``ym1_2``,
-    ``ym1_3``), and a write of a renamed web whose value may be seen after the region also stores it in
-    the scalar (``if (<last write>) ym1 = ym1_3;``), so that each web's accesses stay in its own loops.  deriche's ``ym1`` is a row filter's
+    ``ym1_3``; where no web reads it, the one whose value is seen after the region keeps the name), and a
+    write of a renamed web whose value may be seen after the region also stores it in the scalar (``if
+    (<last write>) ym1 = ym1_3;``), so that each web's accesses stay in its own loops.  deriche's ``ym1`` is a row filter's
     temporary in one nest and a column filter's in another: split, each nest's may be expanded along its
     own loop (:func:`along_loops`).  Returns the model, the new names of each scalar split, and the tags
     of the copies' reads (:func:`verify` leaves them out).  Only scalars whose every reference is exact."""
@@ -268,6 +269,7 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
             sink = m.get_space().range().unwrap().range().get_tuple_name(isl.dim_type.set)
             join(int(source[3:]), int(sink[3:]))
     live_in = {int(ranges.tag_of(m.get_space())[3:]) for m in maps_of(ranges.tagged_live_in)}
+    arrays_by_name = {a.name: a for a in scop.arrays}
     renamed: dict[int, str] = {}  # web (its root) -> new name
     taken = set(scop.reserved_names) | {a.name for a in scop.arrays} | set(scop.parameters)
     new_names: dict[str, list[str]] = {}
@@ -279,6 +281,13 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
         if len(webs) < 2:
             continue
         keep = {find(k) for k in live_in if refs[k].array == name}
+        if not keep:
+            # no web reads the value from before the region: the one whose writes the code after the
+            # region may see keeps the name, where there is one, and needs no copy back (ludcmp's last
+            # ``w``, whose statement stays a reduction: ``w -= A[i][j] * x[j]``)
+            keep = {find(k) for k, r in enumerate(refs) if r.array == name and r.is_write
+                    and not ranges.live_out.intersect(isl.UnionMap.from_map(r.relation)).is_empty()}
+            keep = keep if len(keep) == 1 and _seen_after(arrays_by_name[name]) else set()
         for web in sorted(webs, key=lambda w: webs[w][0]):
             if web in keep:
                 continue

@@ -286,3 +286,47 @@ def test_deriche_runs_its_filters_a_row_or_a_column_a_thread(tmp_path):
     for line in (45, 58, 75, 88):
         kernel = next(k for k in messages.splitlines() if k.startswith("  kernel ") and f" {line}," in k)
         assert "inside 0 host loop(s); the outer 1 parallel loop(s)" in kernel, kernel
+
+
+ROW_THEN_SCALE = """  for (i = 0; i < n; i++) {
+    t = A[i][0];
+    for (j = 1; j < m; j++)
+      t -= A[i][j];
+    B[i] = t;
+  }
+  for (i = 0; i < n; i++) {
+    t = 2.0 * B[i];
+    C[i] = t;
+  }"""
+
+
+def test_the_web_seen_after_the_region_keeps_the_name_where_none_reads_the_value_from_before(tmp_path):
+    # t is written first in both nests, and what the code after the region sees of it is the second
+    # nest's last t (where n > 0; t's value from before where n <= 0, which no web reads): that web
+    # keeps t, with no copy back, the first is renamed
+    scop = model(tmp_path, ROW_THEN_SCALE, "int n, int m, double A[n][m], double B[n], double C[n], double t")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    split, webs, copy_backs = privatise.split_webs(scop, deps)
+    assert webs == {"t": ("t_2",)} and not copy_backs
+    by_array = {}
+    for r in split.references:
+        by_array.setdefault(r.array, set()).add(r.statement)
+    assert by_array["t_2"] == {"S_0", "S_1", "S_2"} and by_array["t"] == {"S_3", "S_4"}
+
+
+def test_ludcmp_factorises_inside_one_host_loop(tmp_path):
+    # w is the temporary of four nests; split into its webs, the last (the back substitution's, which
+    # the function returns) keeps w, and stays a reduction over j; the factorisation's two webs are
+    # expanded along (i, j), so that its loops run inside one host loop (k, right-looking) where two
+    # (i, j) launched a kernel per pair
+    status, messages = polypragma(KERNELS / "ludcmp.c", tmp_path, ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "(a web of w: values that no write of its other webs reaches" in messages
+    assert "w_5" not in messages
+    assert "w_2: expanded as w_2_private (one copy per iteration of the loop(s) i, j of the source)" in messages
+    assert "w_3: expanded as w_3_private (one copy per iteration of the loop(s) i, j of the source)" in messages
+    kernels = [k for k in messages.splitlines() if k.startswith("  kernel ")]
+    assert kernels and all("inside 0 host loop(s)" in k or "inside 1 host loop(s)" in k for k in kernels), kernels
+    back = next(k for k in kernels if " 42)" in k)
+    assert "the outer 1 parallel loop(s)" in back, back
