@@ -97,12 +97,14 @@ def test_dumped_sizes_given_back_map_every_kernel_as_before(name, tmp_path):
 
 def test_sequential_tiles_the_user_sets_are_kept_and_checked(tmp_path):
     # gemm's k tiled by 5: the last tile of k partial at every size below; the results are the original
-    # program's
+    # program's.  Alone, they leave the other sizes to the cost model, which estimates them with k by 5
     path = KERNELS / "gemm.c"
     status, messages = polypragma(path, tmp_path / "cl", ["--target", "opencl", "--no-fp-contract", "--explain",
                                                           "--sizes", "{ kernel[0] -> sequential[5] }"])
     assert status == 0, messages
     assert "further loop(s) of its permutable band tiled by [5]" in messages, messages
+    assert re.search(r"chosen by the cost model of \d+ candidates: .*loops in sequence tiled by \[5\]", messages)
+    assert "tiled by [32]" not in messages and "tiled by [16]" not in messages
     status, messages = polypragma_process(path, tmp_path / "bad", ["--target", "cuda", "--sizes",
                                                                    "{ kernel[0] -> sequential[0] }"])
     assert status != 0 and "sequential sizes must be positive, got [0]" in messages, messages

@@ -64,6 +64,13 @@ def _suite() -> list[Benchmark]:
                          note="A x and B x (both read along rows with i on x: the cost model's j tiled by 8)"))
     out.append(Benchmark("bicg", (1, n, n), 4.0 * n * n, n * n * DOUBLE, note="BiCG kernel"))
     out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, note="two matrix-vector products"))
+    # the row-wise kernels with j tiled by 32, as before the cost model chose shorter tiles: 128 a block
+    # (mvt), B in global memory (gesummv)
+    out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, label="seq32",
+                         note="two matrix-vector products, j tiled by 32",
+                         gpu_options=("--sizes", "{ kernel[0] -> sequential[32] }")))
+    out.append(Benchmark("gesummv", (1,), 4.0 * n * n, 2 * n * n * DOUBLE, defines=(f"-DN={n}",), label="seq32",
+                         note="A x and B x, j tiled by 32", gpu_options=("--sizes", "{ kernel[0] -> sequential[32] }")))
     out.append(Benchmark("gemver", (1, n), 10.0 * n * n, 2 * n * n * DOUBLE, note="vector multiplication and "
                          "matrix addition"))
     n, t = 4_000_000, 100
@@ -71,6 +78,11 @@ def _suite() -> list[Benchmark]:
     n, t = 4000, 100
     out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t,
                          defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps"))
+    # the stencils' shared tiles against the caches alone: the cost model counts a warp's sectors, not
+    # the L1 hits of its neighbours' rows
+    out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t, label="noshared",
+                         defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps, no shared memory",
+                         gpu_options=("--no-shared-memory",)))
     n, t = 256, 100
     out.append(Benchmark("heat_3d", (1, n, t), 30.0 * n**3 * t, 2 * n**3 * DOUBLE * 2 * t, note="3-D stencil, 100 steps"))
     n, t = 2000, 100
@@ -79,6 +91,9 @@ def _suite() -> list[Benchmark]:
     n = 4000
     out.append(Benchmark("convolution_2d", (1,), 22.0 * n * n, 3 * n * n * DOUBLE,
                          defines=(f"-DNI={n}", f"-DNJ={n}"), note="3x3 convolution and a clamp"))
+    out.append(Benchmark("convolution_2d", (1,), 22.0 * n * n, 3 * n * n * DOUBLE, label="noshared",
+                         defines=(f"-DNI={n}", f"-DNJ={n}"), note="3x3 convolution and a clamp, no shared memory",
+                         gpu_options=("--no-shared-memory",)))
     out.append(Benchmark("transpose", (1, n, n), 6.0 * n * n, 3 * n * n * DOUBLE, note="transposed accesses"))
     n = 2000
     out.append(Benchmark("floyd_warshall", (1,), 2.0 * n**3, 2 * n * n * 4, defines=(f"-DN={n}",),

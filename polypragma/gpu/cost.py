@@ -197,12 +197,12 @@ def candidates(index: int, mapped: int, options: SizeOptions,
                extents: list[int | None] | tuple = (), most_points: int = MAX_POINTS_PER_THREAD,
                sequential: int = 0) -> tuple[list[Candidate], bool]:
     """The candidates of kernel ``index`` with ``mapped`` members, the default first; a single one, in
-    the band's order, when the user set its tile, block or sequential sizes (returned True then).
+    the band's order, when the user set its tile or block sizes (returned True then).
     ``extents``: the constant extent of each mapped member where it has one; a tile longer than both
     it and the default tile only idles threads, and is not tried.  ``most_points``: the most points a
     thread may have.  With ``sequential`` members run in sequence beyond the mapped ones, each size is
     also tried with those tiled by each of SHORTER_SEQUENTIAL_TILES (after all the others: ties keep
-    the longer tiles, with fewer barriers)."""
+    the longer tiles, with fewer barriers), unless the user set their tiles."""
     default = options.for_kernel(index, mapped)
     chosen = options.order(index, mapped)
     if options.set_by_user(index):
@@ -210,13 +210,13 @@ def candidates(index: int, mapped: int, options: SizeOptions,
     sizes = [default]
     for tile in CANDIDATE_TILES[mapped]:
         for block in CANDIDATE_BLOCKS[mapped]:
-            s = KernelSizes(tile, block, default.grid)
+            s = KernelSizes(tile, block, default.grid, default.sequential)
             points = s.thread_points
             if all(b <= t for b, t in zip(block, tile)) and math.prod(block) <= MAX_THREADS_PER_BLOCK \
                     and math.prod(points) <= most_points and max(points) <= MAX_POINTS_PER_DIMENSION \
                     and s not in sizes:
                 sizes.append(s)
-    if sequential:
+    if sequential and not default.sequential:  # the user's sequential tiles are kept
         sizes += [KernelSizes(s.tile, s.block, s.grid, (n,) * sequential)
                   for n in SHORTER_SEQUENTIAL_TILES for s in list(sizes)]
     out = []

@@ -14,7 +14,7 @@ entry goes to ``x``): ``kernel[1] -> order[1,0]`` puts the band's second loop on
 ``x``, as the cost model chooses for a column-wise loop nest.  ``kernel[0] -> sequential[16]`` sets the
 tiles of the loops a kernel runs in sequence inside each thread for its shared-memory tiles (the further
 members of a permutable band: the ``k`` of a matrix product; :data:`SEQUENTIAL_TILE` each by default,
-and the cost model also tries :data:`SHORTER_SEQUENTIAL_TILES`).  ``--dump-sizes`` prints the order and
+and the cost model also tries :data:`SHORTER_SEQUENTIAL_TILES`; with these alone, it chooses the others).  ``--dump-sizes`` prints the order and
 these with the sizes where they are not the defaults, so that its output given back to ``--sizes`` maps
 every kernel as it was.
 """
@@ -90,7 +90,7 @@ class SizeOptions:
         if self.tile or self.block:
             return True
         chosen = parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {}
-        return "tile" in chosen or "block" in chosen or "sequential" in chosen
+        return "tile" in chosen or "block" in chosen
 
     def order(self, index: int, mapped: int) -> tuple[int, ...] | None:
         """The order of kernel ``index``'s ``mapped`` loops the user set (``order[..]``), or None."""
