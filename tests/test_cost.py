@@ -4,6 +4,8 @@ kernel maps is checked in isl notation first, so that a changed schedule fails h
 
 from __future__ import annotations
 
+import math
+
 import islpy as isl
 
 from polypragma import dependences
@@ -159,3 +161,17 @@ def test_the_coalesced_outer_loop_goes_to_x(tmp_path):
                         "    B[i][j] = 2.0 * A[i][j];", "int n, int m, double A[n][m], double B[n][m]",
                         SizeOptions(tile=(32, 32)))
     assert user.mapping.kernels[0].order == (0, 1) and user.choices[0].user
+
+
+def test_sizes_no_block_can_hold_are_still_estimated(tmp_path):
+    # a 4x4 register tile a thread in a block of one thread: 256 points a thread, past the registers a
+    # thread may have: no block fits an SM (score infinite), and the kernel keeps the user's sizes
+    # (differential program 1222 of seed 6 found the choice left empty)
+    scop, region = region_of(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n"
+                             "    for (int k = 0; k < n; k++)\n      C[i][j] += A[i][k] * B[k][j];",
+                             "int n, double A[n][n], double B[n][n], double C[n][n]",
+                             SizeOptions(tile=(16, 16), block=(1, 1)))
+    choice = region.choices[0]
+    assert choice.user and choice.tried == 1 and len(choice.estimates) == 1
+    assert choice.best.score == math.inf and choice.best.blocks_per_sm == 0
+    assert region.mapping.kernels[0].sizes.block == (1, 1)

@@ -657,7 +657,7 @@ def choose(scop: Scop, arrays: tuple[DeviceArray, ...], index: int, band: isl.Un
         kept = []
         for e in estimates:
             twins = (e.candidate.order, replace(e.candidate.sizes, sequential=()))
-            if e.score < best.get(twins, math.inf):
+            if twins not in best or e.score < best[twins]:
                 kept.append(e)
             best[twins] = min(e.score, best.get(twins, math.inf))
         estimates = kept
