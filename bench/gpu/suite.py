@@ -46,6 +46,9 @@ def _suite() -> list[Benchmark]:
         out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE,
                              note=f"matrix product, tile {tile.replace(',', 'x')}, block {block.replace(',', 'x')}",
                              gpu_options=("--tile-size", tile, "--block-size", block), label=label))
+    # the product as people write it, with a local sum (polypragma/gpu/extend.py), and a row sum
+    out.append(Benchmark("local_accumulators", (1, n, n, n), 2.0 * n**3 + 2.0 * n * n, (3 * n * n + 2 * n) * DOUBLE,
+                         note="C = A B with a local sum per element, and y = A x + 1"))
     n = 1500
     out.append(Benchmark("mm2", (1, n, n, n, n), 4.0 * n**3, 6 * n * n * DOUBLE, note="two matrix products"))
     n = 2000

@@ -354,10 +354,14 @@ class KernelTree:
         inside their loop, a copy limited to the further tiles that use the elements made PoCL's
         optimiser give wrong values for adi's kernel 0)."""
         mapped = self.tiling.mapped
-        if group.array.private_copy:  # its values live and die inside the thread's iterations
+        if group.array.private_copy and tiles == mapped:
+            # its values live and die inside the thread's iterations, in registers all along; where the
+            # registers are declared around each further tile (registers_outside false), they cross
+            # those tiles through the copy's device buffer
             return None
         pieces = []
-        written = self._written_in_tile(group, mapped=True) if into and group.writes else None
+        # reads the thread wrote first in the part of the tile the registers span
+        written = self._written_in_tile(group, mapped=tiles == mapped) if into and group.writes else None
         for ref, rel in zip(group.references, group.relations):
             if (into and ref.is_write and ref.must) or (not into and not ref.is_write):
                 continue

@@ -1,8 +1,9 @@
 """Host/kernel split and the mapping of kernels onto blocks and threads.
 
 Host/kernel split (PPCG, TACO 2013, section 6): walking the schedule tree
-from the root, the first band whose outermost member is coincident starts a
-kernel; non-coincident leading members of a band stay on the host (the band
+(its parallel bands first distributed over their nests, :mod:`polypragma.gpu.distribute`, or joined
+with their one nest, :mod:`polypragma.gpu.extend`) from the root, the first band whose outermost
+member is coincident starts a kernel; non-coincident leading members of a band stay on the host (the band
 is split).  A subtree without any coincident member runs as a one-thread
 kernel, so that data stays on the device.  Each kernel is marked in the tree
 with a ``kernel`` mark whose id carries a :class:`KernelMark` (as PPCG's ids
@@ -34,6 +35,7 @@ import islpy as isl
 
 from polypragma import timing
 from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident
+from polypragma.gpu.extend import extended
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
@@ -479,7 +481,7 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None,
                reductions: ReductionDependences | None = None) -> GpuMapping:
-    marked, placed = place_kernels(distributed(schedule), reductions)
+    marked, placed = place_kernels(extended(distributed(schedule)), reductions)
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
     for index, mapped in placed:
