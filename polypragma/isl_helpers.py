@@ -88,6 +88,23 @@ def single_map(umap: isl.UnionMap) -> isl.Map | None:
     return result
 
 
+def rewrite_bands(schedule: isl.Schedule, rewrite) -> isl.Schedule:
+    """``schedule`` with each band node, from the root down, replaced by ``rewrite(node)`` (a node at
+    the same position of the rewritten tree) where that is not None; the children of what stands there
+    are visited next."""
+    def walk(node: isl.ScheduleNode) -> isl.ScheduleNode:
+        if node.get_type() == isl.schedule_node_type.band:
+            node = rewrite(node) or node
+        for k in range(node.n_children()):
+            node = walk(node.child(k)).parent()
+        return node
+
+    root = schedule.get_root()
+    if root.n_children() == 0:
+        return schedule
+    return walk(root.child(0)).get_schedule()
+
+
 def permuted_range(umap: isl.UnionMap, order) -> isl.UnionMap:
     """``umap`` (whose range has one space) with its range dimension ``d`` taken from dimension
     ``order[d]``, for the leading ones; the dimensions past ``order`` keep their place."""

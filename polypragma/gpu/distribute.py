@@ -23,24 +23,15 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polypragma.isl_helpers import rewrite_bands
+
 # the most members a kernel maps (blocks and threads in x, y and z)
 MAPPED = 3
 
 
 def distributed(schedule: isl.Schedule) -> isl.Schedule:
     """``schedule`` with each band that :func:`_distributable` accepts distributed over its nests."""
-    root = schedule.get_root()
-    if root.n_children() == 0:
-        return schedule
-    return _walk(root.child(0)).get_schedule()
-
-
-def _walk(node: isl.ScheduleNode) -> isl.ScheduleNode:
-    if node.get_type() == isl.schedule_node_type.band and _distributable(node):
-        node = _distribute(node)
-    for k in range(node.n_children()):
-        node = _walk(node.child(k)).parent()
-    return node
+    return rewrite_bands(schedule, lambda band: _distribute(band) if _distributable(band) else None)
 
 
 def leading_coincident(node: isl.ScheduleNode) -> int:

@@ -27,27 +27,16 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma.gpu.distribute import leading_coincident
-from polypragma.isl_helpers import sets_of
+from polypragma.isl_helpers import rewrite_bands, sets_of
 
 
 def extended(schedule: isl.Schedule) -> isl.Schedule:
     """``schedule`` with each band that :func:`_nest` accepts extended with its nest's members."""
-    root = schedule.get_root()
-    if root.n_children() == 0:
-        return schedule
-    return _walk(root.child(0)).get_schedule()
+    def rewrite(band: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        nest = _nest(band)
+        return _extend(band, nest) if nest is not None else None
 
-
-def _walk(node: isl.ScheduleNode) -> isl.ScheduleNode:
-    if node.get_type() == isl.schedule_node_type.band:
-        nest = _nest(node)
-        if nest is not None:
-            extended_node = _extend(node, nest)
-            if extended_node is not None:
-                node = extended_node
-    for k in range(node.n_children()):
-        node = _walk(node.child(k)).parent()
-    return node
+    return rewrite_bands(schedule, rewrite)
 
 
 def _has_band(node: isl.ScheduleNode) -> bool:
