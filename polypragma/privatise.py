@@ -239,10 +239,11 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
     but the one that reads the value from before the region gets a name of its own (``ym1_2``,
     ``ym1_3``; where no web reads it, the one whose value is seen after the region keeps the name), and a
     write of a renamed web whose value may be seen after the region also stores it in the scalar (``if
-    (<last write>) ym1 = ym1_3;``), so that each web's accesses stay in its own loops.  deriche's ``ym1`` is a row filter's
-    temporary in one nest and a column filter's in another: split, each nest's may be expanded along its
-    own loop (:func:`along_loops`).  Returns the model, the new names of each scalar split, and the tags
-    of the copies' reads (:func:`verify` leaves them out).  Only scalars whose every reference is exact."""
+    (<last write>) ym1 = ym1_3;``), so that each web's accesses stay in its own loops.  deriche's
+    ``ym1`` is a row filter's temporary in one nest and a column filter's in another: split, each
+    nest's may be expanded along its own loop (:func:`along_loops`).  Returns the model, the new names
+    of each scalar split, and the tags of the copies' reads (:func:`verify` leaves them out).  Only
+    scalars whose every reference is exact."""
     ranges = deps.live_ranges
     if ranges is None:
         return scop, {}, frozenset()

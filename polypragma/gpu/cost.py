@@ -142,7 +142,6 @@ class Estimate:
     score: float
     sequential: tuple[int, ...] = ()  # the tiles of the members run in sequence
 
-
     def describe(self) -> str:
         """One line for --explain."""
         c = self.candidate

@@ -14,9 +14,9 @@ entry goes to ``x``): ``kernel[1] -> order[1,0]`` puts the band's second loop on
 ``x``, as the cost model chooses for a column-wise loop nest.  ``kernel[0] -> sequential[16]`` sets the
 tiles of the loops a kernel runs in sequence inside each thread for its shared-memory tiles (the further
 members of a permutable band: the ``k`` of a matrix product; :data:`SEQUENTIAL_TILE` each by default,
-and the cost model also tries :data:`SHORTER_SEQUENTIAL_TILES`; with these alone, it chooses the others).  ``--dump-sizes`` prints the order and
-these with the sizes where they are not the defaults, so that its output given back to ``--sizes`` maps
-every kernel as it was.
+and the cost model also tries :data:`SHORTER_SEQUENTIAL_TILES`; given alone, the model chooses the
+other sizes).  ``--dump-sizes`` prints the order and these with the sizes where they are not the
+defaults, so that its output given back to ``--sizes`` maps every kernel as it was.
 """
 
 from __future__ import annotations
