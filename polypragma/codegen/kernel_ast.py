@@ -294,7 +294,7 @@ class KernelTree:
                  for d in range(rank)]
         order = local
         if mapped == 1 and rank >= 2 and self.kernel.sizes.block[0] > group.sizes[-1]:
-            # a block of one dimension wider than the tile's rows (a 128x32 tile of a matrix-vector
+            # a block of one dimension wider than the tile's rows (a 256x16 tile of a matrix-vector
             # kernel): the two innermost coordinates as one index, so that every thread of the block
             # copies, consecutive threads on consecutive elements of a row
             width = isl.Val(group.sizes[-1], context=self.ctx)

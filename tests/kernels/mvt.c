@@ -1,22 +1,22 @@
 // RUN: -- 1 1
 // RUN: -- 6 19
 // RUN: -- 10 60
-// the kernels: y1 (then y2) in shared memory, a tile of 32 at a time; x1 (x2) in a register; A read
-// along a row (x1) staged through shared memory by every thread of a block of 128 (whose 128x32 tile
-// fits where 256x32 does not), and read from global memory down a column (x2), two columns a thread
-// inside each step of the loop over y2's tile
+// the kernels: y1 (then y2) in shared memory, a tile at a time; x1 (x2) in a register; A read along a
+// row (x1) staged through shared memory by every thread of a block of 256, j tiled by 16 (the 256x16
+// tile fits where 256x32 does not, for twice the threads of a 128x32 one), and read from global memory
+// down a column (x2), two columns a thread inside each step of the loop over y2's tile of 32
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel0(
-// CHECK-CUDA: __shared__ double shared_A[128][33];
-// CHECK-CUDA: __shared__ double shared_y1[32];
+// CHECK-CUDA: __shared__ double shared_A[256][17];
+// CHECK-CUDA: __shared__ double shared_y1[16];
 // CHECK-CUDA: double private_x1[1];
-// CHECK-CUDA: private_x1[0] = x1[t0 + 128 * k0];
-// CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 128) {
-// CHECK-CUDA: shared_A[k2 / 32][k2 % 32] = A[(128 * k0 + k2 / 32) * n + (k2 % 32 + 32 * k1)];
-// CHECK-CUDA: shared_y1[t0] = y1[t0 + 32 * k1];
+// CHECK-CUDA: private_x1[0] = x1[t0 + 256 * k0];
+// CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 256) {
+// CHECK-CUDA: shared_A[k2 / 16][k2 % 16] = A[(256 * k0 + k2 / 16) * n + (k2 % 16 + 16 * k1)];
+// CHECK-CUDA: shared_y1[t0] = y1[t0 + 16 * k1];
 // CHECK-CUDA-NEXT: }
 // CHECK-CUDA-NEXT: __syncthreads();
 // CHECK-CUDA: private_x1[0] = private_x1[0] + shared_A[t0][k3] * shared_y1[k3];  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
-// CHECK-CUDA: x1[t0 + 128 * k0] = private_x1[0];
+// CHECK-CUDA: x1[t0 + 256 * k0] = private_x1[0];
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel1(
 // CHECK-CUDA: private_x2[0] = private_x2[0] + A[(32 * k1 + k2) * n + (t0 + 256 * k0)] * shared_y2[k2];
 // CHECK-CUDA-NEXT: private_x2[1] = private_x2[1] + A[(32 * k1 + k2) * n + (t0 + 256 * k0 + 128)] * shared_y2[k2];
