@@ -66,6 +66,11 @@ PADDING_OPERATIONS = 1_000_000
 # within the bound, in vain.  The corpus's trees that isl builds within the bound have at most 33
 # (goto_exits), those past it up to 43 (seidel_2d_fixed, which took 0.5 s to reach it)
 TREE_EXISTENTIALS = 40
+# ... and those a piece of the tiles a thread's register tile covers may have, past which its full
+# tiles are not generated apart (the points keep their guards): the corpus's have at most 2, in every
+# size; tiles of 8x5 points over blocks of 7x8 wrapped around a grid of 3x3 gave differential program
+# 1516 of seed 6 pieces of 20, and isl's subtraction of the missing points 22 s, three times over
+FULL_TILES_EXISTENTIALS = 6
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,6 +190,7 @@ class KernelTree:
         self.kinds: dict[str, Copy | Barrier] = {}  # the statements of copies and barriers, by name
         self._references: dict[str, list[tuple[Reference, Group, isl.PwMultiAff]]] = {}
         self._spec = None  # (domain, root spec): the tree's statements and shape, built once
+        self._full: isl.Set | None | bool = False  # full_tiles, once known (False: not yet)
         # { R -> W }: instances of one tile (of all its coordinates: shared_copy's; of the mapped ones:
         # private_copy's), W before R in the original order, built once for each
         self._earlier_in_tile: dict[bool, isl.UnionMap] = {}
@@ -396,7 +402,18 @@ class KernelTree:
         leaf = self._band(isl.UnionMap.from_map(slots), unroll=self.memory.unroll)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
 
-    def full_tiles(self) -> isl.Set:
+    def full_tiles(self) -> isl.Set | None:
+        """:meth:`_full_tiles`, computed once; None where isl goes past its bound of operations."""
+        if self._full is False:
+            try:
+                self._full = self._full_tiles()
+            except isl.Error as exc:
+                if not out_of_operations(exc):
+                    raise
+                self._full = None
+        return self._full
+
+    def _full_tiles(self) -> isl.Set | None:
         """The tiles (their coordinates, with the thread ids as parameters) in which every point of
         this thread's part of the mapped tile is that of an instance of a computation: there the
         register tile runs without a guard per point (isl's isolate option, as PPCG separates full
@@ -409,6 +426,8 @@ class KernelTree:
         present = _leading(self.tiling.to_tiles.intersect_domain(domain), 0, mapped).flat_range_product(points)
         present = isl.Set.from_union_set(present.range())
         present = present.align_params(with_params(present.get_space(), self.kernel.thread_params))
+        if _most_divs(isl.UnionSet.from_set(present)) > FULL_TILES_EXISTENTIALS:
+            return None
         # on [tile coordinates, this thread's slots]: point p_d = t_d + B_d * s_d, no division involved
         space = present.get_space()
         local = isl.LocalSpace.from_space(space)
@@ -804,12 +823,13 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     if kernel.register_tile and kernel.sequential and not builder.padded:
         # full tiles apart first (where a tiled loop runs inside the thread's points: the guards would
         # be tested at each of its steps), within the bound: where the partial tiles have many shapes
-        # (a triangular domain's), the kernel is built without
+        # (a triangular domain's), or isl could not find the full ones, the kernel is built without
         try:
             with bounded_operations(ctx, bound):
-                ast = _build(builder, prefix, frozenset(), isolate=True)
-                if not strided_dimensions(ast, prefix, steps):
-                    return ast, PartialTiles.APART
+                if builder.full_tiles() is not None:
+                    ast = _build(builder, prefix, frozenset(), isolate=True)
+                    if not strided_dimensions(ast, prefix, steps):
+                        return ast, PartialTiles.APART
         except isl.Error:
             pass
     try:
