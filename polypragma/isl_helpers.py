@@ -88,6 +88,20 @@ def single_map(umap: isl.UnionMap) -> isl.Map | None:
     return result
 
 
+def any_band(node: isl.ScheduleNode, test=lambda band: True) -> bool:
+    """Whether a band node at or below ``node`` passes ``test`` (any band, by default)."""
+    found = False
+
+    def visit(n: isl.ScheduleNode) -> bool:
+        nonlocal found
+        if n.get_type() == isl.schedule_node_type.band and test(n):
+            found = True
+        return not found
+
+    node.foreach_descendant_top_down(visit)
+    return found
+
+
 def rewrite_bands(schedule: isl.Schedule, rewrite) -> isl.Schedule:
     """``schedule`` with each band node, from the root down, replaced by ``rewrite(node)`` (a node at
     the same position of the rewritten tree) where that is not None; the children of what stands there

@@ -27,7 +27,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma.gpu.distribute import leading_coincident
-from polypragma.isl_helpers import rewrite_bands, sets_of
+from polypragma.isl_helpers import any_band, rewrite_bands, sets_of
 
 
 def extended(schedule: isl.Schedule) -> isl.Schedule:
@@ -39,18 +39,6 @@ def extended(schedule: isl.Schedule) -> isl.Schedule:
     return rewrite_bands(schedule, rewrite)
 
 
-def _has_band(node: isl.ScheduleNode) -> bool:
-    found = []
-
-    def visit(n: isl.ScheduleNode) -> bool:
-        if n.get_type() == isl.schedule_node_type.band:
-            found.append(n)
-        return not found
-
-    node.foreach_descendant_top_down(visit)
-    return bool(found)
-
-
 def _nest(band: isl.ScheduleNode) -> int | None:
     """The position in the sequence below band ``band`` of the one filter whose child is a band (the
     nest), where ``band``'s members are all parallel, the others hold no loop, and the nest's band is
@@ -60,7 +48,7 @@ def _nest(band: isl.ScheduleNode) -> int | None:
     sequence = band.child(0)
     if sequence.get_type() != isl.schedule_node_type.sequence:
         return None
-    nests = [k for k in range(sequence.n_children()) if _has_band(sequence.child(k))]
+    nests = [k for k in range(sequence.n_children()) if any_band(sequence.child(k))]
     if len(nests) != 1:
         return None
     inner = sequence.child(nests[0]).child(0)

@@ -39,7 +39,8 @@ from polypragma.gpu.extend import extended
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import KernelSizes, SizeOptions
-from polypragma.isl_helpers import maps_of, parameter, permuted_range, set_named, sets_of, variable, with_params
+from polypragma.isl_helpers import (any_band, maps_of, parameter, permuted_range, set_named, sets_of, variable,
+                                     with_params)
 
 
 @dataclass(frozen=True)
@@ -146,17 +147,7 @@ class GpuMapping:
 
 
 def _has_coincident(node: isl.ScheduleNode) -> bool:
-    found = False
-
-    def visit(n: isl.ScheduleNode) -> bool:
-        nonlocal found
-        if n.get_type() == isl.schedule_node_type.band:
-            if any(n.band_member_get_coincident(k) for k in range(n.band_n_member())):
-                found = True
-        return not found
-
-    node.foreach_descendant_top_down(visit)
-    return found
+    return any_band(node, lambda n: any(n.band_member_get_coincident(k) for k in range(n.band_n_member())))
 
 
 def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None) \
@@ -180,16 +171,7 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             return True
         if reductions is None:
             return False
-        found = False
-
-        def visit(n: isl.ScheduleNode) -> bool:
-            nonlocal found
-            if n.get_type() == isl.schedule_node_type.band:
-                found = found or any(_member_parallel(n, k) for k in range(n.band_n_member()))
-            return not found
-
-        node.foreach_descendant_top_down(visit)
-        return found
+        return any_band(node, lambda n: any(_member_parallel(n, k) for k in range(n.band_n_member())))
 
     def _member_parallel(node: isl.ScheduleNode, k: int) -> bool:
         """Member k, inside the members before it, parallel as a reduction."""
