@@ -134,6 +134,9 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--unroll-registers", action=argparse.BooleanOptionalAction, default=None,
                         help="unroll a thread's loops over its register tile so its indices are constants (default: "
                              "yes for cuda; no for opencl, where PoCL's default work-group method miscompiles it)")
+    memory.add_argument("--vector-copies", action="store_true",
+                        help="copy tiles between global and shared memory two elements at a time (double2, float2, "
+                             "int2) where the tile's rows start aligned, not one at a time")
     memory.add_argument("--texture", action="store_true",
                         help="cuda: read the arrays a kernel only reads through texture objects (the read-only "
                              "data cache serves them anyway; this takes the texture path)")
@@ -185,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
         sizes=SizeOptions(args.tile_size, args.block_size, args.grid_size, args.sizes),
         memory=MemoryOptions(shared=args.shared_memory, private=args.private_memory,
                              constant=args.constant_memory, texture=args.texture,
-                             max_shared=args.max_shared_memory, unroll=args.unroll_registers),
+                             max_shared=args.max_shared_memory, unroll=args.unroll_registers,
+                             vector_copies=args.vector_copies),
         fp_contract=args.fp_contract,
         reductions=args.reductions,
         dump_sizes=args.dump_sizes,

@@ -12,6 +12,7 @@ import pytest
 
 from harness import CC, CFLAGS, KERNELS, compile_c, kernel_paths, polypragma, run, run_configs
 from polypragma.scan import scan
+from test_memory import typed_product
 
 NVCC = os.environ.get("NVCC", "nvcc")
 pytestmark = pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is needed for the cuda target's tests")
@@ -112,3 +113,17 @@ def test_boolean_arrays_reach_the_kernels(tmp_path):
     compile_c(source, tmp_path / "original")
     for n in ("1", "40"):
         assert run(exe, [n]).stdout == run(tmp_path / "original", [n]).stdout
+
+
+@pytest.mark.parametrize("ctype, vector", [("double", "double2"), ("float", "float2"), ("int", "int2")])
+def test_vector_copies_compile(tmp_path, ctype, vector):
+    # --vector-copies for cuda: a helper copies two elements where both addresses are aligned when it runs
+    # (element by element where not), into a shared tile declared aligned; nvcc compiles it for sm_90
+    source = tmp_path / f"product_{ctype}.c"
+    source.write_text(typed_product(ctype))
+    build(source, tmp_path / "out", options=["--vector-copies"])
+    unit = (tmp_path / "out" / f"product_{ctype}.polypragma.cu").read_text()
+    assert f"polypragma_copy_{vector}(&shared_B[" in unit
+    assert f"__shared__ __align__(16) {ctype} shared_B[" in unit
+    assert f"#define polypragma_copy_{vector}(d, s)" in unit
+

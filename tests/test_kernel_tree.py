@@ -4,6 +4,8 @@ schedule tree with its copy and barrier statements and the indices isl builds fo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
 from polypragma import dependences
@@ -80,7 +82,7 @@ def test_matrix_product_placement(tmp_path):
 
 def test_matrix_product_kernel_tree(tmp_path):
     scop, region = matmul(tmp_path)
-    tree = KernelTree(scop, region.memory[0], True)
+    tree = KernelTree(scop, replace(region.memory[0], vector_copies=False), True)  # (one element per copy)
     domain = tree.tree().get_domain()
     block = "(g0 - b0) mod 65535 = 0 and (g1 - b1) mod 65535 = 0 and 0 <= g0 <= 1 and 0 <= g1 <= 1"
     # the copy of A's tile: one instance per tile (g0, g1, g2) and element (e0, e1) of the tile
@@ -165,11 +167,61 @@ def test_a_kernel_tree_with_too_many_existential_variables_is_not_tried(tmp_path
     import polypragma.codegen.kernel_ast as kernel_ast
 
     _, region = matmul(tmp_path)
-    tree = KernelTree(region.scop, region.memory[0], True)
-    assert 0 < tree.existentials() <= kernel_ast.TREE_EXISTENTIALS
-    monkeypatch.setattr(kernel_ast, "TREE_EXISTENTIALS", tree.existentials() - 1)
+    # (with vector copies, and without them, as the second try is)
+    most = [KernelTree(region.scop, replace(region.memory[0], vector_copies=v), True).existentials()
+            for v in (True, False)]
+    assert 0 < min(most) and max(most) <= kernel_ast.TREE_EXISTENTIALS
+    monkeypatch.setattr(kernel_ast, "TREE_EXISTENTIALS", min(most) - 1)
     settled = kernel_ast.with_kernel_asts(region, True)
     assert settled.kernel_asts == (None,)
     assert {g.placement for g in settled.memory[0].groups} == {Placement.GLOBAL}
-    assert all(f"{tree.existentials()} existential variables, more than" in g.reason
+    assert all(f"{most[1]} existential variables, more than" in g.reason  # (the last try's)
                for g in settled.memory[0].groups)
+
+
+def vector_tree(tmp_path, extent: str, vectors: bool = True):
+    """The kernel tree of the matrix product on rows of ``extent`` elements (a constant or ``n``)."""
+    body, arrays = MATMUL, ARRAYS
+    if not extent.isdigit():
+        arrays = "int n, " + arrays
+    scop = model(tmp_path, body.replace("64", extent), arrays.replace("64", extent))
+    deps = dependences.compute(scop)
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SIZES, "k.c", cuda=True)
+    tree = KernelTree(scop, replace(region.memory[0], vector_copies=vectors), True)
+    return tree, tree.tree().get_domain()
+
+
+def test_copies_move_aligned_vectors_of_a_tile_row(tmp_path):
+    # rows of 64 doubles, tiles of 32x32 from even columns: every copy moves two elements at once, its
+    # instances the even columns of the tile
+    tree, domain = vector_tree(tmp_path, "64")
+    copy = tree.kinds["shared_in_0_vector"]
+    assert isinstance(copy, Copy) and copy.width == 2 and "shared_in_0" not in tree.kinds
+    block = "(g0 - b0) mod 65535 = 0 and (g1 - b1) mod 65535 = 0 and 0 <= g0 <= 1 and 0 <= g1 <= 1"
+    assert same(statement(domain, "shared_in_0_vector"),
+                f"[b0, b1] -> {{ shared_in_0_vector[g0, g1, g2, e0, e1] : {block} and 0 <= g2 <= 1 and "
+                "32g0 <= e0 <= 32g0 + 31 and 32g2 <= e1 <= 32g2 + 30 and e1 mod 2 = 0 }")
+    # (the first element's indices: the vector's address)
+    local, _ = tree.copies["shared_in_0_vector"]
+    assert restricts(local, "{ shared_in_0_vector[g0, g1, g2, e0, e1] -> [e0 - 32g0, e1 - 32g2] }")
+
+
+def test_vectors_and_the_elements_no_vector_holds(tmp_path):
+    # rows of n doubles: where n is odd, the last column of a row is copied alone; the vectors and the
+    # single elements copy every element of the tile once, as the copy of one element at a time does
+    tree, domain = vector_tree(tmp_path, "n")
+    vectors, rest = (statement(domain, name).set_tuple_name("e") for name in ("shared_in_0_vector", "shared_in_0"))
+    assert tree.kinds["shared_in_0_vector"].width == 2 and tree.kinds["shared_in_0"].width == 1
+    seconds = vectors.apply(isl.Map("{ e[g0, g1, g2, e0, e1] -> e[g0, g1, g2, e0, e1 + 1] }", context=tree.ctx))
+    _, plain = vector_tree(tmp_path, "n", vectors=False)
+    whole = isl.Set(str(statement(plain, "shared_in_0").set_tuple_name("e")), context=tree.ctx)  # (its own context)
+    assert vectors.union(seconds).union(rest).is_equal(whole)
+    assert vectors.intersect(seconds).is_empty() and vectors.union(seconds).intersect(rest).is_empty()
+    odd = isl.Set("[n] -> { : n mod 2 = 1 }", context=tree.ctx)
+    assert not rest.is_empty() and rest.params().is_subset(odd.align_params(rest.params().get_space()))
+
+
+def test_no_vectors_where_every_other_row_starts_unaligned(tmp_path):
+    # rows of 63 doubles: the odd rows' tiles start at odd addresses
+    tree, _ = vector_tree(tmp_path, "63")
+    assert tree.kinds and all(getattr(kind, "width", 1) == 1 for kind in tree.kinds.values())

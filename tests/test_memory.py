@@ -100,6 +100,18 @@ int main(int argc, char **argv)
 }
 """
 
+# a product of each element type: its copies move vectors of two elements (--vector-copies)
+TYPED_PRODUCT = (MATMUL.replace("double", "T").replace("alloc_Ts", "ALLOC").replace("init_array_1d", "INIT")
+                 .replace('print_array_1d("C", C, n * m);', 'for (int i = 0; i < n * m; i++)\n    printf(FORMAT "\\n", C[i]);'))
+TYPES = {"double": '#define ALLOC alloc_doubles\n#define INIT init_array_1d\n#define FORMAT "%.17g"\n',
+         "float": '#define ALLOC alloc_floats\n#define INIT init_float_array\n#define FORMAT "%.9g"\n',
+         "int": '#define ALLOC alloc_ints\n#define INIT(a, n) init_int_array(a, n, -9, 9)\n#define FORMAT "%d"\n'}
+
+
+def typed_product(ctype: str) -> str:
+    return f"#define T {ctype}\n" + TYPES[ctype] + TYPED_PRODUCT
+
+
 PROGRAMS = {"matmul": (MATMUL, ["70", "45", "50"]), "transpose": (TRANSPOSE, ["77"]),
             "stencil": (STENCIL, ["75"]), "filter": (FILTER, ["1000"])}
 
@@ -363,3 +375,29 @@ def test_a_stencils_many_neighbours_share_one_tile_with_its_halo(tmp_path):
     assert status == 0, messages
     assert "A (10 reference(s)" not in messages
     assert messages.count("A (1 reference(s), read, line(s) 18): global memory") == 10
+
+
+@pytest.mark.parametrize("ctype", list(TYPES))
+def test_vector_copies_run_on_opencl(tmp_path, ctype):
+    # --vector-copies: B's unpadded tile of the product moves two elements a copy (vload/vstore), the
+    # elements no vector holds (the last of a row of odd length) one by one; results as the original's
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    source = tmp_path / f"product_{ctype}.c"
+    source.write_text(typed_product(ctype))
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--no-fp-contract",
+                                                             "--vector-copies", "--explain"])
+    assert status == 0 and "warning" not in messages, messages
+    width = 2
+    assert f"copied in {width} elements at a time (vectors" in placements(messages)["B"][0], messages
+    code = generated_path(source, tmp_path / "out").read_text()
+    assert f"vstore{width}(vload{width}(0, &B[" in code and "__attribute__((aligned(16)))" in code
+    compile_c(source, tmp_path / "orig", include=(KERNELS,))
+    compile_c(generated_path(source, tmp_path / "out"), tmp_path / "gen", include=(KERNELS,), libs=["-lOpenCL"])
+    for sizes in (["70", "45", "50"], ["64", "66", "33"], ["3", "5", "7"]):
+        expected = run(tmp_path / "orig", sizes)
+        got = run(tmp_path / "gen", sizes, env={"POLYPRAGMA_DEVICE": "gpu"})
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(expected.stdout, got.stdout, 0.0) is None, (sizes, expected.stdout, got.stdout)
+

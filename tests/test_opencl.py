@@ -20,6 +20,8 @@ VARIANTS = {
     # several points a thread along two loops (4x2, the last of 4 missing for odd threads): register
     # tiles jammed inside the loops they enclose, tiles whose points all exist apart from the others
     "register-tile": ["--tile-size", "7,8", "--block-size", "2,4"],
+    # copies between global and shared memory in 16-byte vectors where a tile's rows start aligned
+    "vector-copies": ["--vector-copies"],
 }
 
 # kernels the GPU targets leave as written, and the diagnostic that says why

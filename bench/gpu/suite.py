@@ -46,6 +46,9 @@ def _suite() -> list[Benchmark]:
         out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE,
                              note=f"matrix product, tile {tile.replace(',', 'x')}, block {block.replace(',', 'x')}",
                              gpu_options=("--tile-size", tile, "--block-size", block), label=label))
+    # the copies to shared memory two elements at a time (--vector-copies: off until measured)
+    out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="vector",
+                         note="matrix product, vector copies", gpu_options=("--vector-copies",)))
     # the product as people write it, with a local sum (polypragma/gpu/extend.py), and a row sum
     out.append(Benchmark("local_accumulators", (1, n, n, n), 2.0 * n**3 + 2.0 * n * n, (3 * n * n + 2 * n) * DOUBLE,
                          note="C = A B with a local sum per element, and y = A x + 1"))
@@ -78,9 +81,14 @@ def _suite() -> list[Benchmark]:
                          "matrix addition"))
     n, t = 4_000_000, 100
     out.append(Benchmark("jacobi_1d", (1, n, t), 6.0 * n * t, 2 * n * DOUBLE * 2 * t, note="1-D stencil, 100 steps"))
+    out.append(Benchmark("jacobi_1d", (1, n, t), 6.0 * n * t, 2 * n * DOUBLE * 2 * t, label="vector",
+                         note="1-D stencil, 100 steps, vector copies", gpu_options=("--vector-copies",)))
     n, t = 4000, 100
     out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t,
                          defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps"))
+    out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t, label="vector",
+                         defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps, vector copies",
+                         gpu_options=("--vector-copies",)))
     # the stencils' shared tiles against the caches alone: the cost model counts a warp's sectors, not
     # the L1 hits of its neighbours' rows
     out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t, label="noshared",

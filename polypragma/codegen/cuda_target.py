@@ -15,7 +15,7 @@ from polypragma.codegen.printer import helper_macros
 from polypragma.codegen.body import device_functions
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
-from polypragma.gpu.memory import Placement
+from polypragma.gpu.memory import ELEMENT_SIZES, Placement
 from polypragma.gpu.region import GpuRegion, symbol_stem
 
 
@@ -138,11 +138,15 @@ class CudaSyntax(GpuSyntax, HostSyntax):
         qualifier = "" if array.written else "const "
         return f"{qualifier}{array.device_type} *__restrict__ {array.name}"
 
-    def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
-        return f"__shared__ {ctype} {name}{dims};"
+    def shared_declaration(self, ctype: str, name: str, dims: str, aligned: bool = False) -> str:
+        return f"__shared__ {'__align__(16) ' if aligned else ''}{ctype} {name}{dims};"
 
     def flag_param(self, name: str) -> str:
         return f"int *__restrict__ {name}"
+
+    def vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, str | None]:
+        name = f"polypragma_copy_{ctype}{width}"
+        return f"{name}({destination}, {source});", vector_copy_macro(name, ctype, width, ELEMENT_SIZES[ctype] * width)
 
     def barrier(self) -> str:
         return "__syncthreads();"
@@ -161,6 +165,17 @@ class CudaSyntax(GpuSyntax, HostSyntax):
     def thread_id(self, dim: int) -> str:
         return f"(int)threadIdx.{'xyz'[dim]}"
 
+
+
+def vector_copy_macro(name: str, ctype: str, width: int, size: int) -> str:
+    """``name(d, s)``: ``width`` elements (``size`` bytes) from ``s`` to ``d`` in one load and one store
+    where both addresses are aligned on ``size`` bytes (a tile's rows, the global row's length even:
+    see kernel_ast's _vectors), one by one where not."""
+    vector = f"{ctype}{width}"
+    each = " ".join(f"polypragma_d[{k}] = polypragma_s[{k}];" for k in range(width))
+    return (f"#define {name}(d, s) do {{ {ctype} *polypragma_d = (d); const {ctype} *polypragma_s = (s); "
+            f"if ((((unsigned long long)polypragma_d | (unsigned long long)polypragma_s) & {size - 1}) == 0) "
+            f"*({vector} *)polypragma_d = *(const {vector} *)polypragma_s; else {{ {each} }} }} while (0)")
 
 
 def constant_symbol(region: GpuRegion, array: DeviceArray) -> str:

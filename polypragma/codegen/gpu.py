@@ -41,11 +41,18 @@ class GpuSyntax:
         """The kernel parameter passing ``array`` (None: the kernel reaches it otherwise)."""
         raise NotImplementedError
 
-    def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
+    def shared_declaration(self, ctype: str, name: str, dims: str, aligned: bool = False) -> str:
+        """A shared array's declaration (``aligned``: on 16 bytes, for the vector copies)."""
         raise NotImplementedError
 
     def flag_param(self, name: str) -> str:
         """The kernel parameter of an int flag in global memory, which threads set (the failed asserts')."""
+        raise NotImplementedError
+
+    def vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, str | None]:
+        """The statement copying ``width`` consecutive elements of type ``ctype`` from the address
+        ``source`` to ``destination`` as one vector, and the definition of the helper it
+        calls (None: none)."""
         raise NotImplementedError
 
     def barrier(self) -> str:
@@ -89,7 +96,8 @@ class KernelPrinter(CFamilyPrinter):
         self.between_barriers: tuple = ()
         # reductions updated by several threads, by statement: (index in the kernel's, KernelReduction)
         self.reductions = {kr.reduction.statement: (k, kr) for k, kr in enumerate(kernel.reductions)}
-        self.atomics: set[str] = set()  # the definitions of the atomic helpers the kernel uses
+        self.atomics: set[str] = set()  # the definitions of the helpers the kernel uses (atomics, vector copies)
+        self.vector_groups: set[int] = set()  # the shared groups (ids) that vector copies move
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -142,6 +150,14 @@ class KernelPrinter(CFamilyPrinter):
         group = copy.group
         local = group.name + "".join(f"[{self.expr(e)}]" for e in indices.local)
         element = self.element(group.array, indices.element)
+        if copy.width > 1:
+            destination, source = (local, element) if copy.into else (element, local)
+            text, helper = self.syntax.vector_copy(group.array.device_type, copy.width, f"&{destination}",
+                                                   f"&{source}")
+            if helper is not None:
+                self.atomics.add(helper)
+            self.vector_groups.add(id(group))
+            return text
         return f"{local} = {element};" if copy.into else f"{element} = {local};"
 
     def element(self, array: DeviceArray, coordinates) -> str:
@@ -407,17 +423,18 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     if ast is not None:
         if memory.placed(Placement.SHARED) and not syntax.registers_across_barriers:
             printer.between_barriers = tuple(memory.placed(Placement.PRIVATE))
-        for group in memory.placed(Placement.SHARED):
-            widths = list(group.sizes)
-            widths[-1] += group.padding
-            declarations.append("  " + syntax.shared_declaration(group.array.device_type, group.name,
-                                                                 "".join(f"[{w}]" for w in widths)))
     else:
         ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
                                at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
                                tile_dims=range(kernel.mapped))
     printer.annotated = True
     body = printer.node(ast, 1)
+    for group in memory.placed(Placement.SHARED) if memory is not None else ():
+        widths = list(group.sizes)
+        widths[-1] += group.padding
+        declarations.append("  " + syntax.shared_declaration(group.array.device_type, group.name,
+                                                             "".join(f"[{w}]" for w in widths),
+                                                             aligned=id(group) in printer.vector_groups))
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]
     params = [p for p in params if p is not None]
     checks = kernel_checks(region, kernel)

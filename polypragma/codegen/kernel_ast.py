@@ -71,14 +71,22 @@ TREE_EXISTENTIALS = 40
 # size; tiles of 8x5 points over blocks of 7x8 wrapped around a grid of 3x3 gave differential program
 # 1516 of seed 6 pieces of 20, and isl's subtraction of the missing points 22 s, three times over
 FULL_TILES_EXISTENTIALS = 6
+# a shared copy's vectors: elements by element type (two: 16 bytes of doubles, 8 of floats or ints; the
+# remainders of vectors of four floats, up to three elements a row, made gemm's AST of floats exceed its
+# bound), and the isl operations finding them may take (per copy; past it, one element at a time)
+VECTOR_ELEMENTS = {"double": 2, "float": 2, "int": 2}
+VECTOR_OPERATIONS = 200_000
 
 
 @dataclass(frozen=True, eq=False)
 class Copy:
-    """A copy between a promoted group and global memory: ``into`` the group (copy-in) or out of it."""
+    """A copy between a promoted group and global memory: ``into`` the group (copy-in) or out of it;
+    ``width`` consecutive elements of a row at once (a vector, where both sides are aligned
+    when it runs; see KernelTree._vectors)."""
 
     group: Group
     into: bool
+    width: int = 1
 
 
 @dataclass(frozen=True, eq=False)
@@ -276,22 +284,89 @@ class KernelTree:
                 raise
             return isl.UnionMap.empty(reads.get_space())
 
-    def shared_copy(self, group: Group, into: bool, name: str):
-        """(filter, subtree) of the copy of a shared group's tile, the ``x`` threads on consecutive
-        elements of the tile; None when the tile has no such element."""
+    def shared_copy(self, group: Group, into: bool, name: str) -> list:
+        """[(filter, subtree)] of the copy of a shared group's tile, the ``x`` threads on consecutive
+        elements of the tile (on consecutive vectors of a row first, where the copy has some: see
+        _vectors); empty when the tile has no such element."""
         relation = group.relation("read" if into else "write")
         if into:
             relation = relation.subtract(self._written_in_tile(group))
         per_tile = union_of(isl.UnionMap.from_map(m) for m in maps_of(self.to_tiles.reverse().apply_range(relation)))
         if per_tile is None or per_tile.is_empty():
-            return None
+            return []
         elements = isl.Map.from_union_map(per_tile).intersect_domain(self.tiles)
         if into and group.stencil and not group.writes and elements.n_basic_map() > 1:
             # the tile of reads translated from each other (a stencil's neighbours): the elements of its
             # hull, a few more than it reads (the corners a 5-point stencil skips, all inside the array:
             # between elements it reads), where the exact union makes the copy's AST slow to build
             elements = isl.Map.from_basic_map(elements.simple_hull()).intersect_domain(self.tiles)
-        domain = self._statement(name, Copy(group, into), elements.wrap().flatten())
+        whole = elements.wrap().flatten().set_tuple_name(name)
+        return [self._copy_statement(group, into, piece_name, piece, width)
+                for piece_name, piece, width in self._vectors(group, into, whole, name)]
+
+    def _vectors(self, group: Group, into: bool, domain: isl.Set, name: str) -> list[tuple[str, isl.Set, int]]:
+        """The copy statement ``domain`` (tile coordinates, then the element's) in pieces (name, instances,
+        elements per instance): where a copy moves whole aligned vectors of a row (VECTOR_ELEMENTS: two
+        elements, starting at an even column), the first element of each (its loads and stores one
+        instruction each, where both addresses are aligned on the vector's size when it runs:
+        the device code checks, copying element by element where not), then the elements no vector
+        holds.  Vectors only where the tile has more elements than the block has threads, the tile's
+        offset along the row and the shared row's length (with its padding) are multiples of the
+        vector, so that every row of the tile starts aligned (a padded tile's odd rows would not: there
+        it is not worth a branch), the global row not of a constant length that is not, and within
+        VECTOR_OPERATIONS of isl's work.
+
+        A copy-in of an array the kernel does not write may move a few elements it does not need, in
+        the rows it copies and inside the array's rows, to complete a vector: a 5-point stencil's tile
+        whose corners no point reads is copied as whole rows of vectors, not as vectors and the lone
+        elements beside each missing corner."""
+        width = VECTOR_ELEMENTS.get(group.array.device_type, 1) if self.memory.vector_copies else 1
+        array = group.array
+        rank = len(group.sizes)
+        last = domain.dim(isl.dim_type.set) - 1
+        declared = group.sizes[-1] + group.padding
+        if width == 1 or (array.member is not None and not array.row_member) or (
+                rank > 1 and (declared % width or _constant_other_than(array, width))) or (
+                math.prod(group.sizes) <= math.prod(self.kernel.sizes.block)):
+            # (nor where a thread copies one element of a tile at most: a vector saves it nothing)
+            return [(name, domain, 1)]
+        # (the elements a vector may complete a row with: inside the array's row and the shared row)
+        row = None
+        if into and not declared % width and not any(g.array.name == array.name and g.writes
+                                                    for g in self.memory.groups):
+            row = next((a.extents[-1] for a in self.scop.arrays if a.name == array.name and a.extents), None)
+        try:
+            with bounded_operations(self.ctx, VECTOR_OPERATIONS):
+                space = domain.get_space()
+                w = isl.Val(width, context=self.ctx)
+                offset = _on_tiles(group.offsets[-1], self.memory.tile_params, space)
+                if not offset.mod_val(w).non_zero_set().intersect(domain).is_empty():
+                    return [(name, domain, 1)]
+                aligned = variable(space, isl.dim_type.set, last).mod_val(w).zero_set()
+                exact = domain.intersect(aligned)
+                for j in range(1, width):
+                    exact = exact.intersect(domain.apply(_shift(space, last, -j)))
+                candidates = [_split(domain, exact.coalesce(), last, width)]
+                if row is not None:
+                    touching = union_of(domain.apply(_shift(space, last, -j)) for j in range(width))
+                    starts = touching.intersect(aligned).intersect(_inside(row, domain, last, width))
+                    candidates.append(_split(domain, starts.coalesce(), last, width))
+                # (the simpler: the AST of a kernel grows with its statements' existential variables)
+                starts, rest = min(candidates, key=lambda pair: _complexity([p for p in pair if p is not None]))
+                if starts.is_empty():
+                    return [(name, domain, 1)]
+                pieces = [(f"{name}_vector", starts.set_tuple_name(f"{name}_vector"), width)]
+                if rest is not None:
+                    pieces.append((name, rest, 1))
+                return pieces
+        except isl.Error as exc:
+            if not out_of_operations(exc):
+                raise
+            return [(name, domain, 1)]
+
+    def _copy_statement(self, group: Group, into: bool, name: str, elements: isl.Set, width: int):
+        """(filter, subtree) of copy statement ``name`` over ``elements`` (``width`` per instance)."""
+        domain = self._statement(name, Copy(group, into, width), elements)
         space = domain.get_space()
         tiles, mapped = self.tiling.tiles, self.tiling.mapped
         rank = domain.dim(isl.dim_type.set) - tiles
@@ -299,12 +374,14 @@ class KernelTree:
                                                                          space))
                  for d in range(rank)]
         order = local
-        if mapped == 1 and rank >= 2 and self.kernel.sizes.block[0] > group.sizes[-1]:
+        if width > 1:  # the vectors
+            order = local[:-1] + [local[-1].scale_down_val(isl.Val(width, context=self.ctx)).floor()]
+        if mapped == 1 and rank >= 2 and self.kernel.sizes.block[0] > group.sizes[-1] / width:
             # a block of one dimension wider than the tile's rows (a 256x16 tile of a matrix-vector
             # kernel): the two innermost coordinates as one index, so that every thread of the block
-            # copies, consecutive threads on consecutive elements of a row
-            width = isl.Val(group.sizes[-1], context=self.ctx)
-            order = local[:-2] + [local[-2].scale_val(width).add(local[-1])]
+            # copies, consecutive threads on consecutive elements (or vectors) of a row
+            row = isl.Val(-(-group.sizes[-1] // width), context=self.ctx)
+            order = order[:-2] + [order[-2].scale_val(row).add(order[-1])]
 
         def product(pieces: list[isl.PwAff]) -> isl.Map:
             result = None
@@ -479,6 +556,15 @@ class KernelTree:
         schedule = isl.Schedule.from_domain(domain)
         return _grow(schedule.get_root().child(0), root, separate, isolate).get_schedule()
 
+    def vector_copies(self) -> tuple[tuple[str, bool, int], ...]:
+        """(group, into, width) of each copy of the tree that moves vectors, in order."""
+        return tuple(sorted({(k.group.name, k.into, k.width) for k in self.kinds.values()
+                             if isinstance(k, Copy) and k.width > 1}))
+
+    def vectors(self) -> bool:
+        """Whether the tree has vector copies (True while its statements are not all known)."""
+        return self._spec is None or any(isinstance(kind, Copy) and kind.width > 1 for kind in self.kinds.values())
+
     def threads(self) -> isl.UnionSet:
         """The computed instances that fall to this thread (the thread congruence on their points)."""
         return self.computed_points.intersect_range(isl.UnionSet.from_set(self.tiling.thread_congruence)).domain()
@@ -512,11 +598,7 @@ class KernelTree:
                     out.append(made)
             return out
 
-        copied = []
-        for group in self.shared:
-            made = self.shared_copy(group, True, name("shared_in"))
-            if made is not None:
-                copied.append(made)
+        copied = [made for group in self.shared for made in self.shared_copy(group, True, name("shared_in"))]
         inner += copied
         if copied:
             inner.append((self.barrier(name("barrier"), True), None))
@@ -526,8 +608,7 @@ class KernelTree:
             inner.append((self.computed, compute))
         if self.shared:
             inner.append((self.barrier(name("barrier"), True), None))
-            written = [made for made in (self.shared_copy(g, False, name("shared_out")) for g in self.shared
-                                         if g.writes) if made is not None]
+            written = [made for g in self.shared if g.writes for made in self.shared_copy(g, False, name("shared_out"))]
             if written:
                 inner += written + [(self.barrier(name("barrier"), True), None)]
         if tiles > mapped:
@@ -585,6 +666,43 @@ def _extended(function: isl.PwMultiAff, domain: isl.Set) -> isl.PwMultiAff:
     if shared is None:
         return function
     return isl.PwMultiAff.from_multi_aff(shared).intersect_domain(domain.align_params(shared.get_domain_space()))
+
+
+def _shift(space: isl.Space, position: int, by: int) -> isl.Map:
+    """``{ x -> x + by e_position }`` on the set space ``space``."""
+    shift = isl.MultiAff.identity(space.map_from_set())
+    return isl.Map.from_multi_aff(shift.set_aff(position, shift.get_aff(position).add_constant_val(
+        isl.Val(by, context=space.get_ctx()))))
+
+
+def _split(domain: isl.Set, starts: isl.Set, last: int, width: int) -> tuple[isl.Set, isl.Set | None]:
+    """(the vectors' first elements ``starts``, the elements of ``domain`` no vector holds or None)."""
+    space = domain.get_space()
+    rest = domain.subtract(union_of(starts.apply(_shift(space, last, j)) for j in range(width))).coalesce()
+    return starts, None if rest.is_empty() else rest
+
+
+def _complexity(sets: list[isl.Set]) -> tuple[int, int]:
+    """(most existential variables of a basic set, basic sets) of ``sets``."""
+    return (max(_most_divs(isl.UnionSet.from_set(s)) for s in sets), sum(s.n_basic_set() for s in sets))
+
+
+def _inside(extent: isl.PwAff, domain: isl.Set, last: int, width: int) -> isl.Set:
+    """The points of ``domain``'s space whose ``width`` elements from ``last`` lie before ``extent`` (a
+    row's length, over the parameters)."""
+    n = domain.dim(isl.dim_type.set)
+    extent = extent.add_dims(isl.dim_type.in_, n)  # (on an unnamed space of the domain's dimensions)
+    end = variable(extent.get_domain_space(), isl.dim_type.set, last).add_constant_val(
+        isl.Val(width - 1, context=domain.get_ctx()))
+    inside = end.lt_set(extent).set_tuple_name(domain.get_tuple_name())
+    return inside.align_params(domain.get_space()).intersect_params(domain.params())
+
+
+def _constant_other_than(array, width: int) -> bool:
+    """Whether ``array``'s rows have a constant length that is not a multiple of ``width``: every
+    other row of a tile would start unaligned."""
+    extent = array.inner_extents[-1] if array.inner_extents else ""
+    return extent.isdigit() and int(extent) % width != 0
 
 
 def _shared_piece(function: isl.PwAff | isl.PwMultiAff):
@@ -770,30 +888,47 @@ def _one_expression(index: isl.PwAff) -> isl.PwAff:
 def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuRegion:
     """``region`` with the AST of each kernel with promoted data (:func:`tiled_kernel_ast`); a kernel
     whose AST exceeds its bound has its data in global memory instead, the reason on each group."""
-    memory, asts, partial = [], [], []
+    memory, asts, partial, vectors = [], [], [], []
     for kernel_memory in region.memory:
-        ast, tiles = None, PartialTiles.GUARDED
+        ast, tiles, moved = None, PartialTiles.GUARDED, ()
         if kernel_memory.tiled:
             with timing.part(f"kernel {kernel_memory.kernel.index}: the AST with its promoted data") as part:
-                try:
-                    ast, tiles = tiled_kernel_ast(region.scop, kernel_memory, region.names.kernel,
-                                                  registers_across_barriers)
-                except TooCostly as exc:
-                    kernel_memory = kernel_memory.in_global_memory(str(exc))
-                    # (the time spent in vain: the kernel's AST is built again, with its data in global memory)
-                    part.label += ", given up: its data stays in global memory"
+                tries = [kernel_memory, replace(kernel_memory, vector_copies=False)] if kernel_memory.vector_copies \
+                    else [kernel_memory]
+                for k, placed in enumerate(tries):
+                    try:
+                        ast, tiles, moved = tiled_kernel_ast(region.scop, placed, region.names.kernel,
+                                                             registers_across_barriers)
+                        kernel_memory = placed
+                        break
+                    except TooCostly as exc:
+                        if k + 1 < len(tries) and exc.vectors:
+                            # (the copies' vectors add statements to the tree: without them, it may fit)
+                            part.label += ", without vector copies"
+                            continue
+                        kernel_memory = placed.in_global_memory(str(exc))
+                        # (the time spent in vain: the kernel's AST is built again, with its data in global memory)
+                        part.label += ", given up: its data stays in global memory"
+                        break
         memory.append(kernel_memory)
         asts.append(ast)
         partial.append(tiles)
-    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts), partial_tiles=tuple(partial))
+        vectors.append(moved)
+    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts), partial_tiles=tuple(partial),
+                   vector_copies=tuple(vectors))
 
 
 class TooCostly(Exception):
-    """The AST of a kernel with promoted data took more than its bound of isl operations."""
+    """The AST of a kernel with promoted data took more than its bound of isl operations (``vectors``:
+    its tree had vector copies, or may have had)."""
+
+    def __init__(self, message: str, vectors: bool = True):
+        super().__init__(message)
+        self.vectors = vectors
 
 
 def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
-                     registers_across_barriers: bool) -> tuple[isl.AstNode, PartialTiles]:
+                     registers_across_barriers: bool) -> tuple[isl.AstNode, PartialTiles, tuple]:
     """The AST of a kernel with promoted data (see the module's docstring); loops over the tiles
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
@@ -803,7 +938,8 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     TREE_EXISTENTIALS existential variables.  Where a tiled loop runs inside a register tile's points,
     its partial tiles are computed whole where that is safe (:mod:`polypragma.codegen.padded_tiles`),
     or else its full tiles are first generated apart (:meth:`KernelTree.full_tiles`), within the
-    bound.  Returns the AST and how it runs the partial tiles."""
+    bound.  Returns the AST, how it runs the partial tiles and its vector copies
+    (:meth:`KernelTree.vector_copies`)."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
@@ -816,7 +952,8 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             existentials = builder.existentials()
             if existentials > TREE_EXISTENTIALS:
                 raise TooCostly(f"the kernel's AST with its data promoted was not tried: the schedule of a statement "
-                                f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}")
+                                f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}",
+                                builder.vectors())
     except isl.Error:
         pass
     guarded = PartialTiles.PADDED if builder.padded else PartialTiles.GUARDED
@@ -829,7 +966,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                 if builder.full_tiles() is not None:
                     ast = _build(builder, prefix, frozenset(), isolate=True)
                     if not strided_dimensions(ast, prefix, steps):
-                        return ast, PartialTiles.APART
+                        return ast, PartialTiles.APART, builder.vector_copies()
         except isl.Error:
             pass
     try:
@@ -837,10 +974,10 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             ast = _build(builder, prefix, frozenset())
             strided = frozenset(strided_dimensions(ast, prefix, steps))
             if not strided:
-                return ast, guarded
+                return ast, guarded, builder.vector_copies()
             ast = _build(builder, prefix, strided)
             if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
-                return ast, guarded
+                return ast, guarded, builder.vector_copies()
     except isl.Error as exc:
         # past its bound in the atomic form, the default form is not tried: in the corpus it came in
         # within the same bound for two kernels (strides and jagged_rows with --tile-size 7,8
@@ -849,13 +986,13 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
         # loops and its other failures
         if out_of_operations(exc):
             raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
-                            "operations") from None
+                            "operations", builder.vectors()) from None
     try:
         with bounded_operations(ctx, bound):
-            return _build(builder, prefix, frozenset(range(64))), guarded
+            return _build(builder, prefix, frozenset(range(64))), guarded, builder.vector_copies()
     except isl.Error:
         raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
-                        "operations") from None
+                        "operations", builder.vectors()) from None
 
 
 def _build(builder: KernelTree, prefix: str, separate: frozenset, isolate: bool = False) -> isl.AstNode:

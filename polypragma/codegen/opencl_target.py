@@ -87,11 +87,15 @@ class OpenCLSyntax(GpuSyntax, HostSyntax):
         qualifier = "" if array.written else "const "
         return f"__global {qualifier}{array.device_type} *restrict {array.name}"
 
-    def shared_declaration(self, ctype: str, name: str, dims: str) -> str:
-        return f"__local {ctype} {name}{dims};"
+    def shared_declaration(self, ctype: str, name: str, dims: str, aligned: bool = False) -> str:
+        return f"__local {ctype} {name}{dims}{' __attribute__((aligned(16)))' if aligned else ''};"
 
     def flag_param(self, name: str) -> str:
         return f"__global int *{name}"
+
+    def vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, str | None]:
+        # (vloadn and vstoren need the element's alignment only)
+        return f"vstore{width}(vload{width}(0, {source}), 0, {destination});", None
 
     def barrier(self) -> str:
         # global too: a copy-in may read what another thread of the block wrote to global memory

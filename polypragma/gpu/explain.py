@@ -13,12 +13,19 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
     if not region.memory:
         return []
     out = []
+    vectors = region.vector_copies[kernel.index] if region.vector_copies else ()
     for group in region.memory[kernel.index].groups:
         lines = sorted({region.scop.statement(r.statement).line for r in group.references})
         kinds = "read and written" if group.writes and any(not r.is_write for r in group.references) else \
             "written" if group.writes else "read"
+        moved = [(into, width) for name, into, width in vectors if name == group.name and group.name]
+        copies = ""
+        if moved:
+            ways = " and ".join("in" if into else "out" for into, _ in moved)
+            copies = (f"; copied {ways} {moved[0][1]} elements at a time (vectors: its rows start aligned), "
+                      f"the elements no vector holds one by one")
         out.append(f"    {group.array.name} ({len(group.references)} reference(s), {kinds}, line(s) "
-                   f"{', '.join(map(str, lines))}): {group.placement.value}: {group.reason}")
+                   f"{', '.join(map(str, lines))}): {group.placement.value}: {group.reason}{copies}")
     return out
 
 

@@ -73,6 +73,9 @@ class MemoryOptions:
     # target decides: cuda yes; opencl no, since PoCL's default work-group method miscompiles
     # unrolled register tiles between barriers; its 'workitemrepl' method runs them right)
     unroll: bool | None = None
+    # copy vectors of two elements between global and shared memory where a tile's rows are aligned (off
+    # until measured on a GPU: ptxas gives the kernels more registers, some fewer blocks an SM)
+    vector_copies: bool = False
 
 
 class Placement(Enum):
@@ -139,6 +142,7 @@ class KernelMemory:
     groups: tuple[Group, ...]
     tile_params: tuple[str, ...]  # names of the tile coordinates inside the kernel
     unroll: bool = False  # unroll the thread's mapped point loops (register indices become constants)
+    vector_copies: bool = False  # shared copies move vectors where they can (MemoryOptions)
     sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
 
     @property

@@ -59,6 +59,8 @@ class GpuRegion:
     kernel_asts: tuple = ()
     # per kernel: how the AST runs the partial tiles of a register tile
     partial_tiles: tuple[PartialTiles, ...] = ()
+    # per kernel: (group, into, elements) of each copy between global and shared memory in vectors
+    vector_copies: tuple = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
     notes: tuple[str, ...] = ()  # what the schedule did to the model (statements split), for --explain
     # the members of struct variables the kernels access (p__x for p[i].x): arrays of the model that live
@@ -174,8 +176,9 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         choices.append(choice)
 
         def placement(k: Kernel) -> KernelMemory:
-            return kernel_memory(scop, arrays + members, k, memory_options, constant, names.tile, "polypragma_",
-                                 cuda and memory_options.texture, unroll)
+            placed = kernel_memory(scop, arrays + members, k, memory_options, constant, names.tile, "polypragma_",
+                                   cuda and memory_options.texture, unroll)
+            return replace(placed, vector_copies=memory_options.vector_copies)
 
         kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context)
         kernels.append(kernel)

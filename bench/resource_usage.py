@@ -1,0 +1,113 @@
+"""What ptxas makes of polypragma's kernels under two sets of options: registers a thread, shared
+memory, spills, the blocks of the kernel's size that fit an SM by registers, and the global loads
+and stores of the PTX (with how many are vectors), kernel by kernel, into a Markdown table.  No GPU
+needed, only nvcc; for the option a session cannot time (``--vector-copies``)::
+
+    python bench/resource_usage.py --options=--vector-copies --output bench/results/FILE.md
+
+compares each corpus kernel of ``--kernels`` generated with ``--options`` against the default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KERNELS = ROOT / "tests" / "kernels"
+REGISTERS_PER_SM = 65536
+# corpus kernels (NAME, or NAME:DEFINES where the first RUN line's defines are too small)
+DEFAULT_KERNELS = ("gemm", "mm2", "local_accumulators", "covariance", "jacobi_1d", "jacobi_2d:-DN=4000 -DTSTEPS=100",
+                   "fdtd_2d")
+
+
+def usage(spec: str, options: list[str], work: Path) -> list[dict]:
+    """Per generated kernel of corpus kernel ``spec``: name, registers, shared bytes, spill bytes, threads
+    a block, global memory instructions and vector ones."""
+    kernel, _, given = spec.partition(":")
+    source = KERNELS / f"{kernel}.c"
+    run = next((line.split("RUN:", 1)[1] for line in source.read_text().splitlines() if "// RUN:" in line), "")
+    defines = shlex.split(given or run.split("--")[0])
+    out = work / kernel
+    subprocess.run([sys.executable, "-m", "polypragma", str(source), "-I", str(KERNELS), *defines, *options,
+                    "-o", str(out)], check=True, capture_output=True, cwd=ROOT)
+    unit = out / f"{kernel}.polypragma.cu"
+    report = subprocess.run(["nvcc", "-arch=sm_90", "--resource-usage", f"-I{KERNELS}", *defines, "-c", str(unit),
+                             "-o", str(out / "unit.o")], check=True, capture_output=True, text=True)
+    subprocess.run(["nvcc", "-arch=sm_90", "-ptx", f"-I{KERNELS}", *defines, str(unit), "-o", str(out / "unit.ptx")],
+                   check=True, capture_output=True)
+    ptx = (out / "unit.ptx").read_text()
+    text = unit.read_text()
+    rows = []
+    for name, body in re.findall(r"Function properties for (\w+)\n(.*?)(?=ptxas info\s+: Compiling|\Z)",
+                                 report.stdout + report.stderr, re.S):
+        mangled = re.match(r"_Z(\d+)", name)  # (the name's length, then the name)
+        short = name[mangled.end():mangled.end() + int(mangled.group(1))] if mangled else name
+        if "_kernel" not in short:
+            continue
+        registers = int(re.search(r"Used (\d+) registers", body).group(1))
+        shared = re.search(r"(\d+) bytes smem", body)
+        spills = sum(int(v) for v in re.findall(r"(\d+) bytes spill (?:stores|loads)", body))
+        entry = re.search(r"\.entry " + re.escape(name) + r"\((.*?)\n}\n", ptx, re.S)
+        code = entry.group(1) if entry else ""
+        memory = re.findall(r"(?:ld|st)\.global[.\w]*", code)
+        block = re.search(r"block\(([^)]*)\);\s*" + re.escape(short) + r"<<<", text)
+        threads = 1
+        for extent in (block.group(1).split(",") if block else []):
+            threads *= int(extent) if extent.strip().isdigit() else 1
+        rows.append({"kernel": short, "registers": registers, "shared": int(shared.group(1)) if shared else 0,
+                     "spills": spills, "threads": threads, "global": len(memory),
+                     "vector": sum(1 for m in memory if ".v2" in m or ".v4" in m)})
+    return sorted(rows, key=lambda row: row["kernel"])
+
+
+def blocks(row: dict) -> str:
+    """Blocks of the kernel's size an SM holds by its registers (allocated per warp, by 256)."""
+    if row["threads"] <= 1:
+        return "?"
+    per_warp = -(-row["registers"] * 32 // 256) * 256
+    return str(REGISTERS_PER_SM // (per_warp * -(-row["threads"] // 32)))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--options", default="--vector-copies", help="polypragma options to compare (one string)")
+    parser.add_argument("--kernels", nargs="*", default=list(DEFAULT_KERNELS),
+                        help="corpus kernels: NAME, or NAME:DEFINES (default: %(default)s)")
+    parser.add_argument("--output", type=Path, help="the Markdown file (default: print)")
+    args = parser.parse_args()
+    options = shlex.split(args.options)
+    lines = [f"# Registers and memory instructions: default against `{args.options}`", "",
+             f"`python bench/resource_usage.py --options={shlex.quote(args.options)}`, "
+             f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, nvcc for sm_90 (ptxas's report and the PTX); "
+             "blocks an SM by registers alone (65,536 a multiprocessor, allocated by 256 a warp).", "",
+             "| kernel | registers | shared bytes | spilled bytes | blocks an SM | global loads and stores (vectors) |",
+             "| --- | --- | --- | --- | --- | --- |"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for kernel in args.kernels:
+            before = usage(kernel, [], Path(tmp) / "default")
+            after = usage(kernel, options, Path(tmp) / "options")
+            for b, a in zip(before, after):
+                def pair(key: str) -> str:
+                    return f"{b[key]}" if b[key] == a[key] else f"{b[key]} -> {a[key]}"
+                lines.append(f"| {b['kernel']} | {pair('registers')} | {pair('shared')} | {pair('spills')} | "
+                             f"{blocks(b) if blocks(b) == blocks(a) else blocks(b) + ' -> ' + blocks(a)} | "
+                             f"{b['global']} ({b['vector']}) -> {a['global']} ({a['vector']}) |")
+    text = "\n".join(lines) + "\n"
+    if args.output:
+        # (what a person wrote under "## Notes" stays)
+        old = args.output.read_text() if args.output.exists() else ""
+        notes = old[old.index("\n## Notes"):] if "\n## Notes" in old else ""
+        args.output.write_text(text + notes)
+    print(text, end="")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
