@@ -86,6 +86,7 @@ def test_a_temporary_shared_by_distributed_kernels_stays_in_global_memory(tmp_pa
     status, messages = polypragma(KERNELS / "temporaries.c", tmp_path, ["--target", "cuda", "--explain"])
     assert status == 0, messages
     first = messages[:messages.index("temporaries.c:", messages.index("kernel 0") + 1)]
+    assert "the parallel loop(s) around the nests of line(s) " in first and "distributed over them" in first
     assert first.count("the outer 2 parallel loop(s) of its band are tiled") == 2
     assert "t_private in global memory" in first or "t_private in shared memory" in first
     assert "t_private in registers" not in first

@@ -83,6 +83,11 @@ def test_bands_that_cannot_join_are_kept():
 def test_a_product_with_a_local_sum_tiles_its_k_for_shared_memory(tmp_path):
     status, messages = polypragma(KERNELS / "local_accumulators.c", tmp_path, ["--target", "cuda", "--explain"])
     assert status == 0, messages
+    # (--explain says what joined: the product's nest and the row sum's)
+    assert ("the loop(s) of the nest at line(s) 24 joined the band of the parallel loops around it, so that its "
+            "kernel tiles them for shared memory and registers: the statement(s) at line(s) 22 run at its first "
+            "step, those at line(s) 25 at its last") in messages
+    assert "the loop(s) of the nest at line(s) 30 joined" in messages
     product = messages[messages.index("(statements at line(s) 22, 24, 25)"):]
     assert "further loop(s) of its permutable band tiled by [" in product
     for array, where in (("A", "shared memory: reuse within a tile"), ("B", "shared memory: reuse within a tile"),

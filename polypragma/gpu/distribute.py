@@ -23,15 +23,30 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.isl_helpers import rewrite_bands
+from polypragma.isl_helpers import rewrite_bands, sets_of
 
 # the most members a kernel maps (blocks and threads in x, y and z)
 MAPPED = 3
 
 
-def distributed(schedule: isl.Schedule) -> isl.Schedule:
-    """``schedule`` with each band that :func:`_distributable` accepts distributed over its nests."""
-    return rewrite_bands(schedule, lambda band: _distribute(band) if _distributable(band) else None)
+def distributed(schedule: isl.Schedule, done: list | None = None) -> isl.Schedule:
+    """``schedule`` with each band that :func:`_distributable` accepts distributed over its nests; for
+    each, the statements of every nest (a tuple of names a nest) appended to ``done``."""
+    def rewrite(band: isl.ScheduleNode) -> isl.ScheduleNode | None:
+        if not _distributable(band):
+            return None
+        if done is not None:
+            sequence = band.child(0)
+            done.append(tuple(statement_names(sequence.child(k).filter_get_filter())
+                              for k in range(sequence.n_children())))
+        return _distribute(band)
+
+    return rewrite_bands(schedule, rewrite)
+
+
+def statement_names(statements: isl.UnionSet) -> tuple[str, ...]:
+    """The names of the statements of ``statements``, sorted."""
+    return tuple(sorted(s.get_tuple_name() for s in sets_of(statements)))
 
 
 def leading_coincident(node: isl.ScheduleNode) -> int:

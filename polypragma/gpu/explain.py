@@ -29,6 +29,28 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
     return out
 
 
+def _band_lines(region: GpuRegion) -> list[str]:
+    """What the GPU stage did to the schedule's bands before it placed the kernels."""
+    def lines(statements: tuple[str, ...]) -> str:
+        return ", ".join(map(str, sorted({region.scop.statement(s).line for s in statements})))
+
+    def first(statements: tuple[str, ...]) -> int:
+        return min(region.scop.statement(s).line for s in statements)
+
+    out = []
+    for nests in sorted(region.mapping.distributed, key=lambda nests: first(nests[0])):
+        out.append(f"  the parallel loop(s) around the nests of line(s) {'; '.join(lines(n) for n in nests)} "
+                   f"distributed over them: each nest is a kernel of its own, which maps its own parallel loops "
+                   f"too")
+    for nest, before, after in sorted(region.mapping.extended, key=lambda joined: first(joined[0])):
+        where = [f"the statement(s) at line(s) {lines(before)} run at its first step"] if before else []
+        where += [f"those at line(s) {lines(after)} at its last"] if after else []
+        out.append(f"  the loop(s) of the nest at line(s) {lines(nest)} joined the band of the parallel loops "
+                   f"around it, so that its kernel tiles them for shared memory and registers"
+                   f"{': ' + ', '.join(where) if where else ''}")
+    return out
+
+
 def _cost_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
     """The cost model's estimate of the kernel's mapping and of the runner-up."""
     choice = region.choices[kernel.index] if region.choices else None
@@ -50,6 +72,7 @@ def explain(region: GpuRegion) -> list[str]:
     out = [f"{where}: note: region {scop.region.index}: {len(kernels)} kernel(s)"]
     out += [f"  {p.describe()}" for p in region.privatised]
     out += [f"  {note}" for note in region.notes]
+    out += _band_lines(region)
     axes = "xyz"
     for kernel in kernels:
         lines = sorted({s.line for s in scop.statements if s.name in kernel.statements})

@@ -26,15 +26,23 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.gpu.distribute import leading_coincident
+from polypragma.gpu.distribute import leading_coincident, statement_names
 from polypragma.isl_helpers import any_band, rewrite_bands, sets_of
 
 
-def extended(schedule: isl.Schedule) -> isl.Schedule:
-    """``schedule`` with each band that :func:`_nest` accepts extended with its nest's members."""
+def extended(schedule: isl.Schedule, done: list | None = None) -> isl.Schedule:
+    """``schedule`` with each band that :func:`_nest` accepts extended with its nest's members; for
+    each, (the nest's statements, those before it, those after it) appended to ``done``."""
     def rewrite(band: isl.ScheduleNode) -> isl.ScheduleNode | None:
         nest = _nest(band)
-        return _extend(band, nest) if nest is not None else None
+        if nest is None:
+            return None
+        sequence = band.child(0)
+        names = [statement_names(sequence.child(k).filter_get_filter()) for k in range(sequence.n_children())]
+        joined = _extend(band, nest)
+        if joined is not None and done is not None:
+            done.append((names[nest], sum(names[:nest], ()), sum(names[nest + 1:], ())))
+        return joined
 
     return rewrite_bands(schedule, rewrite)
 

@@ -144,6 +144,10 @@ class KernelReduction:
 class GpuMapping:
     host_schedule: isl.Schedule  # with kernel marks
     kernels: tuple[Kernel, ...]
+    # bands distributed over their nests (gpu/distribute.py): the statements of each nest, per band
+    distributed: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    # bands joined with their nest's (gpu/extend.py): (the nest's statements, those before, those after)
+    extended: tuple[tuple[tuple[str, ...], ...], ...] = ()
 
 
 def _has_coincident(node: isl.ScheduleNode) -> bool:
@@ -463,7 +467,8 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None,
                reductions: ReductionDependences | None = None) -> GpuMapping:
-    marked, placed = place_kernels(extended(distributed(schedule)), reductions)
+    split, joined = [], []
+    marked, placed = place_kernels(extended(distributed(schedule, split), joined), reductions)
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
     for index, mapped in placed:
@@ -476,7 +481,7 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
             # the reduction dependences the mapped loops carry are the threads' atomic updates
             check_within_threads(kernel, node, reductions.coincidence if kernel.reductions else dependences)
         kernels.append(kernel)
-    return GpuMapping(marked, tuple(kernels))
+    return GpuMapping(marked, tuple(kernels), tuple(split), tuple(joined))
 
 
 def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: ReductionDependences) -> Kernel:
