@@ -330,3 +330,19 @@ def test_ludcmp_factorises_inside_one_host_loop(tmp_path):
     assert kernels and all("inside 0 host loop(s)" in k or "inside 1 host loop(s)" in k for k in kernels), kernels
     back = next(k for k in kernels if " 42)" in k)
     assert "the outer 1 parallel loop(s)" in back, back
+
+
+def test_a_copy_kept_in_registers_all_along_has_no_device_buffer(tmp_path):
+    # local_accumulators.c's sums: one kernel each keeps its privatised copy in registers for all its
+    # tiles, so cuda allocates no buffer of n x m doubles for it, passes none, and --explain says so;
+    # OpenCL (PoCL), which declares the registers around each tile, crosses the tiles through the buffer
+    status, messages = polypragma(KERNELS / "local_accumulators.c", tmp_path / "cuda", ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    for name in ("sum_private", "s_private"):
+        assert f"  {name}: in registers only (each thread keeps its copy in registers all along): no device " \
+               "buffer" in messages
+        # (the register array, private_sum_private, stays)
+        assert not re.search(rf"\b{name}\b", (tmp_path / "cuda" / "local_accumulators.polypragma.cu").read_text())
+    status, messages = polypragma(KERNELS / "local_accumulators.c", tmp_path / "opencl", ["--target", "opencl"])
+    assert status == 0, messages
+    assert "bind_sum_private" in (tmp_path / "opencl" / "local_accumulators.polypragma.c").read_text()

@@ -914,8 +914,32 @@ def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuR
         asts.append(ast)
         partial.append(tiles)
         vectors.append(moved)
+    unused = _registers_only(region, memory, asts, registers_across_barriers)
     return replace(region, memory=tuple(memory), kernel_asts=tuple(asts), partial_tiles=tuple(partial),
-                   vector_copies=tuple(vectors))
+                   vector_copies=tuple(vectors), arrays=tuple(a for a in region.arrays if a.name not in unused),
+                   registers_only=tuple(sorted(unused)))
+
+
+def _registers_only(region: GpuRegion, memory: list[KernelMemory], asts: list, registers_across_barriers: bool) \
+        -> set[str]:
+    """The privatised copies (device only, one kernel's) that live in registers all along: in the kernel
+    that uses them, every group in registers declared once for the kernel's tiles (the copies of such a
+    group are none: KernelTree.private_copy), so no code reaches their buffer, which is not allocated."""
+    out = set()
+    for array in region.arrays:
+        if not (array.local and array.private_copy):
+            continue
+        kept = True
+        for kernel_memory, ast in zip(memory, asts):
+            groups = [g for g in kernel_memory.groups if g.array.name == array.name]
+            if not groups:
+                continue
+            outside = not kernel_memory.placed(Placement.SHARED) or registers_across_barriers
+            if ast is None or not outside or any(g.placement is not Placement.PRIVATE for g in groups):
+                kept = False
+        if kept:
+            out.add(array.name)
+    return out
 
 
 class TooCostly(Exception):

@@ -143,4 +143,7 @@ def explain(region: GpuRegion) -> list[str]:
                           f"{ranges.last}{taken} cross packed, one copy each way (of row polypragma_row, its elements {ranges.low} "
                           f"to {ranges.high})")
         out.append(f"  {a.name}: {a.elements} element(s) of {a.device_type}; " + "; ".join(why))
+    for name in region.registers_only:
+        out.append(f"  {name}: in registers only (each thread keeps its copy in registers all along): no device "
+                   f"buffer")
     return out

@@ -61,6 +61,8 @@ class GpuRegion:
     partial_tiles: tuple[PartialTiles, ...] = ()
     # per kernel: (group, into, elements) of each copy between global and shared memory in vectors
     vector_copies: tuple = ()
+    # privatised copies that live in registers all along, with no device buffer (codegen/kernel_ast.py)
+    registers_only: tuple[str, ...] = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration
     notes: tuple[str, ...] = ()  # what the schedule did to the model (statements split), for --explain
     # the members of struct variables the kernels access (p__x for p[i].x): arrays of the model that live
