@@ -24,6 +24,7 @@ import sys
 import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import replace
 from pathlib import Path
 
 TOP = Path(__file__).resolve().parent.parent
@@ -152,6 +153,15 @@ def draw_cases(count: int, random_seed: int, opencl: bool) -> list[tuple[str, li
     return cases
 
 
+def with_options(cases: list[tuple[str, list]], options: list[str]) -> list[tuple[str, list]]:
+    """``cases`` with ``options`` added to each OpenCL variant (named with them)."""
+    if not options:
+        return cases
+    return [(source, [replace(v, name=f"{v.name} {' '.join(options)}", options=(*v.options, *options))
+                      if "--target" in v.options and v.options[v.options.index("--target") + 1] == "opencl" else v
+                      for v in variants]) for source, variants in cases]
+
+
 def run_case(index_case) -> dict:
     index, (source, variants) = index_case
     started = time.perf_counter()
@@ -275,13 +285,17 @@ def main() -> int:
                         help="skip the first START programs drawn (to go on with a run stopped there)")
     parser.add_argument("--output", default=str(RESULTS))
     parser.add_argument("--shrink", action="store_true", help="shrink the first failing program instead")
+    parser.add_argument("--opencl-options", default="", metavar="OPTIONS",
+                        help="polypragma options added to every OpenCL variant (one string, e.g. "
+                             "--opencl-options=--vector-copies): the programs and variants drawn stay those of the "
+                             "seed, so a program's number still names it")
     args = parser.parse_args()
     if args.shrink:
         shrink(args)
         return 0
     opencl_why = opencl_device()
     started = time.perf_counter()
-    cases = draw_cases(args.programs, args.seed, opencl_why is None)
+    cases = with_options(draw_cases(args.programs, args.seed, opencl_why is None), shlex.split(args.opencl_options))
     print(f"{len(cases)} programs drawn in {time.perf_counter() - started:.0f} s", file=sys.stderr, flush=True)
     results = []
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:

@@ -28,11 +28,11 @@ C_OPTION_SETS = {
 }
 OPENCL_SCHEDULES = {"": [], "no-reschedule": ["--no-reschedule"], "fusion-min": ["--fusion=min"],
                     "fusion-max": ["--fusion=max"]}
-# where the kernels keep their data: promotion on (the default), parts of it off, a shared-memory
-# budget so small that only some groups (or none) fit, and copies of shared tiles in vectors
+# where the kernels keep their data: promotion on (the default), parts of it off, and a shared-memory
+# budget so small that only some groups (or none) fit
 OPENCL_MEMORY = {"": [], "no-shared": ["--no-shared-memory"], "no-private": ["--no-private-memory"],
                  "global-only": ["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],
-                 "shared-512": ["--max-shared-memory", "512"], "vector-copies": ["--vector-copies"]}
+                 "shared-512": ["--max-shared-memory", "512"]}
 RTOL = 1e-9
 COMPILE_SECONDS = 60  # past this, a polypragma run is reported as slow (not compared)
 # the scheduler's own bound (--schedule-timeout, 60 s by default) well inside COMPILE_SECONDS: a region
