@@ -116,6 +116,21 @@ def test_matrix_product_and_stencil_match_numpy(backend):
     assert mod.total(100, x) == pytest.approx(float(x.sum()), rel=1e-5)
 
 
+def test_vector_copies_reach_the_compiler():
+    # vector_copies=True, as --vector-copies: the product's B tile (8x8 elements for 32 threads) is copied
+    # two elements at a time (OpenCL's vload2); rows of odd and even lengths match NumPy
+    needs("opencl")
+    mod = polypragma.compile(SOURCE, target="opencl", tile_size=(8, 8), block_size=(4, 8), vector_copies=True)
+    generated = [f for f in os.listdir(os.path.dirname(mod.library)) if f.endswith(".polypragma.c")]
+    assert generated and "vload2(0, &B[" in open(os.path.join(os.path.dirname(mod.library), generated[0])).read()
+    rng = np.random.default_rng(23)
+    for ni, nj, nk in ((13, 11, 7), (16, 18, 10)):
+        A, B, C = rng.random((ni, nk)), rng.random((nk, nj)), rng.random((ni, nj))
+        expected = 1.5 * A @ B + 0.5 * C
+        mod.gemm(ni, nj, nk, 1.5, 0.5, C, A, B)
+        np.testing.assert_allclose(C, expected, rtol=1e-12)
+
+
 def test_auto_runs_openmp_c_without_a_gpu():
     if backends.cuda_device().usable or backends.opencl_gpu()[0]:
         pytest.skip("a GPU is present: auto picks it")

@@ -23,6 +23,7 @@ class BuildOptions:
     shared_memory: bool = True
     private_memory: bool = True
     constant_memory: bool = True
+    vector_copies: bool = False
     strict: bool = False
     cflags: tuple[str, ...] = ("-O2",)
     cuda_architectures: tuple[str, ...] | None = None
@@ -41,7 +42,7 @@ class BuildOptions:
             schedule=ScheduleOptions(reschedule=self.reschedule, fusion=self.fusion),
             sizes=SizeOptions(self.tile_size, self.block_size, self.grid_size, self.sizes),
             memory=MemoryOptions(shared=self.shared_memory, private=self.private_memory,
-                                 constant=self.constant_memory),
+                                 constant=self.constant_memory, vector_copies=self.vector_copies),
             fp_contract=self.fp_contract, device_entries=device_entries)
 
     def preprocessor_flags(self) -> list[str]:
