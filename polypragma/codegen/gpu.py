@@ -97,7 +97,6 @@ class KernelPrinter(CFamilyPrinter):
         # reductions updated by several threads, by statement: (index in the kernel's, KernelReduction)
         self.reductions = {kr.reduction.statement: (k, kr) for k, kr in enumerate(kernel.reductions)}
         self.atomics: set[str] = set()  # the definitions of the helpers the kernel uses (atomics, vector copies)
-        self.vector_groups: set[int] = set()  # the shared groups (ids) that vector copies move
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -156,7 +155,6 @@ class KernelPrinter(CFamilyPrinter):
                                                    f"&{source}")
             if helper is not None:
                 self.atomics.add(helper)
-            self.vector_groups.add(id(group))
             return text
         return f"{local} = {element};" if copy.into else f"{element} = {local};"
 
@@ -423,18 +421,19 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     if ast is not None:
         if memory.placed(Placement.SHARED) and not syntax.registers_across_barriers:
             printer.between_barriers = tuple(memory.placed(Placement.PRIVATE))
+        vectors = {name for name, _, _ in region.vector_copies[kernel.index]}  # (their tiles aligned on 16 bytes)
+        for group in memory.placed(Placement.SHARED):
+            widths = list(group.sizes)
+            widths[-1] += group.padding
+            declarations.append("  " + syntax.shared_declaration(group.array.device_type, group.name,
+                                                                 "".join(f"[{w}]" for w in widths),
+                                                                 aligned=group.name in vectors))
     else:
         ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
                                at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
                                tile_dims=range(kernel.mapped))
     printer.annotated = True
     body = printer.node(ast, 1)
-    for group in memory.placed(Placement.SHARED) if memory is not None else ():
-        widths = list(group.sizes)
-        widths[-1] += group.padding
-        declarations.append("  " + syntax.shared_declaration(group.array.device_type, group.name,
-                                                             "".join(f"[{w}]" for w in widths),
-                                                             aligned=id(group) in printer.vector_groups))
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]
     params = [p for p in params if p is not None]
     checks = kernel_checks(region, kernel)

@@ -185,7 +185,7 @@ class KernelTree:
         self.ctx = kernel.domain.get_ctx()
         self.shared = memory.placed(Placement.SHARED)
         self.private = memory.placed(Placement.PRIVATE)
-        self.registers_outside = not self.shared or registers_across_barriers
+        self.registers_outside = memory.registers_outside(registers_across_barriers)
         mapped, tiles = tiling.mapped, tiling.tiles
         to_tiles = tiling.to_tiles.intersect_range(isl.UnionSet.from_set(tiling.block_congruence))
         self.domain = kernel.domain.intersect(to_tiles.domain())  # the computations of this block's tiles
@@ -563,7 +563,7 @@ class KernelTree:
 
     def vectors(self) -> bool:
         """Whether the tree has vector copies (True while its statements are not all known)."""
-        return self._spec is None or any(isinstance(kind, Copy) and kind.width > 1 for kind in self.kinds.values())
+        return self._spec is None or bool(self.vector_copies())
 
     def threads(self) -> isl.UnionSet:
         """The computed instances that fall to this thread (the thread congruence on their points)."""
@@ -941,8 +941,8 @@ def _registers_only(region: GpuRegion, memory: list[KernelMemory], asts: list, r
             groups = [g for g in kernel_memory.groups if g.array.name == array.name]
             if not groups:
                 continue
-            outside = not kernel_memory.placed(Placement.SHARED) or registers_across_barriers
-            if ast is None or not outside or any(g.placement is not Placement.PRIVATE for g in groups):
+            if ast is None or not kernel_memory.registers_outside(registers_across_barriers) or any(
+                    g.placement is not Placement.PRIVATE for g in groups):
                 kept = False
         if kept:
             out.add(array.name)

@@ -152,6 +152,12 @@ class KernelMemory:
     def placed(self, kind: Placement) -> list[Group]:
         return [g for g in self.groups if g.placement is kind]
 
+    def registers_outside(self, registers_across_barriers: bool) -> bool:
+        """Whether the thread's register arrays are declared once, around all the kernel's tiles (the
+        target keeps registers live across barriers, or the kernel has none), not around each further
+        tile between two barriers."""
+        return not self.placed(Placement.SHARED) or registers_across_barriers
+
     @property
     def unfitted(self) -> list[Group]:
         """The groups worth staging through shared memory whose tile did not fit."""
