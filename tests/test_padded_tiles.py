@@ -5,8 +5,13 @@ corpus's matrix products (gemm, 2mm, 3mm, syrk, syr2k, correlation...) on PoCL, 
 
 from __future__ import annotations
 
+import math
+import re
+
 import islpy as isl
 import pytest
+
+from harness import KERNELS, polypragma
 
 from polypragma import dependences
 from polypragma.codegen.kernel_ast import KernelTree, with_kernel_asts
@@ -71,6 +76,28 @@ def test_a_triangular_product_is_padded_where_the_extra_points_write_nothing_rea
     expected = isl.Set("{ S_0[i, j, k] : 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 60 and "
                        "32 * floor(j / 32) <= 32 * floor(i / 32) }", context=padded.get_ctx())
     assert padded.is_equal(expected.align_params(padded.get_space()))
+
+
+def test_a_product_with_a_local_sum_pads_its_sum_and_keeps_the_guards_of_its_store(tmp_path):
+    # local_accumulators' product: the reset and the sum (registers, shared tiles) are padded, the store
+    # to C (global memory) is not, and runs once per element at the last step of k, with its guard;
+    # the corpus runs it with partial tiles on every target (tests/test_opencl.py)
+    status, messages = polypragma(KERNELS / "local_accumulators.c", tmp_path, ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    product = messages[messages.index("(statements at line(s) 22, 24, 25)"):]
+    assert ("no point of the deepest loops has a guard: there the tiles whose last points are missing are computed "
+            "whole, in registers and shared memory only (the copies move the existing points); the statement(s) at "
+            "line(s) 25, outside those loops, keep a guard per point") in product
+    points = math.prod(map(int, re.search(r"each thread runs its (\d+)x(\d+) points", product).groups()))
+    code = (tmp_path / "local_accumulators.polypragma.cu").read_text().splitlines()
+    kernel = code[next(k for k, line in enumerate(code) if "region0_kernel1(" in line):]
+    # the loop of k inside a tile runs the points of the register tile, each without a guard
+    first = next(k for k, line in enumerate(kernel) if "local_accumulators.c:24 */" in line)
+    assert kernel[first - 1].lstrip().startswith("for (int "), kernel[first - 1]
+    assert all("local_accumulators.c:24 */" in line for line in kernel[first:first + points])
+    assert "}" == kernel[first + points].strip()
+    stores = [k for k, line in enumerate(kernel) if "local_accumulators.c:25 */" in line]
+    assert len(stores) == points and any(kernel[k - 1].lstrip().startswith("if (") for k in stores)
 
 
 def test_extra_points_that_would_write_what_a_real_point_uses_keep_their_guards(tmp_path):

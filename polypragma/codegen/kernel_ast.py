@@ -207,6 +207,7 @@ class KernelTree:
         self.computed = self.domain
         self.computed_tiles = self.to_tiles
         self.computed_points = tiling.to_points.intersect_domain(self.domain)
+        self.guarded: tuple[str, ...] = ()  # statements left unpadded in a padded kernel (see _pad)
         self.padded = kernel.register_tile and bool(kernel.sequential) and self._pad()
         # partial schedules, statement by statement: the mapped tiles, the further tiles, the leaves
         self.outer: list[isl.UnionMap] = [_leading(self.computed_tiles, 0, mapped)]
@@ -215,23 +216,47 @@ class KernelTree:
         self.domains: list[isl.UnionSet] = [self.computed]
 
     def _pad(self) -> bool:
-        """Pad the computations to whole register tiles where it is safe; whether it was."""
+        """Pad the computations to whole register tiles where it is safe; whether it was.  Statements
+        outside the deepest loops may keep their real instances (``guarded``: a product's store of its
+        local sum to global memory), each instance with its guard, run once for a whole run of the
+        deepest loops; the deepest statements are all padded, or none is."""
         tiling = self.tiling
         real = (self.computed, self.computed_tiles, self.computed_points)
         try:
             with bounded_operations(self.ctx, PADDING_OPERATIONS):
-                padded = padded_tiles.candidate(self.domain, self.to_tiles, self.computed_points, tiling.mapped,
-                                                tiling.tile_sizes)
-                if padded is not None:
-                    self.computed, self.computed_tiles, self.computed_points = padded
-                    if padded_tiles.safe(self):
+                pads = padded_tiles.candidate(self.domain, self.to_tiles, self.computed_points, tiling.mapped,
+                                              tiling.tile_sizes)
+                deepest = padded_tiles.deepest(self.domain)
+                names = frozenset(pads)
+                while deepest <= names:
+                    self._padded_to(pads, names, real)
+                    unsafe = padded_tiles.unsafe(self, names)
+                    if not unsafe:
+                        self.guarded = tuple(sorted(s.get_tuple_name() for s in sets_of(self.domain)
+                                                    if s.get_tuple_name() not in names))
                         return True
+                    names -= unsafe
         except isl.Error:
             pass
-        self.computed, self.computed_tiles, self.computed_points = real
+        self._padded_to({}, frozenset(), real)
+        return False
+
+    def _padded_to(self, pads: dict, names: frozenset, real: tuple) -> None:
+        """The computations' instances, tiles and points: those of ``pads`` for the statements ``names``,
+        the ``real`` ones for the others."""
+        computed, tiles, points = real
+        if names:
+            kept = [isl.UnionSet.from_set(s) for s in sets_of(computed) if s.get_tuple_name() not in names]
+            padded = sorted(names)
+            computed = union_of(kept + [isl.UnionSet.from_set(pads[n][0]) for n in padded])
+            kept = union_of(kept)
+            tiles = union_of(([tiles.intersect_domain(kept)] if kept else [])
+                             + [isl.UnionMap.from_map(pads[n][1]) for n in padded]).coalesce()
+            points = union_of(([points.intersect_domain(kept)] if kept else [])
+                              + [isl.UnionMap.from_map(pads[n][2]) for n in padded]).coalesce()
+        self.computed, self.computed_tiles, self.computed_points = computed, tiles, points
         self._references.clear()
         self.slot_maps.clear()
-        return False
 
     # -- statements ---------------------------------------------------------------------------
     def _statement(self, name: str, payload, domain: isl.Set) -> isl.Set:
@@ -895,17 +920,16 @@ def _one_expression(index: isl.PwAff) -> isl.PwAff:
 def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuRegion:
     """``region`` with the AST of each kernel with promoted data (:func:`tiled_kernel_ast`); a kernel
     whose AST exceeds its bound has its data in global memory instead, the reason on each group."""
-    memory, asts, partial, vectors = [], [], [], []
+    memory, built = [], []
     for kernel_memory in region.memory:
-        ast, tiles, moved = None, PartialTiles.GUARDED, ()
+        made = None
         if kernel_memory.tiled:
             with timing.part(f"kernel {kernel_memory.kernel.index}: the AST with its promoted data") as part:
                 tries = [kernel_memory, replace(kernel_memory, vector_copies=False)] if kernel_memory.vector_copies \
                     else [kernel_memory]
                 for k, placed in enumerate(tries):
                     try:
-                        ast, tiles, moved = tiled_kernel_ast(region.scop, placed, region.names.kernel,
-                                                             registers_across_barriers)
+                        made = tiled_kernel_ast(region.scop, placed, region.names.kernel, registers_across_barriers)
                         kernel_memory = placed
                         break
                     except TooCostly as exc:
@@ -918,13 +942,13 @@ def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuR
                         part.label += ", given up: its data stays in global memory"
                         break
         memory.append(kernel_memory)
-        asts.append(ast)
-        partial.append(tiles)
-        vectors.append(moved)
+        built.append(made or KernelAst(None, PartialTiles.GUARDED))
+    asts = [b.ast for b in built]
     unused = _registers_only(region, memory, asts, registers_across_barriers)
-    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts), partial_tiles=tuple(partial),
-                   vector_copies=tuple(vectors), arrays=tuple(a for a in region.arrays if a.name not in unused),
-                   registers_only=tuple(sorted(unused)))
+    return replace(region, memory=tuple(memory), kernel_asts=tuple(asts),
+                   partial_tiles=tuple(b.partial for b in built), guarded=tuple(b.guarded for b in built),
+                   vector_copies=tuple(b.vectors for b in built),
+                   arrays=tuple(a for a in region.arrays if a.name not in unused), registers_only=tuple(sorted(unused)))
 
 
 def _registers_only(region: GpuRegion, memory: list[KernelMemory], asts: list, registers_across_barriers: bool) \
@@ -949,6 +973,18 @@ def _registers_only(region: GpuRegion, memory: list[KernelMemory], asts: list, r
     return out
 
 
+@dataclass(frozen=True)
+class KernelAst:
+    """A kernel's AST with its promoted data; how it runs the partial tiles of a register tile; its
+    copies that move vectors (:meth:`KernelTree.vector_copies`); and the statements of a padded kernel
+    left with their guards (:meth:`KernelTree._pad`)."""
+
+    ast: isl.AstNode | None
+    partial: PartialTiles
+    vectors: tuple = ()
+    guarded: tuple[str, ...] = ()
+
+
 class TooCostly(Exception):
     """The AST of a kernel with promoted data took more than its bound of isl operations (``vectors``:
     its tree had vector copies, or may have had)."""
@@ -959,7 +995,7 @@ class TooCostly(Exception):
 
 
 def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
-                     registers_across_barriers: bool) -> tuple[isl.AstNode, PartialTiles, tuple]:
+                     registers_across_barriers: bool) -> KernelAst:
     """The AST of a kernel with promoted data (see the module's docstring); loops over the tiles
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
@@ -969,8 +1005,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     TREE_EXISTENTIALS existential variables.  Where a tiled loop runs inside a register tile's points,
     its partial tiles are computed whole where that is safe (:mod:`polypragma.codegen.padded_tiles`),
     or else its full tiles are first generated apart (:meth:`KernelTree.full_tiles`), within the
-    bound.  Returns the AST, how it runs the partial tiles and its vector copies
-    (:meth:`KernelTree.vector_copies`)."""
+    bound."""
     kernel = memory.kernel
     steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
@@ -997,7 +1032,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                 if builder.full_tiles() is not None:
                     ast = _build(builder, prefix, frozenset(), isolate=True)
                     if not strided_dimensions(ast, prefix, steps):
-                        return ast, PartialTiles.APART, builder.vector_copies()
+                        return KernelAst(ast, PartialTiles.APART, builder.vector_copies())
         except isl.Error:
             pass
     try:
@@ -1005,10 +1040,10 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             ast = _build(builder, prefix, frozenset())
             strided = frozenset(strided_dimensions(ast, prefix, steps))
             if not strided:
-                return ast, guarded, builder.vector_copies()
+                return KernelAst(ast, guarded, builder.vector_copies(), builder.guarded)
             ast = _build(builder, prefix, strided)
             if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
-                return ast, guarded, builder.vector_copies()
+                return KernelAst(ast, guarded, builder.vector_copies(), builder.guarded)
     except isl.Error as exc:
         # past its bound in the atomic form, the default form is not tried: in the corpus it came in
         # within the same bound for two kernels (strides and jagged_rows with --tile-size 7,8
@@ -1020,7 +1055,8 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                             "operations", builder.vectors()) from None
     try:
         with bounded_operations(ctx, bound):
-            return _build(builder, prefix, frozenset(range(64))), guarded, builder.vector_copies()
+            return KernelAst(_build(builder, prefix, frozenset(range(64))), guarded, builder.vector_copies(),
+                             builder.guarded)
     except isl.Error:
         raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
                         "operations", builder.vectors()) from None

@@ -10,9 +10,9 @@ tiles, the deeper loops) kept, so that every tile is full and no point has a gua
 between registers, shared memory and global memory keep the real instances: only values in registers
 and shared memory are computed for nothing.
 
-Safe means, checked by isl on the functions the AST uses (:func:`safe`):
+Safe means, checked by isl on the functions the AST uses (:func:`unsafe`):
 
-* every statement is an assignment of plain arithmetic (``+ - *``, constants, loop iterators,
+* a padded statement is an assignment of plain arithmetic (``+ - *``, constants, loop iterators,
   read-only scalars) on floating-point elements of promoted groups only: an extra instance touches
   no global memory, divides nothing by zero and branches on nothing it computed;
 * every promoted index of an extra instance is inside its shared tile or register array;
@@ -20,7 +20,11 @@ Safe means, checked by isl on the functions the AST uses (:func:`safe`):
   register of the same thread, the same element of a shared tile); the copies move only what real
   instances access.
 
-Where any of it fails, the kernel is built as before (its full tiles apart).  PPCG generates
+Safety is checked statement by statement.  A statement outside the deepest loops (fewer loops around
+it) may keep its real instances, each with its guard: it runs once for a whole run of the deepest
+loops (a product's store of its local sum to global memory, at the last step of k), so its guards
+cost little, and the deepest statements run unguarded.  Where a deepest statement is not safe, no
+statement is padded, and the kernel is built as before (its full tiles apart).  PPCG generates
 partial tiles with guards; padding a tile's computations is the way hand-written matrix-product
 kernels avoid them.
 """
@@ -44,24 +48,25 @@ OPERATORS = frozenset({"+", "-", "*"})
 
 
 def candidate(domain: isl.UnionSet, to_tiles: isl.UnionMap, to_points: isl.UnionMap, mapped: int,
-              tile_sizes) -> tuple[isl.UnionSet, isl.UnionMap, isl.UnionMap] | None:
-    """(instances, their tiles, their points) with each statement's instances padded to the box of
-    the mapped tile along the first ``mapped`` points, the other tile and point coordinates those of
-    a real instance; None where the schedule, taken off the domain (isl's gist), is not one-to-one."""
+              tile_sizes) -> dict[str, tuple[isl.Set, isl.Map, isl.Map]]:
+    """By statement name, (instances, their tiles, their points) with the statement's instances padded to
+    the box of the mapped tile along the first ``mapped`` points, the other tile and point coordinates
+    those of a real instance; a statement whose schedule, taken off the domain (isl's gist), is not
+    one-to-one is not in it."""
     tiles = isl.Set.from_union_set(to_tiles.range()).dim(isl.dim_type.set)
     points_by_name = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(to_points)}
-    padded, padded_tiles, padded_points = [], [], []
+    out = {}
     for tiled in maps_of(to_tiles):
         name = tiled.get_tuple_name(isl.dim_type.in_)
         real = tiled.domain()
         pointed = points_by_name.get(name)
         if pointed is None:
-            return None
+            continue
         tile_of = tiled.gist_domain(real)
         point_of = pointed.gist_domain(real)
         both = tile_of.flat_range_product(point_of)
         if not both.is_single_valued():
-            return None
+            continue
         image = both.intersect_domain(real).range()
         box = image.project_out(isl.dim_type.set, tiles, mapped).insert_dims(isl.dim_type.set, tiles, mapped)
         for d in range(mapped):
@@ -71,52 +76,76 @@ def candidate(domain: isl.UnionSet, to_tiles: isl.UnionMap, to_points: isl.Union
         # a tile and its point, 32 floor(k/32) + (k mod 32) = k, and the set stays as simple as the domain)
         instances = box.preimage_pw_multi_aff(isl.PwMultiAff.from_map(both)).coalesce()
         if not real.is_subset(instances) or not both.intersect_domain(instances).is_injective():
-            return None
-        padded.append(isl.UnionSet.from_set(instances))
-        padded_tiles.append(isl.UnionMap.from_map(tile_of.intersect_domain(instances)))
-        padded_points.append(isl.UnionMap.from_map(point_of.intersect_domain(instances)))
-    if not padded or len(padded) != len(maps_of(to_points)):
-        return None
-    return union_of(padded), union_of(padded_tiles).coalesce(), union_of(padded_points).coalesce()
+            continue
+        out[name] = (instances, tile_of.intersect_domain(instances), point_of.intersect_domain(instances))
+    return out
 
 
-def safe(tree: KernelTree) -> bool:
-    """Whether ``tree``'s padded computations (``tree.computed``) are safe (see the module's docstring)."""
+def deepest(domain: isl.UnionSet) -> frozenset[str]:
+    """The statements of ``domain`` with the most loops around them: those whose guards the steps of
+    the loops inside a register tile's points would test (the others run once for a whole run of
+    the deepest loops, like a product's reset and store beside its sum's loop)."""
+    loops = {s.get_tuple_name(): s.dim(isl.dim_type.set) for s in sets_of(domain)}
+    most = max(loops.values(), default=0)
+    return frozenset(name for name, n in loops.items() if n == most)
+
+
+def unsafe(tree: KernelTree, padded: frozenset[str]) -> frozenset[str]:
+    """Those of the statements ``padded`` (in ``tree.computed``) whose padding is not safe (see the
+    module's docstring): what an extra instance of one writes is checked against the real instances
+    of every statement."""
     scop, kernel = tree.scop, tree.kernel
     written = {name for a in scop.written_arrays() for name in (a.name, a.c_name or a.name)}
     threads = tree.threads()
     context = kernel.context
     keys_written, keys_real = [], []
-    for padded in sets_of(tree.computed):
-        name = padded.get_tuple_name()
-        statement = next(s for s in scop.statements if s.name == name)
+    out = set()
+    for instances in sets_of(tree.computed):
+        name = instances.get_tuple_name()
         real = set_named(tree.domain, name)
         references = tree.references(name)
-        promoted = {id(ref.node) for ref, group, _ in references if group is not None}
-        if not _plain(statement.body, promoted, written, top=True):
-            return False
-        for ref in scop.references:
-            if ref.statement == name and (isinstance(ref.node, c_ast.ArrayRef) and id(ref.node) not in promoted
-                                          or ref.is_write and not isinstance(ref.node, c_ast.ArrayRef)):
-                return False
-        running = padded.intersect(set_named(threads, name))
-        running = running.intersect_params(context.align_params(running.get_space()))
         for ref, group, index in references:
-            if group is None:
-                continue
-            if group.array.device_type not in FLOATING:
-                return False
-            extents = group.sizes if group.placement is Placement.SHARED else group.counts
-            if not _inside(index, running, extents):
-                return False
-            key = _key(tree, group, index, name)
-            keys_real.append((group, key.intersect_domain(real)))
-            if ref.is_write:
-                keys_written.append((group, key.intersect_domain(padded.subtract(real))))
-    for group, extra in keys_written:
-        for other, key in keys_real:
-            if other is group and not _images(extra).intersect(_images(key)).is_empty():
-                return False
+            if group is not None:
+                keys_real.append((group, _key(tree, group, index, name).intersect_domain(real)))
+        if name not in padded:
+            continue
+        if not _safe_alone(tree, name, instances, references, written, threads, context):
+            out.add(name)
+            continue
+        for ref, group, index in references:
+            if group is not None and ref.is_write:
+                keys_written.append((name, group, _key(tree, group, index, name).intersect_domain(
+                    instances.subtract(real))))
+    for name, group, extra in keys_written:
+        if name not in out and any(other is group and not _images(extra).intersect(_images(key)).is_empty()
+                                   for other, key in keys_real):
+            out.add(name)
+    return frozenset(out)
+
+
+def _safe_alone(tree: KernelTree, name: str, instances: isl.Set, references, written: set, threads: isl.UnionSet,
+                context: isl.Set) -> bool:
+    """Whether the padded ``instances`` of statement ``name`` are plain arithmetic on promoted floating-point
+    elements, every index inside its tile or register array."""
+    scop = tree.scop
+    statement = next(s for s in scop.statements if s.name == name)
+    promoted = {id(ref.node) for ref, group, _ in references if group is not None}
+    if not _plain(statement.body, promoted, written, top=True):
+        return False
+    for ref in scop.references:
+        if ref.statement == name and (isinstance(ref.node, c_ast.ArrayRef) and id(ref.node) not in promoted
+                                      or ref.is_write and not isinstance(ref.node, c_ast.ArrayRef)):
+            return False
+    running = instances.intersect(set_named(threads, name))
+    running = running.intersect_params(context.align_params(running.get_space()))
+    for ref, group, index in references:
+        if group is None:
+            continue
+        if group.array.device_type not in FLOATING:
+            return False
+        extents = group.sizes if group.placement is Placement.SHARED else group.counts
+        if not _inside(index, running, extents):
+            return False
     return True
 
 

@@ -29,10 +29,15 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
     return out
 
 
+def _lines(region: GpuRegion, statements: tuple[str, ...]) -> str:
+    """The source lines of ``statements``."""
+    return ", ".join(map(str, sorted({region.scop.statement(s).line for s in statements})))
+
+
 def _band_lines(region: GpuRegion) -> list[str]:
     """What the GPU stage did to the schedule's bands before it placed the kernels."""
     def lines(statements: tuple[str, ...]) -> str:
-        return ", ".join(map(str, sorted({region.scop.statement(s).line for s in statements})))
+        return _lines(region, statements)
 
     def first(statements: tuple[str, ...]) -> int:
         return min(region.scop.statement(s).line for s in statements)
@@ -111,7 +116,13 @@ def explain(region: GpuRegion) -> list[str]:
             tile = "x".join(map(str, kernel.sizes.thread_points))
             registers = " (its register tile)" if memory.placed(Placement.PRIVATE) else ""
             partial = region.partial_tiles[kernel.index]
-            if partial is PartialTiles.PADDED:
+            guarded = region.guarded[kernel.index] if region.guarded else ()
+            if partial is PartialTiles.PADDED and guarded:
+                apart = (f"no point of the deepest loops has a guard: there the tiles whose last points are missing "
+                         f"are computed whole, in registers and shared memory only (the copies move the existing "
+                         f"points); the statement(s) at line(s) {_lines(region, guarded)}, outside those loops, keep "
+                         f"a guard per point")
+            elif partial is PartialTiles.PADDED:
                 apart = ("no point has a guard: the tiles whose last points are missing are computed whole, in "
                          "registers and shared memory only (the copies move the existing points)")
             elif partial is PartialTiles.APART:

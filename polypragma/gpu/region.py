@@ -59,6 +59,9 @@ class GpuRegion:
     kernel_asts: tuple = ()
     # per kernel: how the AST runs the partial tiles of a register tile
     partial_tiles: tuple[PartialTiles, ...] = ()
+    # per kernel: the statements of a PADDED kernel that keep their real instances and guards (outside
+    # the deepest loops, run once for a whole run of them: a product's store of its local sum)
+    guarded: tuple[tuple[str, ...], ...] = ()
     # per kernel: (group, into, elements) of each copy between global and shared memory in vectors
     vector_copies: tuple = ()
     # privatised copies that live in registers all along, with no device buffer (codegen/kernel_ast.py)
