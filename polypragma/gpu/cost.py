@@ -28,7 +28,7 @@ et al., CC 2017, section 4: distinct lines per tile; C-to-CUDA's model-driven ch
   reduction loop and kept in a register for the points it serves; each load of a warp costs the
   wavefronts of its bank conflicts at that padding (a warp of blocks 16 wide reads two rows).
 * **registers per thread**: :data:`BASE_REGISTERS` plus, in 4-byte words, the points a thread holds of
-  each register group and the shared operands of a step;
+  each register group, the shared operands of a step and the values it reads from global memory;
 * **occupancy**: resident blocks per multiprocessor under the sm_90 limits below (registers, shared
   memory with its per-block reserve, threads, blocks), as warps over the 64 an SM holds.
 
@@ -476,7 +476,11 @@ class KernelModel:
     def runs(self, ref: _Reference, sequential: tuple[int, ...]) -> int:
         """How many times ``ref`` runs per point of the mapped loops in one tile of the members run in
         sequence (tiled by ``sequential``): once per step along a member its statement iterates, once
-        along one it does not (gemm's ``C *= beta``, atax's ``tmp[i] = s`` after its ``j`` loop)."""
+        along one it does not (atax's ``tmp[i] = s`` after its ``j`` loop, inside an outer tiled loop);
+        none where its statement iterates along none of them (gemm's ``C *= beta``, a product's store of
+        its local sum: once for all the tiles of the members, as the copies of a register tile are)."""
+        if sequential and all(ref.strides[self.mapped + k] is NO_STEP for k in range(len(sequential))):
+            return 0
         return math.prod(n for k, n in enumerate(sequential) if ref.strides[self.mapped + k] is not NO_STEP)
 
     # -- a candidate ---------------------------------------------------------------------------------
@@ -564,7 +568,9 @@ class KernelModel:
                           for part in (reads, writes) if part)
             sectors = round(touched * warps_per_tile)
             groups.append(GroupEstimate(name, "global memory", warp_sectors, coalesced, sectors))
-            registers += len(refs) * words
+            # a value read is held until it is used; a value written is already in a register of its own
+            # (a product's store of its local sum to C: no register more than the sum's)
+            registers += len(reads) * words
         registers = min(-(-registers // 8) * 8, MAX_REGISTERS_PER_THREAD + 1)
         blocks = _blocks_per_sm(threads, registers, shared)
         warps = -(-threads // WARP)
