@@ -96,7 +96,7 @@ class KernelPrinter(CFamilyPrinter):
         self.between_barriers: tuple = ()
         # reductions updated by several threads, by statement: (index in the kernel's, KernelReduction)
         self.reductions = {kr.reduction.statement: (k, kr) for k, kr in enumerate(kernel.reductions)}
-        self.atomics: set[str] = set()  # the definitions of the helpers the kernel uses (atomics, vector copies)
+        self.device_helpers: set[str] = set()  # the definitions of the helpers the kernel uses (atomics, vector copies)
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -133,7 +133,7 @@ class KernelPrinter(CFamilyPrinter):
             k, kr = reduction
             lines = [self.pad(depth) + reduction_code.update(k, kr, printer.visit(kr.reduction.target),
                                                              printer.visit(kr.reduction.operand),
-                                                             self.syntax.opencl, self.atomics)]
+                                                             self.syntax.opencl, self.device_helpers)]
         elif statement.private_iterators:  # in a block that declares them
             inner = self.pad(depth + 1)
             lines = [self.pad(depth) + "{",
@@ -154,7 +154,7 @@ class KernelPrinter(CFamilyPrinter):
             text, helper = self.syntax.vector_copy(group.array.device_type, copy.width, f"&{destination}",
                                                    f"&{source}")
             if helper is not None:
-                self.atomics.add(helper)
+                self.device_helpers.add(helper)
             return text
         return f"{local} = {element};" if copy.into else f"{element} = {local};"
 
@@ -448,6 +448,6 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     lines += declarations
     lines += reduction_code.declarations(kernel, syntax.shared_declaration, syntax.opencl)
     lines += body
-    lines += reduction_code.finish(kernel, printer.arrays, syntax.barrier(), printer.atomics, syntax.opencl)
+    lines += reduction_code.finish(kernel, printer.arrays, syntax.barrier(), printer.device_helpers, syntax.opencl)
     lines.append("}")
-    return printer.helper_lines() + sorted(printer.atomics) + ([ASSERT_DEFINITION] if checks else []), lines
+    return printer.helper_lines() + sorted(printer.device_helpers) + ([ASSERT_DEFINITION] if checks else []), lines
