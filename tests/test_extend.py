@@ -6,6 +6,7 @@ what the kernels keep in shared memory and registers."""
 from __future__ import annotations
 
 import islpy as isl
+import pytest
 
 from harness import KERNELS, polypragma
 
@@ -96,3 +97,60 @@ def test_a_product_with_a_local_sum_tiles_its_k_for_shared_memory(tmp_path):
         assert where in line, line
     rows = messages[messages.index("(statements at line(s) 28, 30, 31)"):messages.index("(statements at line(s) 22")]
     assert "A (1 reference(s), read, line(s) 30): shared memory: the global access is not coalesced" in rows
+
+
+# two nests of k below the parallel band (two sums of one element, as isl schedules them side by side)
+TWO_NESTS_DOMAIN = ("[n, m] -> { S0[i, j] : 0 <= i < n and 0 <= j < n; S1[i, j, k] : 0 <= i < n and 0 <= j < n and "
+                    "0 <= k < m; S3[i, j, k] : 0 <= i < n and 0 <= j < n and 0 <= k < m; S2[i, j] : 0 <= i < n and "
+                    "0 <= j < n; S4[i, j] : 0 <= i < n and 0 <= j < n }")
+# each sum's steps in order, the reset before both, the store after both
+SUMS = ("[n, m] -> { S0[i, j] -> S1[i, j, 0]; S0[i, j] -> S3[i, j, 0]; S1[i, j, k] -> S1[i, j, k + 1]; "
+        "S3[i, j, k] -> S3[i, j, k + 1]; S1[i, j, m - 1] -> S2[i, j]; S3[i, j, m - 1] -> S2[i, j] }")
+
+
+def two_nests(container: str = "sequence", between: bool = False) -> isl.Schedule:
+    """band i, j above: the reset S0, the nests of S1 and S3 (in a sequence or a set, S4 between them
+    with ``between``), the store S2; S4 runs after S2 otherwise."""
+    names = ("S0[i, j]", "S1[i, j, k]", "S3[i, j, k]", "S2[i, j]", "S4[i, j]")
+    outer = "[" + ", ".join("{ " + "; ".join(f"{s} -> [({d})]" for s in names) + " }" for d in "ij") + "]"
+    first, second = (f'{{ filter: "{{ {s} }}", child: {NEST.replace("S1", s[:2])} }}' for s in names[1:3])
+    nests = f"{first}, {{ filter: \"{{ S4[i, j] }}\" }}, {second}" if between else f"{first}, {second}"
+    if container == "set":
+        nests = f'{{ filter: "{{ S1[i, j, k]; S3[i, j, k] }}", child: {{ set: [ {nests} ] }} }}'
+    last = "" if between else ', { filter: "{ S4[i, j] }" }'
+    return isl.Schedule(f'{{ domain: "{TWO_NESTS_DOMAIN}", child: {{ schedule: "{outer}", coincident: [ 1, 1 ], '
+                        f'child: {{ sequence: [ {{ filter: "{{ S0[i, j] }}" }}, {nests}, '
+                        f'{{ filter: "{{ S2[i, j] }}" }}{last} ] }} }} }}')
+
+
+def kept(dependences: isl.UnionMap, schedule: isl.Schedule) -> bool:
+    """Whether ``schedule`` runs the source of each dependence before its sink."""
+    domain = schedule.get_domain()
+    times = schedule.get_map().intersect_domain(domain)
+    return dependences.intersect_domain(domain).intersect_range(domain).is_subset(times.lex_lt_union_map(times))
+
+
+@pytest.mark.parametrize("container", ["sequence", "set"])
+def test_nests_side_by_side_join_where_the_dependences_allow(container):
+    before = two_nests(container)
+    dependences = isl.UnionMap(SUMS, context=before.get_ctx())
+    # without the dependences, two nests stay as they are: one k' orders them only where those allow
+    assert extended(before).plain_is_equal(before)
+    done = []
+    after = extended(before, done, dependences)
+    band = band_at_top(after)
+    assert band.band_n_member() == 3 and band.band_get_permutable()
+    assert done == [(("S1", "S3"), ("S0",), ("S2", "S4"))]
+    # the steps of the two sums interleave (S3's first step now runs before S1's second), which no
+    # dependence forbids
+    assert kept(dependences, after) and not order(after).is_equal(order(before))
+    # where S3 reads what S1 writes at every step, S3's first step must stay after S1's last
+    reads = dependences.union(isl.UnionMap("[n, m] -> { S1[i, j, k] -> S3[i, j, k2] }", context=before.get_ctx()))
+    assert extended(before, [], reads).plain_is_equal(before)
+
+
+def test_a_statement_between_two_nests_keeps_them_apart():
+    # S4 would need a k' after every step of the first nest and before every step of the second
+    before = two_nests(between=True)
+    dependences = isl.UnionMap(SUMS, context=before.get_ctx())
+    assert extended(before, [], dependences).plain_is_equal(before)

@@ -468,7 +468,7 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
                dependences: isl.UnionMap | None = None,
                reductions: ReductionDependences | None = None) -> GpuMapping:
     split, joined = [], []
-    marked, placed = place_kernels(extended(distributed(schedule, split), joined), reductions)
+    marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions)
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
     for index, mapped in placed:
