@@ -11,7 +11,7 @@ import re
 import islpy as isl
 import pytest
 
-from harness import KERNELS, polypragma
+from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
 
 from polypragma import dependences
 from polypragma.codegen.kernel_ast import KernelTree, with_kernel_asts
@@ -126,3 +126,66 @@ def test_statements_that_are_not_plain_arithmetic_keep_their_guards(tmp_path, bo
     tree, partial = kernel_tree(tmp_path, body, arrays)
     assert not tree.padded and partial is PartialTiles.APART
     assert tree.computed.is_equal(tree.domain)
+
+
+# products with a local sum as people write them, whose statements beside the sum's loop cannot be
+# padded (they read or write global memory): the sum runs unguarded, they keep their guards
+LOCAL_SUM = r"""
+#include "kernels.h"
+static void kernel(int n, int m, int p, double alpha, double A[n][p], double B[p][m], double C[n][m])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < m; j++) {
+      BODY
+    }
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = arg_int(argc, argv, 1, 70), m = arg_int(argc, argv, 2, 45), p = arg_int(argc, argv, 3, 50);
+  double *A = alloc_doubles(n * p), *B = alloc_doubles(p * m), *C = alloc_doubles(n * m);
+  init_array_1d(A, n * p); init_array_1d(B, p * m); init_array_1d(C, n * m);
+  kernel(n, m, p, 1.5, (double (*)[p])A, (double (*)[m])B, (double (*)[m])C);
+  print_array_1d("C", C, n * m);
+  return 0;
+}
+"""
+LOCAL_SUMS = {
+    # the store reads C too
+    "store-reads-global": "double s = 0.0;\n for (int k = 0; k < p; k++)\n s += A[i][k] * B[k][j];\n"
+                          "C[i][j] = alpha * s + 0.5 * C[i][j];",
+    # the reset reads C (which a thread then keeps in registers)
+    "reset-reads-global": "double s = C[i][j];\n for (int k = 0; k < p; k++)\n s += A[i][k] * B[k][j];\n"
+                          "C[i][j] = s;",
+    # two sums, one store of both: isl schedules two nests of k, which join the parallel band together
+    "two-sums": "double s = 0.0, t = 1.0;\n for (int k = 0; k < p; k++) {\n s += A[i][k] * B[k][j];\n"
+                "t += alpha * A[i][k];\n }\n C[i][j] = s * t;",
+}
+
+
+@pytest.mark.parametrize("name", list(LOCAL_SUMS))
+def test_products_with_a_local_sum_are_padded_and_run_right(tmp_path, name):
+    source = tmp_path / f"{name.replace('-', '_')}.c"
+    source.write_text(LOCAL_SUM.replace("BODY", LOCAL_SUMS[name]))
+    status, messages = polypragma(source, tmp_path / "cuda", ["--target", "cuda", "--explain"])
+    assert status == 0 and "warning" not in messages, messages
+    assert "A (1 reference(s), read, line(s) 10): shared memory" in messages or \
+        "A (2 reference(s), read, line(s) 10, 11): shared memory" in messages, messages
+    # (where the reset reads C, C is in registers: every statement is padded)
+    assert "no point of the deepest loops has a guard" in messages or "no point has a guard" in messages, messages
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    # on OpenCL (whose registers cross the tiles through their buffer: more copies, and the two sums'
+    # AST past its bound, in global memory), against the original
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--no-fp-contract"])
+    assert status == 0 and "warning" not in messages, messages
+    compile_c(source, tmp_path / "orig", include=(KERNELS,))
+    compile_c(generated_path(source, tmp_path / "out"), tmp_path / "gen", include=(KERNELS,), libs=["-lOpenCL"])
+    # partial tiles along both mapped loops, a k of one step, and tiles all full
+    for sizes in (["70", "45", "50"], ["33", "65", "1"], ["64", "64", "64"]):
+        expected = run(tmp_path / "orig", sizes)
+        got = run(tmp_path / "gen", sizes, env={"POLYPRAGMA_DEVICE": "gpu"}, timeout=300)
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(expected.stdout, got.stdout, 1e-9) is None, (sizes, expected.stdout, got.stdout)

@@ -49,9 +49,11 @@ from polypragma.model import Reference, Scop
 # holds every statement's whole domain, where the stitched ASTs it replaced saw one tile at a time
 # (with the tile's coordinates as parameters): control_flow's kernel took 24 s in three builds
 TREE_OPERATIONS = 1_500_000
-# ... per four points a thread has in its register tile (past four): isl unrolls the tile in each
-# copy and in the computations of partial tiles, at a cost that grows with its points (gemm's kernel
-# with a 4x4 register tile takes between 4 and 6 million operations, 1.4 s)
+# ... per four points a thread has in its register tile (past four), times the statements of the
+# deepest loops where its partial tiles are padded: isl unrolls the tile in each copy and in the computations of partial tiles, at a cost
+# that grows with its points (gemm's kernel with a 4x4 register tile takes between 4 and 6 million
+# operations, 1.4 s) and with the statements each step of the deepest loops runs at every point (a
+# similarity's three sums in one loop of k with a 2x2 register tile, 0.8 s within 3 million)
 TILE_POINTS_PER_BOUND = 4
 # isl operations the padding of a kernel's partial register tiles may take, to find its instances
 # and check that it is safe (gemm's: 130 000); past it, the partial tiles are not padded
@@ -999,8 +1001,9 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     """The AST of a kernel with promoted data (see the module's docstring); loops over the tiles
     and the copies are atomic (one loop each, guards inside), except where isl's atomic form would
     be wrong (a strided loop, as for :func:`polypragma.codegen.ast_build.build_kernel_ast`) or
-    fails otherwise than by its bound: then isl's default form.  Both within TREE_OPERATIONS isl operations (a multiple of it for
-    a register tile of more than TILE_POINTS_PER_BOUND points a thread), past which
+    fails otherwise than by its bound: then isl's default form.  Both within TREE_OPERATIONS isl
+    operations (a multiple of it for a register tile of more than TILE_POINTS_PER_BOUND points a
+    thread, and statement of the deepest loops where its tiles are padded), past which
     :class:`TooCostly` is raised, and neither tried where a statement's schedule has more than
     TREE_EXISTENTIALS existential variables.  Where a tiled loop runs inside a register tile's points,
     its partial tiles are computed whole where that is safe (:mod:`polypragma.codegen.padded_tiles`),
@@ -1011,7 +1014,12 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     ctx = kernel.domain.get_ctx()
     builder = KernelTree(scop, memory, registers_across_barriers)
     points = math.prod(kernel.sizes.thread_points)
-    bound = TREE_OPERATIONS * max(1, points // TILE_POINTS_PER_BOUND) if kernel.register_tile else TREE_OPERATIONS
+    if kernel.register_tile:
+        # (the statements count where the tiles are padded: there every one is a box, unrolled alike)
+        unrolled = points * (len(padded_tiles.deepest(builder.domain)) if builder.padded else 1)
+        bound = TREE_OPERATIONS * max(1, unrolled // TILE_POINTS_PER_BOUND)
+    else:
+        bound = TREE_OPERATIONS
     try:
         with bounded_operations(ctx, bound):
             # the tree's statements, computed here within the first build's bound, are those it takes
