@@ -52,6 +52,9 @@ def _suite() -> list[Benchmark]:
     # the product as people write it, with a local sum (polypragma/gpu/extend.py), and a row sum
     out.append(Benchmark("local_accumulators", (1, n, n, n), 2.0 * n**3 + 2.0 * n * n, (3 * n * n + 2 * n) * DOUBLE,
                          note="C = A B with a local sum per element, and y = A x + 1"))
+    # three local sums in one loop of k (nests side by side that join the parallel band together)
+    out.append(Benchmark("similarity", (1, n, n, n), 6.0 * n**3 + 3.0 * n * n, 3 * n * n * DOUBLE,
+                         note="S = X Y^T over the rows' norms: a dot product and two norms per element"))
     n = 1500
     out.append(Benchmark("mm2", (1, n, n, n, n), 4.0 * n**3, 6 * n * n * DOUBLE, note="two matrix products"))
     n = 2000
