@@ -179,6 +179,21 @@ def test_a_kernel_tree_with_too_many_existential_variables_is_not_tried(tmp_path
                for g in settled.memory[0].groups)
 
 
+def test_a_kernel_tree_whose_statements_exceed_the_bound_is_not_built(tmp_path, monkeypatch):
+    # the statements computed past the bound (their existential variables then not counted), each form
+    # would compute them again within a bound of its own and go into an AST no bound stops
+    # (tests/differential/regressions/tree_statements_past_bound.c: more than five minutes); its data
+    # stays in global memory
+    import polypragma.codegen.kernel_ast as kernel_ast
+
+    _, region = matmul(tmp_path)
+    monkeypatch.setattr(kernel_ast, "TREE_OPERATIONS", 1000)
+    settled = kernel_ast.with_kernel_asts(region, True)
+    assert settled.kernel_asts == (None,)
+    assert {g.placement for g in settled.memory[0].groups} == {Placement.GLOBAL}
+    assert all("its statements alone took more than its bound of" in g.reason for g in settled.memory[0].groups)
+
+
 def vector_tree(tmp_path, extent: str, vectors: bool = True):
     """The kernel tree of the matrix product on rows of ``extent`` elements (a constant or ``n``)."""
     body, arrays = MATMUL, ARRAYS

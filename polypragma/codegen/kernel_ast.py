@@ -1028,8 +1028,14 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                 raise TooCostly(f"the kernel's AST with its data promoted was not tried: the schedule of a statement "
                                 f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}",
                                 builder.vectors())
-    except isl.Error:
-        pass
+    except isl.Error as exc:
+        # statements past the bound already: each build would compute them again within it, then go into
+        # an AST no bound stops (differential program 2363 of seed 6, opencl --fusion=min
+        # --max-shared-memory 512 --block-size 7,8: its statements past the bound after 8 s, then isl's
+        # AST build for more than five minutes)
+        if out_of_operations(exc):
+            raise TooCostly(f"the kernel's AST with its data promoted was not tried: its statements alone took "
+                            f"more than its bound of {bound} isl operations", builder.vectors()) from None
     guarded = PartialTiles.PADDED if builder.padded else PartialTiles.GUARDED
     if kernel.register_tile and kernel.sequential and not builder.padded:
         # full tiles apart first (where a tiled loop runs inside the thread's points: the guards would
