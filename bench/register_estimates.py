@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from resource_usage import KERNELS, ROOT, blocks, usage  # noqa: E402
+from resource_usage import KERNELS, ROOT, blocks, publish, usage  # noqa: E402
 
 THREADS_PER_SM, BLOCKS_PER_SM, SHARED_PER_SM, SHARED_RESERVED = 2048, 32, 228 * 1024, 1024
 
@@ -90,12 +90,7 @@ def main() -> int:
     lines += [f"| {k} | {t} | {e} | {a} | {be} | {ba} |" for k, e, a, t, be, ba in differ]
     lines += ["", "## Every kernel", "", "| kernel | threads | estimate | ptxas |", "| --- | ---: | ---: | ---: |"]
     lines += [f"| {k} | {t} | {e} | {a} |" for k, e, a, t, _, _ in rows]
-    text = "\n".join(lines) + "\n"
-    if args.output:
-        old = args.output.read_text() if args.output.exists() else ""
-        notes = old[old.index("\n## Notes"):] if "\n## Notes" in old else ""
-        args.output.write_text(text + notes)
-    print(text, end="")
+    publish(lines, args.output)
     return 0
 
 

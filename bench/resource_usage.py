@@ -99,14 +99,19 @@ def main() -> int:
                 lines.append(f"| {b['kernel']} | {pair('registers')} | {pair('shared')} | {pair('spills')} | "
                              f"{blocks(b) if blocks(b) == blocks(a) else blocks(b) + ' -> ' + blocks(a)} | "
                              f"{b['global']} ({b['vector']}) -> {a['global']} ({a['vector']}) |")
-    text = "\n".join(lines) + "\n"
-    if args.output:
-        # (what a person wrote under "## Notes" stays)
-        old = args.output.read_text() if args.output.exists() else ""
-        notes = old[old.index("\n## Notes"):] if "\n## Notes" in old else ""
-        args.output.write_text(text + notes)
-    print(text, end="")
+    publish(lines, args.output)
     return 0
+
+
+def publish(lines: list[str], output: Path | None) -> None:
+    """Print the Markdown ``lines`` and write them to ``output``, where what a person wrote under its
+    "## Notes" stays."""
+    text = "\n".join(lines) + "\n"
+    if output:
+        old = output.read_text() if output.exists() else ""
+        notes = old[old.index("\n## Notes"):] if "\n## Notes" in old else ""
+        output.write_text(text + notes)
+    print(text, end="")
 
 
 if __name__ == "__main__":
