@@ -50,10 +50,11 @@ from polypragma.model import Reference, Scop
 # (with the tile's coordinates as parameters): control_flow's kernel took 24 s in three builds
 TREE_OPERATIONS = 1_500_000
 # ... per four points a thread has in its register tile (past four), times the statements of the
-# deepest loops where its partial tiles are padded: isl unrolls the tile in each copy and in the computations of partial tiles, at a cost
-# that grows with its points (gemm's kernel with a 4x4 register tile takes between 4 and 6 million
-# operations, 1.4 s) and with the statements each step of the deepest loops runs at every point (a
-# similarity's three sums in one loop of k with a 2x2 register tile, 0.8 s within 3 million)
+# deepest loops where its partial tiles are padded: isl unrolls the tile in each copy and in the
+# computations of partial tiles, at a cost that grows with its points (gemm's kernel with a 4x4
+# register tile takes between 4 and 6 million operations, 1.4 s) and with the statements each step of
+# the deepest loops runs at every point (a similarity's three sums in one loop of k with a 2x2
+# register tile, 0.8 s within 3 million)
 TILE_POINTS_PER_BOUND = 4
 # isl operations the padding of a kernel's partial register tiles may take, to find its instances
 # and check that it is safe (gemm's: 130 000); past it, the partial tiles are not padded
@@ -209,6 +210,7 @@ class KernelTree:
         self.computed = self.domain
         self.computed_tiles = self.to_tiles
         self.computed_points = tiling.to_points.intersect_domain(self.domain)
+        self.deepest = padded_tiles.deepest(self.domain)  # the statements of the deepest loops
         self.guarded: tuple[str, ...] = ()  # statements left unpadded in a padded kernel (see _pad)
         self.padded = kernel.register_tile and bool(kernel.sequential) and self._pad()
         # partial schedules, statement by statement: the mapped tiles, the further tiles, the leaves
@@ -228,16 +230,19 @@ class KernelTree:
             with bounded_operations(self.ctx, PADDING_OPERATIONS):
                 pads = padded_tiles.candidate(self.domain, self.to_tiles, self.computed_points, tiling.mapped,
                                               tiling.tile_sizes)
-                deepest = padded_tiles.deepest(self.domain)
                 names = frozenset(pads)
-                while deepest <= names:
+                if self.deepest <= names:
                     self._padded_to(pads, names, real)
+                    # (a statement's safety does not depend on which others are padded: its own instances,
+                    # what its extra ones write against the real instances of all)
                     unsafe = padded_tiles.unsafe(self, names)
-                    if not unsafe:
+                    names -= unsafe
+                    if self.deepest <= names:
+                        if unsafe:
+                            self._padded_to(pads, names, real)
                         self.guarded = tuple(sorted(s.get_tuple_name() for s in sets_of(self.domain)
                                                     if s.get_tuple_name() not in names))
                         return True
-                    names -= unsafe
         except isl.Error:
             pass
         self._padded_to({}, frozenset(), real)
@@ -1016,7 +1021,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     points = math.prod(kernel.sizes.thread_points)
     if kernel.register_tile:
         # (the statements count where the tiles are padded: there every one is a box, unrolled alike)
-        unrolled = points * (len(padded_tiles.deepest(builder.domain)) if builder.padded else 1)
+        unrolled = points * (len(builder.deepest) if builder.padded else 1)
         bound = TREE_OPERATIONS * max(1, unrolled // TILE_POINTS_PER_BOUND)
     else:
         bound = TREE_OPERATIONS

@@ -37,7 +37,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from polypragma.gpu.memory import Placement
-from polypragma.isl_helpers import maps_of, set_named, sets_of, union_of
+from polypragma.isl_helpers import maps_of, set_named, sets_of
 
 if TYPE_CHECKING:
     from polypragma.codegen.kernel_ast import KernelTree

@@ -36,22 +36,19 @@ def _lines(region: GpuRegion, statements: tuple[str, ...]) -> str:
 
 def _band_lines(region: GpuRegion) -> list[str]:
     """What the GPU stage did to the schedule's bands before it placed the kernels."""
-    def lines(statements: tuple[str, ...]) -> str:
-        return _lines(region, statements)
-
     def first(statements: tuple[str, ...]) -> int:
         return min(region.scop.statement(s).line for s in statements)
 
     out = []
     for nests in sorted(region.mapping.distributed, key=lambda nests: first(nests[0])):
-        out.append(f"  the parallel loop(s) around the nests of line(s) {'; '.join(lines(n) for n in nests)} "
-                   f"distributed over them: each nest is a kernel of its own, which maps its own parallel loops "
-                   f"too")
+        joined = "; ".join(_lines(region, n) for n in nests)
+        out.append(f"  the parallel loop(s) around the nests of line(s) {joined} distributed over them: each nest "
+                   f"is a kernel of its own, which maps its own parallel loops too")
     for nest, before, after in sorted(region.mapping.extended, key=lambda joined: first(joined[0])):
-        where = [f"the statement(s) at line(s) {lines(before)} run at its first step"] if before else []
-        where += [f"those at line(s) {lines(after)} at its last"] if after else []
-        out.append(f"  the loop(s) of the nest at line(s) {lines(nest)} joined the band of the parallel loops "
-                   f"around it, so that its kernel tiles them for shared memory and registers"
+        where = [f"the statement(s) at line(s) {_lines(region, before)} run at its first step"] if before else []
+        where += [f"those at line(s) {_lines(region, after)} at its last"] if after else []
+        out.append(f"  the loop(s) of the nest at line(s) {_lines(region, nest)} joined the band of the parallel "
+                   f"loops around it, so that its kernel tiles them for shared memory and registers"
                    f"{': ' + ', '.join(where) if where else ''}")
     return out
 
