@@ -10,7 +10,9 @@ import subprocess
 
 import pytest
 
-from polypragma.gpu.memory import bank_padding, wavefronts, warp_offsets
+import islpy as isl
+
+from polypragma.gpu.memory import _one_piece, bank_padding, wavefronts, warp_offsets
 
 from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
 
@@ -148,6 +150,24 @@ def test_matrix_product_inputs_in_shared_memory_output_in_registers(tmp_path):
     assert "__shared__ double shared_B[32][32];" in code
     assert re.search(r"\n\s+double private_C\[4\]\[1\];", code)  # tile 32 over 8 threads in y
     assert code.count("__syncthreads();") >= 2
+
+
+def test_a_triangular_tile_starts_at_the_tiles_origin_where_its_box_keeps_its_width():
+    # correlation's j > i: the elements of a tile (k0, k1) of j start where the triangle does,
+    # max(64 k1 + 1, 32 k0 + 1), two pieces; the tile's origin 64 k1 + 1 holds them in the same 64
+    elements = isl.Set("[m, k0, k1] -> { [j] : j >= 64k1 + 1 and j >= 32k0 + 1 and j <= 64k1 + 64 and j < m "
+                       "and 32k0 <= 64k1 + 63 }")
+    low = elements.dim_min(0)
+    assert low.n_piece() == 2
+    start = _one_piece(elements, 0, low, 64)
+    assert start.n_piece() == 1
+    assert start.is_equal(isl.PwAff("[m, k0, k1] -> { [(64k1 + 1)] }").intersect_domain(low.domain()))
+    # where no piece starts a box of the same width (each start moves apart from the other), the
+    # exact start stays
+    apart = isl.Set("[a, b] -> { [j] : a <= j <= a + 10 and a >= b; [j] : b <= j <= b + 10 and b > a }")
+    low = apart.dim_min(0)
+    assert low.n_piece() == 2
+    assert _one_piece(apart, 0, low, 11) is low
 
 
 def test_bank_conflicts_of_a_warp():

@@ -27,10 +27,11 @@ SIZES = SizeOptions(tile=(32, 32), block=(8, 32))
 ARRAYS = "double A[60][60], double B[60][60], double C[60][60]"
 
 
-def kernel_tree(tmp_path, body: str, arrays: str = ARRAYS) -> tuple[KernelTree, PartialTiles]:
+def kernel_tree(tmp_path, body: str, arrays: str = ARRAYS, sizes: SizeOptions = SIZES) \
+        -> tuple[KernelTree, PartialTiles]:
     scop = model(tmp_path, body, arrays)
     deps = dependences.compute(scop)
-    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SIZES, "k.c",
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, sizes, "k.c",
                      cuda=True)
     (kernel,) = region.mapping.kernels
     assert kernel.register_tile and kernel.sequential
@@ -76,6 +77,18 @@ def test_a_triangular_product_is_padded_where_the_extra_points_write_nothing_rea
     expected = isl.Set("{ S_0[i, j, k] : 0 <= i < 64 and 0 <= j < 64 and 0 <= k < 60 and "
                        "32 * floor(j / 32) <= 32 * floor(i / 32) }", context=padded.get_ctx())
     assert padded.is_equal(expected.align_params(padded.get_space()))
+
+
+def test_a_product_above_the_diagonal_is_padded_from_the_tiles_origin(tmp_path):
+    # correlation's shape, j > i, with tiles of 32 rows and 64 columns: the tile of B[k][j] starts at
+    # the tile's origin, not where the triangle does (the larger of the tile's first column and its
+    # first row + 1, two pieces), so that a diagonal tile's extra points (j <= i) read inside it
+    tree, partial = kernel_tree(tmp_path, "for (i = 0; i < 120; i++)\n  for (j = i + 1; j < 120; j++)\n"
+                                          "    for (int k = 0; k < 60; k++)\n      C[i][j] += A[k][i] * B[k][j];",
+                                "double A[60][120], double B[60][120], double C[120][120]",
+                                SizeOptions(tile=(32, 64), block=(16, 16)))
+    assert tree.padded and partial is PartialTiles.PADDED
+    assert all(group.offsets[d].n_piece() == 1 for group in tree.shared for d in range(len(group.offsets)))
 
 
 def test_a_product_with_a_local_sum_pads_its_sum_and_keeps_the_guards_of_its_store(tmp_path):

@@ -293,9 +293,31 @@ def _box(tile_access: isl.UnionMap, names: tuple[str, ...]) -> tuple[list[isl.Pw
             return None
         if found is None:
             return None
-        offsets.append(found[0])
+        offsets.append(_one_piece(source, d, *found))
         sizes.append(found[1])
     return offsets, sizes
+
+
+def _one_piece(elements: isl.Set, d: int, low: isl.PwAff, width: int) -> isl.PwAff:
+    """``low``, the lower bound of dimension ``d`` of a tile's ``elements``, or where it has several
+    pieces, the first of their expressions that is a lower bound everywhere and keeps the box's
+    ``width``.  A triangular domain's tile starts where the triangle does (``max(64 k1 + 1, 32 k0 +
+    1)`` for correlation's ``j > i``), while the tile's box, a constant width, starts at the tile's
+    own origin just as well: with one expression the copies' indices are simpler, and a register
+    tile's points padded to the whole tile (polypragma.codegen.padded_tiles) stay inside the shared
+    tile, where with the triangle's start the diagonal tiles' padded points fell before it."""
+    if low.n_piece() < 2:
+        return low
+    high = elements.dim_max(d)
+    domain = low.domain()
+    for _, aff in low.get_pieces():
+        start = isl.PwAff.from_aff(aff).intersect_domain(domain)
+        if low.sub(start).min_val().is_neg():
+            continue
+        span = high.sub(start).max_val()
+        if span.is_int() and int(span.to_python()) + 1 <= width:
+            return start
+    return low
 
 
 class _Translates:
