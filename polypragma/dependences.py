@@ -23,10 +23,17 @@ import islpy as isl
 from polypragma.model import Scop
 from polypragma.isl_helpers import bounded_operations, maps_of, sets_of
 
-# isl operations one dataflow analysis may take (about 5 s); past it the lexicographic-maximum form
-# answers, the same relation computed another way (a random program's anti dependences took isl's
-# compute_flow minutes, the other form 0.05 s: tests/differential/regressions/dataflow_blowup.c)
+# isl operations one dataflow analysis may take (about 5 s): the lexicographic-maximum form of one, and
+# the live ranges' analyses together
 FLOW_OPERATIONS = 5_000_000
+# isl operations compute_flow may take for one kind of dependence (about 1 s); past it the
+# lexicographic-maximum form answers, the same relation computed another way (a random program's anti
+# dependences took compute_flow minutes, the other form 0.05 s: tests/differential/regressions/
+# dataflow_blowup.c).  Over the corpus (every RUN line) and the differential regressions, every
+# compute_flow within 5 000 000 operations but past 1 000 000 (4 of them) gave the same generated code by
+# the other form, and those past 5 000 000 wasted 4-6 s each: conditions.c's guards (conditions, modulos,
+# disjunctions of its 3-D nest) took 28 s to compile, now 9 s
+COMPUTE_FLOW_OPERATIONS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -102,12 +109,12 @@ class LiveRanges:
 def _flow(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):
     """May-dependences ``{ source -> sink }`` and the sink accesses that may see no source."""
     try:
-        with bounded_operations(sink.get_ctx(), FLOW_OPERATIONS):
+        with bounded_operations(sink.get_ctx(), COMPUTE_FLOW_OPERATIONS):
             info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must).set_may_source(may)
             flow = info.set_schedule(schedule).compute_flow()
             return flow.get_may_dependence(), flow.get_may_no_source()
     except isl.Error:
-        # past FLOW_OPERATIONS; and where isl's dataflow analysis fails on valid input: when
+        # past COMPUTE_FLOW_OPERATIONS; and where isl's dataflow analysis fails on valid input: when
         # several must sources compete for one sink and the domains carry divisions (modulo
         # guards) next to min/max bounds ("affine expression involves some of the domain
         # dimensions", isl_domain_factor_templ.c; tests/differential/regressions/compute_flow_crash.c),

@@ -1,7 +1,7 @@
 // isl's dataflow analysis (compute_flow) of this program's anti dependences (writes as sinks, reads as
 // may-sources) ran for minutes, so every target took more than five minutes before scheduling.  Found
 // by bench/differential.py (seed 6, around program 248).  Each compute_flow is now bounded to
-// FLOW_OPERATIONS isl operations (polypragma/dependences.py); past it the lexicographic-maximum form
+// COMPUTE_FLOW_OPERATIONS isl operations (polypragma/dependences.py); past it the lexicographic-maximum form
 // answers (0.05 s here), and past its own bound the conservative one (every earlier access a source).
 // VARIANT: --target c --fusion=max
 // RUN: -- 1 2 0 2
