@@ -32,7 +32,8 @@ FLOW_OPERATIONS = 5_000_000
 # dataflow_blowup.c).  Over the corpus (every RUN line) and the differential regressions, every
 # compute_flow within 5 000 000 operations but past 1 000 000 (4 of them) gave the same generated code by
 # the other form, and those past 5 000 000 wasted 4-6 s each: conditions.c's guards (conditions, modulos,
-# disjunctions of its 3-D nest) took 28 s to compile, now 9 s
+# disjunctions of its 3-D nest) at -DNX=24 -DNY=20 -DNZ=22 took 22.9 s to compile, now 19.1 s (best of
+# three: bench/results/compile_time_2026_11_28_tenth.md)
 COMPUTE_FLOW_OPERATIONS = 1_000_000
 
 

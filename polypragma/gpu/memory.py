@@ -293,22 +293,21 @@ def _box(tile_access: isl.UnionMap, names: tuple[str, ...]) -> tuple[list[isl.Pw
             return None
         if found is None:
             return None
-        offsets.append(_one_piece(source, d, *found))
+        offsets.append(_one_piece(*found))
         sizes.append(found[1])
     return offsets, sizes
 
 
-def _one_piece(elements: isl.Set, d: int, low: isl.PwAff, width: int) -> isl.PwAff:
-    """``low``, the lower bound of dimension ``d`` of a tile's ``elements``, or where it has several
-    pieces, the first of their expressions that is a lower bound everywhere and keeps the box's
-    ``width``.  A triangular domain's tile starts where the triangle does (``max(64 k1 + 1, 32 k0 +
+def _one_piece(low: isl.PwAff, width: int, high: isl.PwAff) -> isl.PwAff:
+    """``low``, the lower bound of one dimension of a tile's elements (``high`` the upper one), or where
+    it has several pieces, the first of their expressions that is a lower bound everywhere and keeps
+    the box's ``width``.  A triangular domain's tile starts where the triangle does (``max(64 k1 + 1, 32 k0 +
     1)`` for correlation's ``j > i``), while the tile's box, a constant width, starts at the tile's
     own origin just as well: with one expression the copies' indices are simpler, and a register
     tile's points padded to the whole tile (polypragma.codegen.padded_tiles) stay inside the shared
     tile, where with the triangle's start the diagonal tiles' padded points fell before it."""
     if low.n_piece() < 2:
         return low
-    high = elements.dim_max(d)
     domain = low.domain()
     for _, aff in low.get_pieces():
         start = isl.PwAff.from_aff(aff).intersect_domain(domain)
@@ -376,14 +375,15 @@ def _exact_fits(elements: isl.Set) -> bool | None:
             return None
 
 
-def _bounds(elements: isl.Set, d: int) -> tuple[isl.PwAff, int] | None:
-    """The lower bound of dimension ``d`` of ``elements`` and its extent; None when the extent is
-    not a constant.  Raises isl.Error where the set is unbounded."""
+def _bounds(elements: isl.Set, d: int) -> tuple[isl.PwAff, int, isl.PwAff] | None:
+    """The lower bound of dimension ``d`` of ``elements``, its extent and its upper bound; None when the
+    extent is not a constant.  Raises isl.Error where the set is unbounded."""
     low = elements.dim_min(d)
-    width = elements.dim_max(d).sub(low).max_val()
+    high = elements.dim_max(d)
+    width = high.sub(low).max_val()
     if not width.is_int():
         return None
-    return low.coalesce(), int(width.to_python()) + 1
+    return low.coalesce(), int(width.to_python()) + 1, high
 
 
 _BOX_CONTEXT: list[isl.Context] = []

@@ -2,8 +2,8 @@
 // A's checksum differs at arguments 1 7 1 ('A 36.02... 225.12...' instead of 'A 34.55... 205.39...'), also
 // with PoCL's optimiser off, so not the driver's.  The kernel's AST has the statement at line 30 (the +=)
 // in several parts (an if/else at the top of a tile, then loops over k1, then a part of its own, strided
-// loops started from a remainder); whether some instances run twice is not known yet.  The same at 46aab64, before the
-// tenth session's changes.  Found by bench/differential.py (program 2625, seed 6).
+// loops started from a remainder); whether some instances run twice is not known yet.  The same at
+// 46aab64, before the tenth session's changes.  Found by bench/differential.py (program 2625, seed 6).
 // XFAIL: wrong values of A with these options, cause not found yet (program 2625, seed 6)
 // VARIANT: --target opencl --no-fp-contract --fusion=max --no-shared-memory --tile-size 1 --block-size 1
 // RUN: -- 1 7 1
