@@ -433,6 +433,10 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
                                at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
                                tile_dims=range(kernel.mapped))
     printer.annotated = True
+    for name, grid in zip(kernel.block_params, kernel.sizes.grid):
+        printer.ranges.bound(name, (0, grid - 1))
+    for name, block in zip(kernel.thread_params, kernel.sizes.block):
+        printer.ranges.bound(name, (0, block - 1))
     body = printer.node(ast, 1)
     params = [syntax.array_param(a, region.placement(kernel, a), region) for a in kernel_arrays(region, kernel)]
     params = [p for p in params if p is not None]

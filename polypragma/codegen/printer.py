@@ -11,9 +11,11 @@ expressions need (``floord``, ``min``, ``max``) are recorded in
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 import islpy as isl
 
+from polypragma.codegen.overflow import ARITHMETIC, LARGEST, UNKNOWN, WIDE_TYPE, Interval, Ranges, combine
 from polypragma.model import Statement
 
 _OP = isl.ast_expr_op_type
@@ -51,6 +53,19 @@ def helper_macros(used: Iterable[str], *, guarded: bool = True) -> list[str]:
     return out
 
 
+class _Printed(NamedTuple):
+    text: str
+    precedence: int
+    values: Interval  # the interval of its values (overflow.py)
+    wide: bool  # whether C computes it in the wider type
+
+
+def _cast(printed: _Printed) -> _Printed:
+    """``printed`` cast to the wider type."""
+    text = printed.text if printed.precedence >= _UNARY else f"({printed.text})"
+    return _Printed(f"({WIDE_TYPE}){text}", _UNARY, printed.values, True)
+
+
 class CFamilyPrinter:
     indent_unit = "  "
 
@@ -58,6 +73,9 @@ class CFamilyPrinter:
         self.iterator_type = iterator_type
         self.helpers_used: set[str] = set()
         self.names = names or {}  # how identifiers are spelt (Scop.signed_names)
+        # bounds of the values of expressions, for the operations computed in a wider type (overflow.py)
+        self.ranges = Ranges(iterator_type)
+        self.wide_names: set[str] = set()  # iterators declared in the wider type
 
     def substitutions(self, statement: Statement, call: isl.AstExpr) -> dict[str, str]:
         """What a statement's body reads for each of its names where isl's ``call`` of it stands: its
@@ -78,61 +96,73 @@ class CFamilyPrinter:
         return self._expr(e)[0]
 
     def _expr(self, e: isl.AstExpr) -> tuple[str, int]:
+        """``e``'s text and its precedence."""
+        printed = self._print(e)
+        return printed.text, printed.precedence
+
+    def _print(self, e: isl.AstExpr, widen: bool = False) -> _Printed:
+        """``e`` printed, with the bound of its value and whether C computes it in the wider type;
+        ``widen``: its value in the wider type, cast where it starts (its leftmost operand, whose
+        operations then all run in that type) or else as a whole."""
         kind = e.get_type()
-        if kind == isl.ast_expr_type.int:
-            value = str(e.get_val())
-            return value, (_UNARY if value.startswith("-") else _PRIMARY)
-        if kind == isl.ast_expr_type.id:
-            return self.identifier(e.get_id().get_name()), _PRIMARY
+        if kind != isl.ast_expr_type.op:
+            values = self.ranges.leaf(e)
+            if kind == isl.ast_expr_type.int:
+                value = str(e.get_val())
+                printed = _Printed(value, _UNARY if value.startswith("-") else _PRIMARY, values,
+                                   abs(values[0]) > LARGEST["int"])  # (C gives such a literal a wider type)
+            else:
+                name = e.get_id().get_name()
+                printed = _Printed(self.identifier(name), _PRIMARY, values, name in self.wide_names)
+            return _cast(printed) if widen else printed
         op = e.get_op_type()
         args = [e.get_op_arg(k) for k in range(e.get_op_n_arg())]
         if op in _BINARY:
             symbol, prec = _BINARY[op]
-            left, lp = self._expr(args[0])
-            right, rp = self._expr(args[1])
-            if lp < prec:
-                left = f"({left})"
-            if rp <= prec:
-                right = f"({right})"
-            return f"{left} {symbol} {right}", prec
+            left, right = self._print(args[0], widen), self._print(args[1])
+            values = combine(e, [left.values, right.values])
+            wide = left.wide or right.wide
+            if op in ARITHMETIC and not wide and self.ranges.exceeds(values):
+                left, wide = self._print(args[0], True), True
+            left_text = left.text if left.precedence >= prec else f"({left.text})"
+            right_text = right.text if right.precedence > prec else f"({right.text})"
+            return _Printed(f"{left_text} {symbol} {right_text}", prec, values, wide and op in ARITHMETIC)
         if op == _OP.minus:
-            inner, ip = self._expr(args[0])
-            if ip < _PRIMARY:
-                inner = f"({inner})"
-            return f"-{inner}", _UNARY
-        if op in (_OP.min, _OP.max):
+            inner = self._print(args[0], widen)
+            text = inner.text if inner.precedence >= _PRIMARY else f"({inner.text})"
+            return _Printed(f"-{text}", _UNARY, combine(e, [inner.values]), inner.wide)
+        if op in (_OP.min, _OP.max, _OP.fdiv_q):
+            operands = [self._print(a, widen and k == 0) for k, a in enumerate(args)]
+            values, wide = combine(e, [o.values for o in operands]), any(o.wide for o in operands)
+            if op == _OP.fdiv_q:
+                self.helpers_used.add("floord")
+                return _Printed(f"polypragma_floord({operands[0].text}, {operands[1].text})", _PRIMARY, values, wide)
             name = "min" if op == _OP.min else "max"
             self.helpers_used.add(name)
-            text = self.expr(args[0])
-            for a in args[1:]:
-                text = f"polypragma_{name}({text}, {self.expr(a)})"
-            return text, _PRIMARY
-        if op == _OP.fdiv_q:
-            self.helpers_used.add("floord")
-            return f"polypragma_floord({self.expr(args[0])}, {self.expr(args[1])})", _PRIMARY
+            text = operands[0].text
+            for o in operands[1:]:
+                text = f"polypragma_{name}({text}, {o.text})"
+            return _Printed(text, _PRIMARY, values, wide)
         if op in (_OP.cond, _OP.select):
-            c, cp = self._expr(args[0])
-            t, tp = self._expr(args[1])
-            f, fp = self._expr(args[2])
-            if cp <= _COND:
-                c = f"({c})"
-            if tp <= _COND:
-                t = f"({t})"
-            if fp < _COND:
-                f = f"({f})"
-            return f"{c} ? {t} : {f}", _COND
+            c, t, f = (self._print(a) for a in args)
+            printed = _Printed(f"{c.text if c.precedence > _COND else '(' + c.text + ')'} ? "
+                               f"{t.text if t.precedence > _COND else '(' + t.text + ')'} : "
+                               f"{f.text if f.precedence >= _COND else '(' + f.text + ')'}",
+                               _COND, combine(e, [c.values, t.values, f.values]), t.wide or f.wide)
+            return _cast(printed) if widen else printed
         if op == _OP.call:
-            name = self.expr(args[0])
-            return f"{name}({', '.join(self.expr(a) for a in args[1:])})", _PRIMARY
-        if op == _OP.access:
-            base = self.expr(args[0])
-            return base + "".join(f"[{self.expr(a)}]" for a in args[1:]), _PRIMARY
-        if op == _OP.address_of:
+            text = f"{self.expr(args[0])}({', '.join(self.expr(a) for a in args[1:])})"
+        elif op == _OP.access:
+            text = self.expr(args[0]) + "".join(f"[{self.expr(a)}]" for a in args[1:])
+        elif op == _OP.address_of:
             inner, ip = self._expr(args[0])
-            return f"&{inner if ip >= _PRIMARY else '(' + inner + ')'}", _UNARY
-        if op == _OP.member:
-            return f"{self.expr(args[0])}.{self.expr(args[1])}", _PRIMARY
-        raise ValueError(f"unexpected isl AST operation {op}")
+            return _Printed(f"&{inner if ip >= _PRIMARY else '(' + inner + ')'}", _UNARY, UNKNOWN, False)
+        elif op == _OP.member:
+            text = f"{self.expr(args[0])}.{self.expr(args[1])}"
+        else:
+            raise ValueError(f"unexpected isl AST operation {op}")
+        printed = _Printed(text, _PRIMARY, UNKNOWN, False)
+        return _cast(printed) if widen else printed
 
     def identifier(self, name: str) -> str:
         return self.names.get(name, name)
@@ -163,14 +193,19 @@ class CFamilyPrinter:
         iterator = self.expr(n.for_get_iterator())
         init = self.expr(n.for_get_init())
         pad = self.pad(depth)
+        # (an initial value beyond the type, as isl may write for an empty loop: the wider type)
+        name = n.for_get_iterator().get_id().get_name()
+        ctype = WIDE_TYPE if self.ranges.exceeds(self.ranges.of(n.for_get_init())) else self.iterator_type
+        (self.wide_names.add if ctype == WIDE_TYPE else self.wide_names.discard)(name)
+        self.ranges.bound(name, self.ranges.loop(n))
         if n.for_is_degenerate():
             body = self.node(n.for_get_body(), depth + 1)
-            return [f"{pad}{{", f"{pad}{self.indent_unit}const {self.iterator_type} {iterator} = {init};",
+            return [f"{pad}{{", f"{pad}{self.indent_unit}const {ctype} {iterator} = {init};",
                     *body, f"{pad}}}"]
         cond = self.expr(n.for_get_cond())
         inc = self.expr(n.for_get_inc())
         step = "++" + iterator if inc == "1" else f"{iterator} += {inc}"
-        header = f"{pad}for ({self.iterator_type} {iterator} = {init}; {cond}; {step}) {{"
+        header = f"{pad}for ({ctype} {iterator} = {init}; {cond}; {step}) {{"
         self.enter_for(n)
         body = self.node(n.for_get_body(), depth + 1)
         self.leave_for(n)

@@ -1,10 +1,10 @@
-// Wrong results, not fixed yet: with --fusion=max --no-shared-memory --tile-size 1 --block-size 1 (opencl),
-// A's checksum differs at arguments 1 7 1 ('A 36.02... 225.12...' instead of 'A 34.55... 205.39...'), also
-// with PoCL's optimiser off, so not the driver's.  The kernel's AST has the statement at line 30 (the +=)
-// in several parts (an if/else at the top of a tile, then loops over k1, then a part of its own, strided
-// loops started from a remainder); whether some instances run twice is not known yet.  The same at
-// 46aab64, before the tenth session's changes.  Found by bench/differential.py (program 2625, seed 6).
-// XFAIL: wrong values of A with these options, cause not found yet (program 2625, seed 6)
+// Wrong results, fixed: with --fusion=max --no-shared-memory --tile-size 1 --block-size 1 (opencl), eight
+// instances of the statement at line 30 (the +=) ran twice at arguments 1 7 1.  isl's bounds of the loop
+// of k1 combine the blocks' congruence modulo the grid (65535) with the threads' modulo the block (2)
+// and write 2147385345 * b2 (32767 x 65535) and a division by 4294836225 (65535 squared): computed in
+// int, the product wrapped around and the loop of k1 started at 0 in a block whose instances for k1 = 0
+// the part above had already run.  Such operations are now computed in long long (codegen/overflow.py).
+// Found by bench/differential.py (program 2625, seed 6).
 // VARIANT: --target opencl --no-fp-contract --fusion=max --no-shared-memory --tile-size 1 --block-size 1
 // RUN: -- 1 7 1
 // RUN: -- 2 0 1
