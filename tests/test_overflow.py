@@ -8,12 +8,14 @@ evaluated over its whole domain against Python's exact arithmetic.
 
 from __future__ import annotations
 
+import re
 import shutil
 import subprocess
 
 import islpy as isl
 import pytest
 
+from harness import compile_c, generated_path, opencl_device, polypragma, run
 from polypragma.codegen.printer import CFamilyPrinter
 
 CONTEXT = "[b, k] -> { : 0 <= b < 65535 and 0 <= k <= 100000 }"
@@ -92,3 +94,78 @@ def test_a_loop_starting_beyond_int_has_a_wide_iterator():
     ast = isl.AstBuild.from_context(isl.Set("[n] -> { : 0 <= n <= 100 }")).node_from_schedule(schedule)
     lines = _LoopPrinter().node(ast, 0)
     assert lines[0].startswith("for (long long c0 = 3000000000;"), lines
+
+
+BIG = r"""
+#include <stdio.h>
+#include <stdlib.h>
+
+/* the last 2x3 elements of B and C, whatever their size */
+static void corner(int n, int m, char B[n][m], char C[n][m])
+{
+#pragma scop
+  for (int i = n - 2; i < n; i++)
+    for (int j = m - 3; j < m; j++)
+      B[i][j] = C[i][j] + (char)(i - j);
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+  int n = atoi(argv[1]), m = atoi(argv[2]);
+  char (*B)[m] = calloc((size_t)n * m, 1), (*C)[m] = calloc((size_t)n * m, 1);  /* (untouched pages cost nothing) */
+  if (!B || !C)
+    return 2;
+  for (int i = n - 2; i < n; i++)
+    for (int j = m - 3; j < m; j++)
+      C[i][j] = (char)(3 * i + j);
+  corner(n, m, B, C);
+  long sum = 0;
+  for (int i = n - 2; i < n; i++)
+    for (int j = m - 3; j < m; j++)
+      sum = 31 * sum + B[i][j];
+  printf("%ld\n", sum);
+  return 0;
+}
+"""
+
+
+def _corner(n: int, m: int) -> int:
+    total = 0
+    for i in range(n - 2, n):
+        for j in range(m - 3, m):
+            value = ((3 * i + j) % 256 + (i - j) % 256) % 256
+            total = 31 * total + (value - 256 if value > 127 else value)
+    return total
+
+
+def test_an_array_beyond_the_kernels_int_indices_runs_the_original_loops(tmp_path):
+    """B and C have n * m elements, a parameter: past 2**31 - 1 the kernels' flat indices ((i) * m + j, in
+    int) would wrap around, so the region runs its original loops and says why; below, its kernel."""
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    source = tmp_path / "big.c"
+    source.write_text(BIG)
+    status, err = polypragma(source, tmp_path / "out", ["--target", "opencl"])
+    assert status == 0, err
+    exe = tmp_path / "big"
+    compile_c(generated_path(source, tmp_path / "out"), exe, libs=["-lOpenCL"])
+    for n, m, warned in [(50000, 50000, True), (300, 200, False)]:
+        result = run(exe, [str(n), str(m)])
+        assert result.returncode == 0, result.stderr
+        assert int(result.stdout) == _corner(n, m)
+        assert ("array 'B' has 2500000000 elements, more than the kernels' int indices reach; running the "
+                "original loops" in result.stderr) == warned, result.stderr
+
+
+def test_a_constant_array_beyond_int_is_indexed_in_long_long(tmp_path):
+    """An array of 50000 x 50000 elements: the kernel's flat index is computed in long long from its row."""
+    source = tmp_path / "static.c"
+    source.write_text("static double A[50000][50000];\nvoid f(int n)\n{\n#pragma scop\n"
+                      "  for (int i = 0; i < n; i++)\n    for (int j = 0; j < n; j++)\n      A[i][j] = 2.0 * A[i][j];\n"
+                      "#pragma endscop\n}\n")
+    status, err = polypragma(source, tmp_path / "out", ["--target", "opencl"])
+    assert status == 0, err
+    kernel = generated_path(source, tmp_path / "out").read_text()
+    assert re.search(r"A\[\(long\)\([^]]*\) \* 50000 \+ ", kernel), kernel

@@ -45,6 +45,7 @@ import islpy as isl
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder
 from polypragma.codegen.body import ASSERT_FLAG
 from polypragma.codegen.gpu import kernel_arrays, kernel_checks, kernel_scalar_params
+from polypragma.codegen.overflow import LARGEST
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import ROW, DeviceArray, RowRanges
 from polypragma.gpu.mapping import Kernel, kernel_mark
@@ -159,6 +160,30 @@ class HostSyntax:
         return []
 
 
+def _index_range_check(region: GpuRegion, caller_buffers: bool) -> list[str]:
+    """The check that no array whose extents are parameters has more elements than the kernels' flat
+    indices count in the iterators' type (an array of constant size beyond it has them computed in the
+    wider type: gpu.py's flat_index): past it, the original loops run (an error where the caller's buffers
+    are used, which cannot fall back)."""
+    largest = LARGEST.get(region.scop.iterator_type, LARGEST["int"])
+    arrays = [a for a in region.arrays if a.rank > 1 and a.constant_elements is None and a.member is None]
+    if largest > LARGEST["int"] or not arrays:
+        return []
+    lines = ["  {  /* more elements than the kernels' int indices count: the original loops */",
+             "    static int said = 0;"]
+    for a in arrays:
+        lines += [f"    if ((size_t)({a.elements}) > (size_t){largest}) {{",
+                  "      if (!said)",
+                  f'        POLYPRAGMA_REPORT("polypragma: %s: array \'{a.shown}\' has %zu elements, more than the '
+                  f"kernels' int indices reach{'' if caller_buffers else '; running the original loops'}\\n\", "
+                  f"polypragma_where, (size_t)({a.elements}));",
+                  "      said = 1;",
+                  "      polypragma_status = 1;",
+                  "      goto polypragma_release;",
+                  "    }"]
+    return lines + ["  }"]
+
+
 def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                   caller_buffers: bool = False) -> tuple[list[str], set[str]]:
     """The function running ``region`` on the device, and the helper macros its host loops use.
@@ -243,6 +268,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     # that is another argument's memory, rows that alias each other): the original loops
     arrays = [a for a in visible if a.rank > 0 and not a.rows]
     row_arrays = [a for a in visible if a.rows]
+    lines += _index_range_check(region, caller_buffers)
     if not caller_buffers and any(a.written for a in arrays + row_arrays) and (len(arrays) > 1 or row_arrays):
         lines += ["  {  /* arguments overlapping in memory, one written: the original loops */",
                   "    static int said[4] = {0};",
