@@ -35,6 +35,8 @@ FLOW_OPERATIONS = 5_000_000
 # disjunctions of its 3-D nest) at -DNX=24 -DNY=20 -DNZ=22 took 22.9 s to compile, now 19.1 s (best of
 # three: bench/results/compile_time_2026_11_28_tenth.md)
 COMPUTE_FLOW_OPERATIONS = 1_000_000
+# the operations of the lexicographic-maximum form's first attempt, one maximum per writing statement
+LATEST_OPERATIONS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -141,18 +143,21 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
     def earlier(writes: isl.UnionMap) -> isl.UnionMap:  # { [r -> a] -> w }: w writes a before r
         return sink.range_map().apply_range(writes.reverse()).intersect(reads.apply_range(before.reverse()))
 
+    ctx = sink.get_ctx()
     try:
-        with bounded_operations(sink.get_ctx(), FLOW_OPERATIONS):
+        with bounded_operations(ctx, FLOW_OPERATIONS):
             spaces = sets_of(time.range())
             sooner = isl.UnionMap.empty(sink.get_space())  # { t -> earlier t' } in the time space
             for space in spaces:
                 sooner = sooner.union(isl.UnionMap.from_map(isl.Map.lex_gt(space.get_space())))
-            # { [r -> a] -> t }: times of the must-writes of a before r, compared as times
-            must_times = sink.range_map().apply_range(must.reverse()).apply_range(time)
-            must_times = must_times.intersect(reads.apply_range(time).apply_range(sooner))
-            no_source = sink.wrap().subtract(must_times.domain()).unwrap()
-            last = must_times.lexmax().apply_range(time.reverse())  # { [r -> a] -> last must-write }
-            sources = last
+            read_times = reads.apply_range(time).apply_range(sooner)
+
+            def times(writes: isl.UnionMap) -> isl.UnionMap:  # { [r -> a] -> t }: of writes of a before r
+                return sink.range_map().apply_range(writes.reverse()).apply_range(time).intersect(read_times)
+            no_source = sink.wrap().subtract(times(must).domain()).unwrap()
+        last = _latest(must, times).apply_range(time.reverse())  # { [r -> a] -> last must-write }
+        sources = last
+        with bounded_operations(ctx, FLOW_OPERATIONS):
             may_only = may.subtract(must)
             if not may_only.is_empty():
                 candidates = earlier(may_only)
@@ -161,6 +166,24 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
     except isl.Error:
         sources, no_source = earlier(must.union(may)), sink
     return sources.reverse().apply_range(reads).coalesce(), no_source.coalesce()
+
+
+def _latest(must: isl.UnionMap, times) -> isl.UnionMap:
+    """The lexicographic maximum of ``times(must)``: first as the maximum of each writing statement's
+    maxima, within LATEST_OPERATIONS, else as one maximum, within FLOW_OPERATIONS.  The first is mostly
+    the cheaper: conditions.c's flow and output dependences (-DNX=24 -DNY=20 -DNZ=22) in 0.3-0.6 s each,
+    where one maximum went past 5,000,000 operations and left the conservative form; but
+    compute_flow_crash.c's third relation took it 4.2 s against 1.8 s, hence its own smaller bound."""
+    ctx = must.get_ctx()
+    try:
+        with bounded_operations(ctx, LATEST_OPERATIONS):
+            each = isl.UnionMap.empty(must.get_space())
+            for writes in maps_of(must):
+                each = each.union(times(isl.UnionMap.from_map(writes)).lexmax())
+            return each.lexmax()
+    except isl.Error:
+        with bounded_operations(ctx, FLOW_OPERATIONS):
+            return times(must).lexmax()
 
 
 def _tagged(relation: isl.Map, tag: str) -> isl.Map:

@@ -232,3 +232,23 @@ def test_struct_members_are_arrays_of_their_own(tmp_path):
     assert same(statement.must_writes, "[n] -> { S_0[i, j] -> P__w[i, j] : 0 <= i < n and 0 <= j <= 3 }")
     assert same(statement.reads, "[n] -> { S_0[i, j] -> P__w[i, j] : 0 <= i < n and 0 <= j <= 3; "
                                  "S_0[i, j] -> P__x[i] : 0 <= i < n and 0 <= j <= 3 }")
+
+
+@pytest.mark.parametrize("latest_operations", [dependences.LATEST_OPERATIONS, 1])
+def test_the_lexicographic_maximum_form_of_dataflow_is_compute_flows(monkeypatch, latest_operations):
+    """The form used past compute_flow's bound gives its answer, by each writing statement's maximum first
+    and (past its own bound, forced here with 1 operation) by one maximum over all writes: reads of A
+    whose last writer is S, T (the later one, where both write), or the may-write U after them."""
+    monkeypatch.setattr(dependences, "LATEST_OPERATIONS", latest_operations)
+    sink = isl.UnionMap("[n] -> { R[i] -> A[i] : 0 <= i < n }")
+    must = isl.UnionMap("[n] -> { S[i] -> A[i] : 0 <= i < n and i % 3 != 0; T[i] -> A[2 i] : 0 <= 2 i < n }")
+    may = isl.UnionMap("[n] -> { U[i] -> A[i + 1] : 0 <= i < n and i % 2 = 0 }")
+    domain = sink.domain().union(must.domain()).union(may.domain())
+    schedule = isl.Schedule.from_domain(domain).insert_partial_schedule(isl.MultiUnionPwAff(
+        "[n] -> [{ S[i] -> [0]; T[i] -> [1]; U[i] -> [2]; R[i] -> [3] }, "
+        "{ S[i] -> [i]; T[i] -> [i]; U[i] -> [i]; R[i] -> [i] }]"))
+    info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must).set_may_source(may)
+    flow = info.set_schedule(schedule).compute_flow()
+    sources, no_source = dependences._flow_by_lexmax(sink, must, may.union(must), schedule)
+    assert sources.is_equal(flow.get_may_dependence())
+    assert no_source.is_equal(flow.get_may_no_source())
