@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.isl_helpers import bounded_operations, iterator_prefix, maps_of, out_of_operations, sets_of
+from polypragma.isl_helpers import bounded_operations, iterator_prefix, maps_of, sets_of
 
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
@@ -85,14 +85,6 @@ class CallbackFailures:
 # seidel_2d's (2-3 million) and nested_exits's with wrapped tiles (3-4 million); nested_exits's with
 # the default sizes does not fit in 6 million (2 s in vain)
 ATOMIC_OPERATIONS = 4_000_000
-# isl operations the default form may take: past them the kernel is not built (AstPastBound), and its
-# region is left as written.  isl took that form of two kernels of the differential test (programs 2659
-# and 3258, strided loops under modulo guards and disjunctions) 64 s and more than 400 s
-DEFAULT_OPERATIONS = 20_000_000
-
-
-class AstPastBound(Exception):
-    """A kernel's AST past the bounds of both forms of isl's AST build."""
 
 
 def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll=(),
@@ -142,13 +134,7 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
                 return ast
     except isl.Error:
         pass
-    try:
-        with bounded_operations(context.get_ctx(), DEFAULT_OPERATIONS):
-            return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
-    except isl.Error as error:
-        if out_of_operations(error):
-            raise AstPastBound(f"isl's AST build went past {DEFAULT_OPERATIONS:,} operations") from None
-        raise
+    return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
 
 
 def partly_spanned(schedule: isl.UnionMap, dims) -> list[int]:
