@@ -154,8 +154,9 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
 
             def times(writes: isl.UnionMap) -> isl.UnionMap:  # { [r -> a] -> t }: of writes of a before r
                 return sink.range_map().apply_range(writes.reverse()).apply_range(time).intersect(read_times)
-            no_source = sink.wrap().subtract(times(must).domain()).unwrap()
-        last = _latest(must, times).apply_range(time.reverse())  # { [r -> a] -> last must-write }
+            must_times = times(must)
+            no_source = sink.wrap().subtract(must_times.domain()).unwrap()
+        last = _latest(must, times, must_times).apply_range(time.reverse())  # { [r -> a] -> last must-write }
         sources = last
         with bounded_operations(ctx, FLOW_OPERATIONS):
             may_only = may.subtract(must)
@@ -168,8 +169,8 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
     return sources.reverse().apply_range(reads).coalesce(), no_source.coalesce()
 
 
-def _latest(must: isl.UnionMap, times) -> isl.UnionMap:
-    """The lexicographic maximum of ``times(must)``: first as the maximum of each writing statement's
+def _latest(must: isl.UnionMap, times, must_times: isl.UnionMap) -> isl.UnionMap:
+    """The lexicographic maximum of ``must_times``, ``times(must)``: first as the maximum of each writing statement's
     maxima, within LATEST_OPERATIONS, else as one maximum, within FLOW_OPERATIONS.  The first is mostly
     the cheaper: conditions.c's flow and output dependences (-DNX=24 -DNY=20 -DNZ=22) in 0.3-0.6 s each,
     where one maximum went past 5,000,000 operations and left the conservative form; but
@@ -183,7 +184,7 @@ def _latest(must: isl.UnionMap, times) -> isl.UnionMap:
             return each.lexmax()
     except isl.Error:
         with bounded_operations(ctx, FLOW_OPERATIONS):
-            return times(must).lexmax()
+            return must_times.lexmax()
 
 
 def _tagged(relation: isl.Map, tag: str) -> isl.Map:

@@ -17,8 +17,7 @@ from polypragma.codegen.body import ASSERT_DEFINITION, ASSERT_FLAG, DeviceBodyPr
 from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
                                            payload)
 from polypragma.codegen import reduction_code
-from polypragma.codegen.overflow import WIDE_TYPE
-from polypragma.codegen.printer import CFamilyPrinter
+from polypragma.codegen.printer import CFamilyPrinter, wide_cast
 from polypragma.frontend.library import asserts
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
@@ -177,7 +176,7 @@ class KernelPrinter(CFamilyPrinter):
         type for an array of more elements than the iterators' type counts (overflow.py)."""
         index, precedence = self._expr(coordinates[0])
         if len(coordinates) > 1 and array.constant_elements and self.ranges.exceeds((0, array.constant_elements)):
-            index, precedence = f"({WIDE_TYPE}){index if precedence >= 14 else '(' + index + ')'}", 14
+            index, precedence = wide_cast(index, precedence)
         for extent, c in zip(array.inner_extents, coordinates[1:]):
             if precedence < 13:  # a sum: parenthesised before the product
                 index = f"({index})"

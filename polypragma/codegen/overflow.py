@@ -65,10 +65,9 @@ class Ranges:
             return self.leaf(e)
         return combine(e, [self.of(e.get_op_arg(k)) for k in range(e.get_op_n_arg())])
 
-    def loop(self, n: isl.AstNode) -> Interval:
-        """The interval of a for node's iterator: from its initial value to its upper bound, where its
-        condition gives one."""
-        start = self.of(n.for_get_init())
+    def loop(self, n: isl.AstNode, start: Interval) -> Interval:
+        """The interval of a for node's iterator: from its initial value (in ``start``) to its upper
+        bound, where its condition gives one."""
         if n.for_is_degenerate():
             return start
         upper = self._upper(n.for_get_cond(), n.for_get_iterator().get_id().get_name())

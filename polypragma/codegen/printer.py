@@ -60,10 +60,14 @@ class _Printed(NamedTuple):
     wide: bool  # whether C computes it in the wider type
 
 
+def wide_cast(text: str, precedence: int) -> tuple[str, int]:
+    """An expression's ``text`` of ``precedence`` cast to the wider type, and the cast's precedence."""
+    return f"({WIDE_TYPE}){text if precedence >= _UNARY else '(' + text + ')'}", _UNARY
+
+
 def _cast(printed: _Printed) -> _Printed:
     """``printed`` cast to the wider type."""
-    text = printed.text if printed.precedence >= _UNARY else f"({printed.text})"
-    return _Printed(f"({WIDE_TYPE}){text}", _UNARY, printed.values, True)
+    return _Printed(*wide_cast(printed.text, printed.precedence), printed.values, True)
 
 
 class CFamilyPrinter:
@@ -191,13 +195,17 @@ class CFamilyPrinter:
 
     def for_node(self, n: isl.AstNode, depth: int) -> list[str]:
         iterator = self.expr(n.for_get_iterator())
-        init = self.expr(n.for_get_init())
+        start = self._print(n.for_get_init())
+        init = start.text
         pad = self.pad(depth)
         # (an initial value beyond the type, as isl may write for an empty loop: the wider type)
         name = n.for_get_iterator().get_id().get_name()
-        ctype = WIDE_TYPE if self.ranges.exceeds(self.ranges.of(n.for_get_init())) else self.iterator_type
-        (self.wide_names.add if ctype == WIDE_TYPE else self.wide_names.discard)(name)
-        self.ranges.bound(name, self.ranges.loop(n))
+        ctype = self.iterator_type
+        self.wide_names.discard(name)
+        if self.ranges.exceeds(start.values):
+            ctype = WIDE_TYPE
+            self.wide_names.add(name)
+        self.ranges.bound(name, self.ranges.loop(n, start.values))
         if n.for_is_degenerate():
             body = self.node(n.for_get_body(), depth + 1)
             return [f"{pad}{{", f"{pad}{self.indent_unit}const {ctype} {iterator} = {init};",
