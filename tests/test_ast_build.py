@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from harness import compile_c, run
+from harness import KERNELS, compile_c, generated_path, polypragma, run
+from polypragma.codegen import ast_build
 from polypragma.codegen.ast_build import build_kernel_ast, partly_spanned
 
 # a shallower nest fused with a deeper one, both tiled by 4 on the mapped loops: S runs in the first
@@ -50,3 +51,25 @@ def test_a_partly_spanned_tile_loop_runs_each_instance_once(tmp_path):
         ran = run(tmp_path / "ast", [str(n)]).stdout.split("\n")[:-1]
         expected = [f"S {i}" for i in range(n)] + [f"T {i} {j}" for i in range(n) for j in range(i)]
         assert sorted(ran) == sorted(expected), (n, code)
+
+
+def test_a_kernel_past_both_bounds_leaves_its_region_as_written(tmp_path, monkeypatch):
+    """Past the bounds of both forms of isl's AST build (1 operation each here; program 3258 of the
+    differential test took the default form minutes), the region is left as written with a warning
+    naming the kernel, and the program still computes what it did."""
+    monkeypatch.setattr(ast_build, "ATOMIC_OPERATIONS", 1)
+    monkeypatch.setattr(ast_build, "DEFAULT_OPERATIONS", 1)
+    source = KERNELS / "jacobi_2d.c"
+    plain = ["--target", "opencl", "--no-shared-memory", "--no-private-memory"]  # (no promoted data)
+    status, err = polypragma(source, tmp_path / "out", plain, defines=["-DN=13", "-DTSTEPS=3"])
+    assert status == 0, err
+    assert "warning: region left as written: the code of kernel 0 (statements at line(s) " in err
+    assert "could not be built: isl's AST build went past 1 operations" in err
+    generated = generated_path(source, tmp_path / "out")
+    assert "__kernel" not in generated.read_text()
+    compile_c(generated, tmp_path / "gen", ["-DN=13", "-DTSTEPS=3"])
+    compile_c(source, tmp_path / "ref", ["-DN=13", "-DTSTEPS=3"])
+    assert run(tmp_path / "gen", ["3"]).stdout == run(tmp_path / "ref", ["3"]).stdout
+    status, err = polypragma(source, tmp_path / "strict", [*plain, "--strict"],
+                             defines=["-DN=13", "-DTSTEPS=3"])
+    assert status == 1 and "error: region left as written: the code of kernel 0" in err

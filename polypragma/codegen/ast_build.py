@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.isl_helpers import bounded_operations, iterator_prefix, maps_of, sets_of
+from polypragma.isl_helpers import bounded_operations, iterator_prefix, maps_of, out_of_operations, sets_of
 
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
@@ -80,11 +80,23 @@ class CallbackFailures:
             raise self.errors[0]
 
 
-# isl operations the atomic form of a kernel's AST may take before the default form is built instead:
-# the corpus's kernels take at most 500,000 but negdiv's with wrapped tiles (1.5-2 million),
-# seidel_2d's (2-3 million) and nested_exits's with wrapped tiles (3-4 million); nested_exits's with
-# the default sizes does not fit in 6 million (2 s in vain)
-ATOMIC_OPERATIONS = 4_000_000
+# isl operations the atomic form of a kernel's AST may take before the default form is built instead.
+# Over the corpus (every RUN line, the opencl test's six option sets) only conditions.c's kernel goes past
+# 4,000,000: with a register tile (-DNX=24 ..., --tile-size 7,8 --block-size 2,4) it needs 6-8 million
+# (about 4 s), where the default form needs 24-28 million (36 s) and is 27 times as long (49 KB of C);
+# with WRAP_SIZES (-DNX=7 ...) 4-8 million.  A kernel that fits in neither form loses up to this bound
+# (differential program 3258: 16 million operations took 36 s)
+ATOMIC_OPERATIONS = 10_000_000
+# isl operations the default form may take: past them the kernel is not built (AstPastBound), and its
+# region is left as written.  No corpus kernel needs the default form within ATOMIC_OPERATIONS; the
+# costliest it built was conditions.c's above (24-28 million).  On differential program 3258 (strided
+# loops under modulo guards and disjunctions, wrapped around a 65535-block grid) isl did not finish in
+# minutes: 64 million operations took 226 s
+DEFAULT_OPERATIONS = 40_000_000
+
+
+class AstPastBound(Exception):
+    """A kernel's AST past the bounds of both forms of isl's AST build."""
 
 
 def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll=(),
@@ -134,7 +146,13 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
                 return ast
     except isl.Error:
         pass
-    return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
+    try:
+        with bounded_operations(context.get_ctx(), DEFAULT_OPERATIONS):
+            return _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=False)
+    except isl.Error as error:
+        if out_of_operations(error):
+            raise AstPastBound(f"isl's AST build went past {DEFAULT_OPERATIONS:,} operations") from None
+        raise
 
 
 def partly_spanned(schedule: isl.UnionMap, dims) -> list[int]:

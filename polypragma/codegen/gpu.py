@@ -10,14 +10,19 @@ skeleton is in :mod:`polypragma.codegen.host`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import islpy as isl
 
-from polypragma.codegen.ast_build import build_kernel_ast
+from polypragma import timing
+
+from polypragma.codegen.ast_build import AstPastBound, build_kernel_ast
 from polypragma.codegen.body import ASSERT_DEFINITION, ASSERT_FLAG, DeviceBodyPrinter
 from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
                                            payload)
 from polypragma.codegen import reduction_code
 from polypragma.codegen.printer import CFamilyPrinter, wide_cast
+from polypragma.diagnostics import Unsupported
 from polypragma.frontend.library import asserts
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
@@ -413,6 +418,32 @@ def kernel_scalar_params(region: GpuRegion, kernel: Kernel) -> list[tuple[str, s
     return out
 
 
+def plain_kernel_ast(region: GpuRegion, kernel: Kernel) -> isl.AstNode:
+    """The AST of ``kernel`` with its data where it is (global memory, constant memory, textures); past
+    the bounds of isl's AST build, Unsupported: the region is left as written."""
+    try:
+        return build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
+                                at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
+                                tile_dims=range(kernel.mapped))
+    except AstPastBound as exc:
+        lines = sorted({s.line for s in region.scop.statements if s.name in kernel.statements})
+        raise Unsupported(f"the code of kernel {kernel.index} (statements at line(s) {', '.join(map(str, lines))})",
+                          region.scop.region.location,
+                          f"could not be built: {exc} (--explain shows its mapping; other sizes may build)") from None
+
+
+def with_plain_asts(region: GpuRegion) -> GpuRegion:
+    """``region`` with the AST of each kernel that has none with promoted data (plain_kernel_ast)."""
+    asts = []
+    for kernel in region.mapping.kernels:
+        if region.kernel_asts and region.kernel_asts[kernel.index] is not None:
+            asts.append(None)
+            continue
+        with timing.part(f"kernel {kernel.index}: its AST"):
+            asts.append(plain_kernel_ast(region, kernel))
+    return replace(region, plain_asts=tuple(asts))
+
+
 def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[list[str], list[str]]:
     """The helper macros a kernel needs, and its text."""
     printer = KernelPrinter(region, syntax, kernel)
@@ -432,9 +463,7 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
                                                                  "".join(f"[{w}]" for w in widths),
                                                                  aligned=group.name in vectors))
     else:
-        ast = build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
-                               at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
-                               tile_dims=range(kernel.mapped))
+        ast = region.plain_asts[kernel.index] if region.plain_asts else plain_kernel_ast(region, kernel)
     printer.annotated = True
     for name, grid in zip(kernel.block_params, kernel.sizes.grid):
         printer.ranges.bound(name, (0, grid - 1))

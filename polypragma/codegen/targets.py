@@ -9,7 +9,7 @@ any, it writes beside it.
 from __future__ import annotations
 
 from polypragma.codegen import cuda_target, opencl_target
-from polypragma.codegen.gpu import GpuSyntax
+from polypragma.codegen.gpu import GpuSyntax, with_plain_asts
 from polypragma.codegen.kernel_ast import with_kernel_asts
 from polypragma.gpu.region import GpuRegion
 
@@ -23,8 +23,8 @@ class Target:
 
     def kernel_asts(self, region: GpuRegion) -> GpuRegion:
         """``region`` with the ASTs of its kernels with promoted data, as this target's kernels hold
-        them (its data in global memory where such an AST would cost too much)."""
-        return with_kernel_asts(region, self.kernel_syntax.registers_across_barriers)
+        them (its data in global memory where such an AST would cost too much), and of the others."""
+        return with_plain_asts(with_kernel_asts(region, self.kernel_syntax.registers_across_barriers))
 
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False,
                    device_entries: bool = False) -> list[str]:

@@ -57,6 +57,9 @@ class GpuRegion:
     # with_kernel_asts once the target is known; a kernel whose AST would cost too much has its data
     # left in global memory there, so that --explain reports where the data really lives)
     kernel_asts: tuple = ()
+    # per kernel: the AST of a kernel whose data stays where it is, or None (built by codegen/gpu.py's
+    # with_plain_asts while the region is compiled, so that one past its bound leaves the region as written)
+    plain_asts: tuple = ()
     # per kernel: how the AST runs the partial tiles of a register tile
     partial_tiles: tuple[PartialTiles, ...] = ()
     # per kernel: the statements of a PADDED kernel that keep their real instances and guards (outside
