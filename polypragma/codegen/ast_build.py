@@ -83,9 +83,9 @@ class CallbackFailures:
 # isl operations the atomic form of a kernel's AST may take before the default form is built instead.
 # Over the corpus (every RUN line, the opencl test's six option sets) only conditions.c's kernel goes past
 # 4,000,000: with a register tile (-DNX=24 ..., --tile-size 7,8 --block-size 2,4) it needs 6-8 million
-# (about 4 s), where the default form needs 24-28 million (36 s) and is 27 times as long (49 KB of C);
-# with WRAP_SIZES (-DNX=7 ...) 4-8 million.  A kernel that fits in neither form loses up to this bound
-# (differential program 3258: 16 million operations took 36 s)
+# (2.6 s alone, 7 s on a loaded machine), where the default form needs 24-28 million (36 s) and is 27
+# times as long (49 KB of C); with WRAP_SIZES (-DNX=7 ...) 4-8 million.  A kernel that fits in neither
+# form loses up to this bound (differential program 3258: 16 million operations took 36 s)
 ATOMIC_OPERATIONS = 10_000_000
 # isl operations the default form may take: past them the kernel is not built (AstPastBound), and its
 # region is left as written.  No corpus kernel needs the default form within ATOMIC_OPERATIONS; the

@@ -25,6 +25,7 @@ from polypragma.codegen.printer import CFamilyPrinter, wide_cast
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.library import asserts
 from polypragma.gpu.data import DeviceArray, referenced_array
+from polypragma.gpu.explain import kernel_title
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion
@@ -426,8 +427,7 @@ def plain_kernel_ast(region: GpuRegion, kernel: Kernel) -> isl.AstNode:
                                 at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
                                 tile_dims=range(kernel.mapped))
     except AstPastBound as exc:
-        lines = sorted({s.line for s in region.scop.statements if s.name in kernel.statements})
-        raise Unsupported(f"the code of kernel {kernel.index} (statements at line(s) {', '.join(map(str, lines))})",
+        raise Unsupported(f"the code of {kernel_title(region, kernel)}",
                           region.scop.region.location,
                           f"could not be built: {exc} (--explain shows its mapping; other sizes may build)") from None
 

@@ -34,6 +34,11 @@ def _lines(region: GpuRegion, statements: tuple[str, ...]) -> str:
     return ", ".join(map(str, sorted({region.scop.statement(s).line for s in statements})))
 
 
+def kernel_title(region: GpuRegion, kernel: Kernel) -> str:
+    """``kernel 0 (statements at line(s) 35, 37)``: how reports and diagnostics name a kernel."""
+    return f"kernel {kernel.index} (statements at line(s) {_lines(region, kernel.statements)})"
+
+
 def _band_lines(region: GpuRegion) -> list[str]:
     """What the GPU stage did to the schedule's bands before it placed the kernels."""
     def first(statements: tuple[str, ...]) -> int:
@@ -77,9 +82,7 @@ def explain(region: GpuRegion) -> list[str]:
     out += _band_lines(region)
     axes = "xyz"
     for kernel in kernels:
-        lines = sorted({s.line for s in scop.statements if s.name in kernel.statements})
-        head = (f"  kernel {kernel.index} (statements at line(s) {', '.join(map(str, lines))}): "
-                f"inside {kernel.host_depth} host loop(s)")
+        head = f"  {kernel_title(region, kernel)}: inside {kernel.host_depth} host loop(s)"
         if not kernel.mapped:
             out.append(head + "; no parallel loop: runs on one thread, so the data stays on the device")
             continue

@@ -382,7 +382,7 @@ def _bounds(elements: isl.Set, d: int) -> tuple[isl.PwAff, int, isl.PwAff] | Non
     high = elements.dim_max(d)
     # the extent from coalesced bounds: one of a random program's tiles (differential program 3580,
     # --grid-size 2) had bounds of 8 and 23 pieces, whose difference has 89 and took isl 9.5 s to
-    # maximise; coalesced, 24 pieces and 1.5 s.  The bounds returned stay as they were
+    # build and maximise; from the coalesced bounds, 1.5 s.  The bounds returned stay as they were
     width = high.coalesce().sub(low).coalesce().max_val()
     if not width.is_int():
         return None
