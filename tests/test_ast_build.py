@@ -7,6 +7,7 @@ import islpy as isl
 from harness import KERNELS, compile_c, generated_path, polypragma, run
 from polypragma.codegen import ast_build
 from polypragma.codegen.ast_build import build_kernel_ast, partly_spanned
+from polypragma.isl_helpers import maps_of
 
 # a shallower nest fused with a deeper one, both tiled by 4 on the mapped loops: S runs in the first
 # tile of the second mapped loop only
@@ -73,3 +74,27 @@ def test_a_kernel_past_both_bounds_leaves_its_region_as_written(tmp_path, monkey
     status, err = polypragma(source, tmp_path / "strict", [*plain, "--strict"],
                              defines=["-DN=13", "-DTSTEPS=3"])
     assert status == 1 and "error: region left as written: the code of kernel 0" in err
+
+
+def test_existential_variables_become_divisions_and_every_instance_runs_once(tmp_path, monkeypatch):
+    """A kernel schedule's existential variables (two alike here, as a host loop's values left them in
+    program 4080 of the differential test) are written as integer divisions before isl's default form
+    is built (the atomic form past its bound here); the schedule is the same set, and its code runs
+    every instance once."""
+    monkeypatch.setattr(ast_build, "ATOMIC_OPERATIONS", 1)
+    schedule = isl.UnionMap("[n] -> { S[i] -> [i, 0] : 0 <= i < n and exists (e, f: 2e > i and 5e <= 3i - 4 and "
+                            "2f > i and 5f <= 3i - 4); T[i, j] -> [i, 1] : 0 <= i < n and j = 0 and "
+                            "exists (e: 3e <= i + n and 4e >= i + 2) }")
+    known = ast_build._known_divisions(schedule)
+    assert known.is_equal(schedule)
+    assert all(m.remove_unknown_divs().plain_is_equal(m) for m in maps_of(known)), known
+    assert not all(m.remove_unknown_divs().plain_is_equal(m) for m in maps_of(schedule))
+    code = build_kernel_ast(isl.Set("[n] -> { : n >= 0 }"), schedule, "k").to_C_str()
+    source = tmp_path / "ast.c"
+    source.write_text(PROGRAM.replace("@CODE@", code))
+    compile_c(source, tmp_path / "ast")
+    for n in range(30):
+        ran = run(tmp_path / "ast", [str(n)]).stdout.split("\n")[:-1]
+        expected = [f"S {i}" for i in range(n) if any(2 * e > i and 5 * e <= 3 * i - 4 for e in range(-40, 40))]
+        expected += [f"T {i} 0" for i in range(n) if any(3 * e <= i + n and 4 * e >= i + 2 for e in range(-40, 40))]
+        assert sorted(ran) == sorted(expected), (n, code)
