@@ -101,8 +101,9 @@ def test_matrix_product_kernel_tree(tmp_path):
     # indices isl builds where the statements stand: the tile's own coordinates in shared memory (the
     # function is not restricted to the copy's instances: the AST asks for it there only)
     local, element = tree.copies["shared_in_0"]
-    assert same(local.intersect_domain(copy_a), "[b0, b1] -> { shared_in_0[g0, g1, g2, e0, e1] -> [e0 - 32g0, e1 - 32g2] : "
-                       f"{block} and 0 <= g2 <= 1 and 32g0 <= e0 <= 32g0 + 31 and 32g2 <= e1 <= 32g2 + 31 }}")
+    assert same(local.intersect_domain(copy_a),
+                "[b0, b1] -> { shared_in_0[g0, g1, g2, e0, e1] -> [e0 - 32g0, e1 - 32g2] : "
+                f"{block} and 0 <= g2 <= 1 and 32g0 <= e0 <= 32g0 + 31 and 32g2 <= e1 <= 32g2 + 31 }}")
     references = {group.name if group else None: index for _, group, index in tree.references("S_0")}
     # (on the instances of the block's tiles)
     assert restricts(references["shared_A"], "{ S_0[i, j, k] -> [i mod 32, k mod 32] }")
