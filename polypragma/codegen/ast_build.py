@@ -94,6 +94,12 @@ ATOMIC_OPERATIONS = 10_000_000
 # loops under modulo guards and disjunctions, wrapped around a 65535-block grid) isl did not finish in
 # minutes: 64 million operations took 226 s
 DEFAULT_OPERATIONS = 40_000_000
+# isl operations the atomic form may take without building partly spanned tile loops apart, before
+# they are built apart (build_kernel_ast).  Over the corpus (every RUN line; cuda, opencl --vector-copies
+# and opencl --tile-size 7,8 --block-size 2,4) the kernels with such a loop need 125,000 operations
+# without it (strides.c) or 1,000,000 and more (conditions.c, nested_exits.c, switch_cases.c), where
+# the loop built apart halves nested_exits's code
+UNSEPARATED_OPERATIONS = 500_000
 # isl operations for the divisions of a kernel schedule's existential variables (_known_divisions)
 KNOWN_DIVISIONS_OPERATIONS = 1_000_000
 
@@ -117,8 +123,9 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     a block (the grid and block sizes): the same residue for every statement, not rebuilt.
     ``tile_dims`` are the loops over the mapped tiles: one that some statements span and others do not
     (they run in one tile only, as the statements of a shallower nest fused with a deeper one) is
-    built in the default form: the atomic form bounds it by the maximum of every statement's bounds,
-    piece by piece (nested_exits's kernel: 0.7 s instead of 1.2 s, and half as long)."""
+    built in the default form unless the kernel without that fits UNSEPARATED_OPERATIONS: the atomic
+    form bounds it by the maximum of every statement's bounds, piece by piece (nested_exits's kernel:
+    0.7 s instead of 1.2 s, and half as long)."""
     # isl's AST build has written wrong guards (one parameter in place of another, inside integer
     # divisions) for a schedule whose parameters came in another order than the context's
     # (tests/differential/regressions/ast_parameter_order.c): both get one order first
@@ -132,23 +139,19 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     # then takes 1.2 s instead of failing the atomic form's bound (1 s in vain) and its code is half as long
     schedule = schedule.intersect_params(context).detect_equalities().coalesce()
     spanned = set(partly_spanned(schedule, tile_dims))
-    try:
-        with bounded_operations(context.get_ctx(), ATOMIC_OPERATIONS):
-            ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True, separate=spanned)
-            strided = strided_dimensions(ast, prefix, mapping_steps) - spanned
-            if not strided:
+    # a loop built apart can cost far more than the whole kernel without it: on differential program
+    # 4170 (opencl, a statement in the first tile of the first tile loop only) 26-68 s and 17 KB of code,
+    # against 0.1 s and 750 bytes without.  Where the kernel without it is cheap, it is kept
+    attempts = [(UNSEPARATED_OPERATIONS, set()), (ATOMIC_OPERATIONS, spanned)] if spanned else \
+        [(ATOMIC_OPERATIONS, set())]
+    for bound, separate in attempts:
+        try:
+            with bounded_operations(context.get_ctx(), bound):
+                ast = _atomic_ast(context, schedule, prefix, unroll, at_each_domain, mapping_steps, separate)
+            if ast is not None:
                 return ast
-            strided |= spanned
-            # isl's atomic form has started a strided loop off its stride's residue (a statement
-            # whose domain holds only every other value ran at the values in between:
-            # tests/differential/regressions/atomic_kernel_wrong.c); a strided dimension is built
-            # in the default form, which is right
-            ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True,
-                              separate=strided)
-            if not strided_dimensions(ast, prefix, mapping_steps) - strided:
-                return ast
-    except isl.Error:
-        pass
+        except isl.Error:
+            pass
     # (the atomic form kept as it was: there, divisions lengthened seidel_2d's code by a fifth)
     schedule = _known_divisions(schedule)
     try:
@@ -158,6 +161,23 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
         if out_of_operations(error):
             raise AstPastBound(f"isl's AST build went past {DEFAULT_OPERATIONS:,} operations") from None
         raise
+
+
+def _atomic_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, at_each_domain, mapping_steps,
+                separate: set[int]) -> isl.AstNode | None:
+    """The atomic form of a kernel's AST with the dimensions ``separate`` built in isl's default form,
+    and the dimensions whose loops it strides too; None where a rebuild strides others."""
+    ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True, separate=separate)
+    strided = strided_dimensions(ast, prefix, mapping_steps) - separate
+    if not strided:
+        return ast
+    # isl's atomic form has started a strided loop off its stride's residue (a statement whose domain
+    # holds only every other value ran at the values in between:
+    # tests/differential/regressions/atomic_kernel_wrong.c); a strided dimension is built in the
+    # default form, which is right
+    strided |= separate
+    ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True, separate=strided)
+    return None if strided_dimensions(ast, prefix, mapping_steps) - strided else ast
 
 
 def _known_divisions(schedule: isl.UnionMap) -> isl.UnionMap:
