@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.model import Scop
-from polypragma.isl_helpers import bounded_operations, maps_of, sets_of
+from polypragma.isl_helpers import bounded_operations, maps_of, sets_of, union_of
 
 # isl operations one dataflow analysis may take (about 5 s): the lexicographic-maximum form of one, and
 # the live ranges' analyses together
@@ -109,13 +109,56 @@ class LiveRanges:
         return self.untagged(self.tagged_forced_may)
 
 
+@dataclass(frozen=True)
+class _Flow:
+    """What isl's dataflow analysis answers (``isl.UnionFlow``'s relations)."""
+    may_dependence: isl.UnionMap       # { source -> sink }
+    full_may_dependence: isl.UnionMap  # { [source -> element] -> sink }
+    may_no_source: isl.UnionMap        # the sink accesses that may see no source
+
+
+def _compute_flow(schedule: isl.Schedule, sink: isl.UnionMap, must: isl.UnionMap | None = None,
+                  may: isl.UnionMap | None = None) -> _Flow:
+    """isl's dataflow analysis of ``sink`` from the ``must`` and ``may`` sources under ``schedule``.
+
+    isl's compute_flow crashed the process (a segmentation fault in isl_basic_map_swap_div) on a
+    may-source that wrote none of a sink's elements, beside a must-source that did, in domains with
+    modulo guards (tests/differential/regressions/compute_flow_segfault.c).  A sink relation that some
+    source of its array does not reach is analysed alone, with its sources cut to the elements it
+    accesses: the same answer (a sink access's sources are writes of its element).  The other sink
+    relations are analysed together, as before: one analysis per relation took deriche's live ranges
+    past their bound."""
+    space = sink.get_space()
+    must = must if must is not None else isl.UnionMap.empty(space)
+    may = may if may is not None else isl.UnionMap.empty(space)
+    # (the sources the crash needs: may-writes that are not must-writes, beside must-writes)
+    sources = maps_of(may.subtract(must)) if not must.is_empty() else []
+    together, apart = [], []
+    for piece in maps_of(sink):
+        elements = piece.range()
+        missing = any(s.get_space().range().is_equal(elements.get_space())
+                      and s.range().intersect(elements).is_empty() for s in sources)
+        (apart if missing else together).append(isl.UnionMap.from_map(piece))
+    calls = [(union_of(together), must, may)] if together else []
+    for piece in apart:
+        elements = piece.range()
+        calls.append((piece, must.intersect_range(elements), may.intersect_range(elements)))
+    flows = []
+    for sinks, musts, mays in calls:
+        info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(musts).set_may_source(mays)
+        flows.append(info.set_schedule(schedule).compute_flow())
+    empty = isl.UnionMap.empty(space)
+    return _Flow(union_of([f.get_may_dependence() for f in flows]) or empty,
+                 union_of([f.get_full_may_dependence() for f in flows]) or empty,
+                 union_of([f.get_may_no_source() for f in flows]) or empty)
+
+
 def _flow(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):
     """May-dependences ``{ source -> sink }`` and the sink accesses that may see no source."""
     try:
         with bounded_operations(sink.get_ctx(), COMPUTE_FLOW_OPERATIONS):
-            info = isl.UnionAccessInfo.from_sink(sink).set_must_source(must).set_may_source(may)
-            flow = info.set_schedule(schedule).compute_flow()
-            return flow.get_may_dependence(), flow.get_may_no_source()
+            flow = _compute_flow(schedule, sink, must, may)
+            return flow.may_dependence, flow.may_no_source
     except isl.Error:
         # past COMPUTE_FLOW_OPERATIONS; and where isl's dataflow analysis fails on valid input: when
         # several must sources compete for one sink and the domains carry divisions (modulo
@@ -226,22 +269,17 @@ def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges 
         with bounded_operations(ctx, FLOW_OPERATIONS):
             tagger = reads.union(writes).domain().unwrap().domain_map_union_pw_multi_aff()
             tagged_schedule = schedule.pullback_union_pw_multi_aff(tagger)
-            info = isl.UnionAccessInfo.from_sink(reads).set_must_source(must).set_may_source(writes.subtract(must))
-            flow = info.set_schedule(tagged_schedule).compute_flow()
-            tagged_flow = flow.get_may_dependence()
-            tagged_live_in = flow.get_may_no_source()
+            flow = _compute_flow(tagged_schedule, reads, must, writes.subtract(must))
+            tagged_flow = flow.may_dependence
+            tagged_live_in = flow.may_no_source
             live_in = tagged_live_in.domain_factor_domain()
             unmatched = writes.subtract_domain(tagged_flow.domain())
-            info = isl.UnionAccessInfo.from_sink(writes).set_may_source(reads.union(unmatched))
-            tagged_order = info.set_schedule(tagged_schedule).compute_flow().get_may_dependence()
+            tagged_order = _compute_flow(tagged_schedule, writes, may=reads.union(unmatched)).may_dependence
             plain_writes, plain_must = scop.may_writes, scop.must_writes
-            info = isl.UnionAccessInfo.from_sink(plain_must).set_may_source(plain_writes)
-            covering = info.set_schedule(schedule).compute_flow().get_full_may_dependence().range_factor_range()
+            covering = _compute_flow(schedule, plain_must, may=plain_writes).full_may_dependence.range_factor_range()
             live_out = plain_writes.subtract(covering)
-            info = isl.UnionAccessInfo.from_sink(live_out).set_may_source(plain_writes)
-            forced_out = info.set_schedule(schedule).compute_flow().get_may_dependence()
-            info = isl.UnionAccessInfo.from_sink(plain_writes).set_may_source(live_in)
-            forced_in = info.set_schedule(schedule).compute_flow().get_may_dependence()
+            forced_out = _compute_flow(schedule, live_out, may=plain_writes).may_dependence
+            forced_in = _compute_flow(schedule, plain_writes, may=live_in).may_dependence
             # may-writes: which of several sources of one read writes is unknown, so their order stays;
             # such arrays are not reordered at all (PPCG orders only the sources sharing a sink)
             tagged_forced_may = isl.UnionMap.empty(space)
@@ -253,8 +291,8 @@ def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges 
                         if piece.get_space().domain().unwrap().range().get_tuple_name(isl.dim_type.set) in tags:
                             out = out.union(isl.UnionMap.from_map(piece))
                     return out
-                info = isl.UnionAccessInfo.from_sink(of(writes)).set_may_source(of(reads).union(of(writes)))
-                tagged_forced_may = info.set_schedule(tagged_schedule).compute_flow().get_may_dependence()
+                tagged_forced_may = _compute_flow(tagged_schedule, of(writes),
+                                                  may=of(reads).union(of(writes))).may_dependence
     except isl.Error:
         return None
     return LiveRanges(tagged_flow.coalesce(), tagged_order.coalesce(), live_out.coalesce(), forced_in.coalesce(),
