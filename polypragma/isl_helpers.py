@@ -5,6 +5,7 @@
   past the bound isl raises isl.Error ("maximal number of operations exceeded") and the caller falls
   back; :func:`out_of_operations` tells that error from others.
 * :func:`maps_of`, :func:`sets_of`, :func:`single_map`: the pieces of a union, and its maps as one map;
+  :func:`function_of`: a single-valued map as a function;
   :func:`set_named`: the set of one statement in a union; :func:`union_of`: pieces as one union.
 * :func:`variable`, :func:`parameter`, :func:`with_params`: a dimension or a parameter as a function
   on a space (the parameter added where the space lacks it), so isl objects are built through the API
@@ -75,6 +76,22 @@ def union_of(pieces):
     for piece in pieces:
         result = piece if result is None else result.union(piece)
     return result
+
+
+def function_of(relation: isl.Map) -> isl.PwMultiAff:
+    """The function a single-valued ``relation`` is, made disjunct by disjunct where it has several:
+    isl's conversion of the whole relation took 35 s (and counted too few operations to stop at its
+    bound) on a register tile's coordinates over a grid wrapped by 65,535 blocks, whose three
+    disjuncts took 1.9 s one at a time (differential program 4590).  Where disjuncts overlap, they
+    agree: the relation is a function, so the least value of the two is the value."""
+    pieces = relation.get_basic_maps()
+    if len(pieces) <= 1:
+        return isl.PwMultiAff.from_map(relation)
+    function = None
+    for piece in pieces:
+        part = isl.PwMultiAff.from_map(isl.Map.from_basic_map(piece))
+        function = part if function is None else function.union_lexmin(part)
+    return function
 
 
 def single_map(umap: isl.UnionMap) -> isl.Map | None:
