@@ -106,3 +106,24 @@ def test_existential_variables_become_divisions_and_every_instance_runs_once(tmp
         expected = [f"S {i}" for i in range(n) if any(2 * e > i and 5 * e <= 3 * i - 4 for e in range(-40, 40))]
         expected += [f"T {i} 0" for i in range(n) if any(3 * e <= i + n and 4 * e >= i + 2 for e in range(-40, 40))]
         assert sorted(ran) == sorted(expected), (n, code)
+
+
+def test_a_wrapped_loop_must_start_at_its_blocks_residue():
+    """A loop stepping by the grid's size starts at its block's residue: an expression that is the block
+    index modulo the step (``b1 + 2 floor(...)``) does; one that is not linear modulo the step
+    (``k0 + floor(.../7)``, as isl's atomic form wrote for differential program 4706) does not count."""
+    build = isl.AstBuild.from_context(isl.Set("[b1, k0, t] -> { : }"))
+
+    def terms(text):
+        return ast_build._linear_modulo(build.expr_from_pw_aff(isl.PwAff(text)), 2)
+
+    assert terms("[b1, k0, t] -> { [(b1 + 2 * floor(t / 14))] }") == {"b1": 1}
+    assert terms("[b1, k0, t] -> { [(-b1 + 4 * t + 6)] }") == {"b1": 1}
+    assert terms("[b1, k0, t] -> { [(b1 + 1)] }") == {"b1": 1, "": 1}
+    assert terms("[b1, k0, t] -> { [(max(b1, b1 + 2 * floor(t / 14) + 2))] }") == {"b1": 1}
+    assert terms("[b1, k0, t] -> { [(max(b1, -((t + 13) mod 8) + t + 5 + b1))] }") == {"b1": 1}
+    assert terms("[b1, k0, t] -> { [(k0 + floor((t - 6) / 7))] }") is None
+    assert terms("[b1, k0, t] -> { [(max(b1, k0))] }") is None
+    schedule = isl.UnionMap("[b1] -> { S[i] -> [o] : 0 <= i < 100 and o = floor(i / 7) and (o - b1) mod 2 = 0 }")
+    assert ast_build._residue(schedule, 0, 2) == {"b1": 1}
+    assert ast_build._residue(isl.UnionMap("[b1] -> { S[i] -> [i] : 0 <= i < 100 }"), 0, 2) is None

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.isl_helpers import (bounded_operations, iterator_prefix, maps_of, out_of_operations, sets_of,
-                                     union_of)
+from polypragma.isl_helpers import (bounded_operations, iterator_prefix, maps_of, out_of_operations, parameter,
+                                     sets_of, union_of, variable)
 
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
@@ -168,7 +168,7 @@ def _atomic_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, a
     """The atomic form of a kernel's AST with the dimensions ``separate`` built in isl's default form,
     and the dimensions whose loops it strides too; None where a rebuild strides others."""
     ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True, separate=separate)
-    strided = strided_dimensions(ast, prefix, mapping_steps) - separate
+    strided = strided_dimensions(ast, prefix, mapping_steps, schedule) - separate
     if not strided:
         return ast
     # isl's atomic form has started a strided loop off its stride's residue (a statement whose domain
@@ -177,7 +177,7 @@ def _atomic_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, a
     # default form, which is right
     strided |= separate
     ast = _kernel_ast(context, schedule, prefix, unroll, at_each_domain, atomic=True, separate=strided)
-    return None if strided_dimensions(ast, prefix, mapping_steps) - strided else ast
+    return None if strided_dimensions(ast, prefix, mapping_steps, schedule) - strided else ast
 
 
 def _known_divisions(schedule: isl.UnionMap) -> isl.UnionMap:
@@ -209,22 +209,111 @@ def partly_spanned(schedule: isl.UnionMap, dims) -> list[int]:
     return out
 
 
-def strided_dimensions(ast: isl.AstNode, prefix: str, ignored=frozenset()) -> set[int]:
+def strided_dimensions(ast: isl.AstNode, prefix: str, ignored=frozenset(),
+                       schedule: isl.UnionMap | None = None) -> set[int]:
     """The schedule dimensions of the loops of ``ast`` (iterators ``prefix<d>``) whose step is neither
-    one nor in ``ignored``."""
+    one nor in ``ignored``; and, where ``schedule`` (the map ``ast`` was built from) is given, those
+    whose step is in ``ignored`` but whose start is not the residue the schedule gives them modulo it.
+    isl's atomic form started a tile loop wrapped around a grid of 2 at a tile of the other block
+    (``k1 = k0 + floord(...)``, with ``(b1 + k1) mod 2 = 0`` in the schedule: a thread ran an instance
+    outside its tiles, and wrote out of the domain; tests/differential/regressions/wrapped_tile_start.c)."""
     found: set[int] = set()
+    anchors: dict[tuple[int, int], dict | None] = {}
 
     def visit(node: isl.AstNode) -> bool:
         if node.get_type() == isl.ast_node_type.for_:
             step = node.for_get_inc()
             value = step.get_val().to_python() if step.get_type() == isl.ast_expr_type.int else None
+            name = node.for_get_iterator().get_id().get_name()
+            dim = int(name[len(prefix):])
             if value is None or (value != 1 and value not in ignored):
-                name = node.for_get_iterator().get_id().get_name()
-                found.add(int(name[len(prefix):]))
+                found.add(dim)
+            elif value != 1 and schedule is not None:
+                if (dim, value) not in anchors:
+                    anchors[dim, value] = _residue(schedule, dim, value)
+                anchor = anchors[dim, value]
+                start = _linear_modulo(node.for_get_init(), value)
+                # (a constant start isl wrote where the guards fix the index: conditions.c's t0 = 0, t1 = 3)
+                if anchor is None or (start != anchor and (start is None or set(start) - {""})):
+                    found.add(dim)
         return True
 
     ast.foreach_descendant_top_down(visit)
     return found
+
+
+def _residue(schedule: isl.UnionMap, dim: int, step: int) -> dict[str, int] | None:
+    """``{p: c}`` where every value of ``schedule``'s dimension ``dim`` is ``c p`` modulo ``step`` for
+    a parameter ``p`` (a block or thread index, for a loop that wraps tiles or points around them),
+    ``c`` one or minus one (modulo ``step``); None where no parameter gives its residue."""
+    ranges = [r for r in sets_of(schedule.range()) if r.dim(isl.dim_type.set) > dim]
+    if not ranges:
+        return None
+    space = ranges[0].get_space()
+    for k in range(space.dim(isl.dim_type.param)):
+        name = space.get_dim_name(isl.dim_type.param, k)
+        for sign in (1, -1):
+            if all(r.is_subset(_congruence(r.get_space(), dim, name, sign, step)) for r in ranges):
+                return {name: sign % step}
+    return None
+
+
+def _congruence(space: isl.Space, dim: int, name: str, sign: int, step: int) -> isl.Set:
+    """``{ [o] : o_dim = sign * name (mod step) }`` on ``space``."""
+    difference = variable(space, isl.dim_type.set, dim) - parameter(space, name).scale_val(isl.Val(sign))
+    return difference.mod_val(isl.Val(step)).zero_set()
+
+
+def _linear_modulo(expr: isl.AstExpr, step: int) -> dict[str, int] | None:
+    """The AST expression ``expr`` modulo ``step`` as ``{name: coefficient}`` (the constant under ``""``,
+    zero coefficients left out); None where it is not linear modulo ``step`` (a division, a remainder, a
+    minimum of values with different residues)."""
+    kind = expr.get_type()
+    if kind == isl.ast_expr_type.int:
+        constant = expr.get_val().to_python() % step
+        return {"": constant} if constant else {}
+    if kind == isl.ast_expr_type.id:
+        return {expr.get_id().get_name(): 1 % step} if 1 % step else {}
+    op = expr.get_op_type()
+    args = [expr.get_op_arg(k) for k in range(expr.get_op_n_arg())]
+    if op == isl.ast_expr_op_type.mul:
+        for k in (0, 1):
+            if args[k].get_type() == isl.ast_expr_type.int:
+                factor = args[k].get_val().to_python() % step
+                other = {} if factor == 0 else _linear_modulo(args[1 - k], step)
+                return None if other is None else _scaled(other, factor, step)
+        return None
+    if op == isl.ast_expr_op_type.minus:
+        inner = _linear_modulo(args[0], step)
+        return None if inner is None else _scaled(inner, -1, step)
+    if op in (isl.ast_expr_op_type.add, isl.ast_expr_op_type.sub):
+        left, right = _linear_modulo(args[0], step), _linear_modulo(args[1], step)
+        if left is None or right is None:
+            return None
+        sign = 1 if op == isl.ast_expr_op_type.add else -1
+        total = dict(left)
+        for name, coefficient in right.items():
+            total[name] = (total.get(name, 0) + sign * coefficient) % step
+        return {name: c for name, c in total.items() if c}
+    if op in (isl.ast_expr_op_type.pdiv_r, isl.ast_expr_op_type.zdiv_r):
+        # a - c q for some q: the residue of a, modulo a divisor of c
+        divisor = args[1]
+        if divisor.get_type() == isl.ast_expr_type.int and divisor.get_val().to_python() % step == 0:
+            return _linear_modulo(args[0], step)
+        return None
+    # a choice between values of one residue (the atomic form's max(b0, b0 + 65535 floord(...))) has it
+    choices = {isl.ast_expr_op_type.max: args, isl.ast_expr_op_type.min: args,
+               isl.ast_expr_op_type.select: args[1:], isl.ast_expr_op_type.cond: args[1:]}.get(op)
+    if choices:
+        residues = [_linear_modulo(choice, step) for choice in choices]
+        if residues[0] is not None and all(r == residues[0] for r in residues):
+            return residues[0]
+    return None
+
+
+def _scaled(terms: dict[str, int], factor: int, step: int) -> dict[str, int]:
+    scaled = {name: (c * factor) % step for name, c in terms.items()}
+    return {name: c for name, c in scaled.items() if c}
 
 
 def _kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unroll, at_each_domain,
