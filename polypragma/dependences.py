@@ -113,7 +113,7 @@ class LiveRanges:
 class _Flow:
     """What isl's dataflow analysis answers (``isl.UnionFlow``'s relations)."""
     may_dependence: isl.UnionMap       # { source -> sink }
-    full_may_dependence: isl.UnionMap  # { [source -> element] -> sink }
+    full_may_dependence: isl.UnionMap  # { source -> [sink -> element] }
     may_no_source: isl.UnionMap        # the sink accesses that may see no source
 
 
@@ -123,30 +123,28 @@ def _compute_flow(schedule: isl.Schedule, sink: isl.UnionMap, must: isl.UnionMap
 
     isl's compute_flow crashed the process (a segmentation fault in isl_basic_map_swap_div) on a
     may-source that wrote none of a sink's elements, beside a must-source that did, in domains with
-    modulo guards (tests/differential/regressions/compute_flow_segfault.c).  A sink relation that some
-    source of its array does not reach is analysed alone, with its sources cut to the elements it
-    accesses: the same answer (a sink access's sources are writes of its element).  The other sink
-    relations are analysed together, as before: one analysis per relation took deriche's live ranges
-    past their bound."""
+    modulo guards (tests/differential/regressions/compute_flow_segfault.c).  Where there are must-sources,
+    a sink relation that a may-only source of its array does not reach is analysed alone, with its
+    sources cut to the elements it accesses: the same answer (a sink access's sources are writes of its
+    element).  The other sink relations are analysed together, as before: one analysis per relation took
+    deriche's live ranges past their bound."""
     space = sink.get_space()
     must = must if must is not None else isl.UnionMap.empty(space)
     may = may if may is not None else isl.UnionMap.empty(space)
-    # (the sources the crash needs: may-writes that are not must-writes, beside must-writes)
-    sources = maps_of(may.subtract(must)) if not must.is_empty() else []
+
+    def analysed(sinks: isl.UnionMap, musts: isl.UnionMap, mays: isl.UnionMap) -> isl.UnionFlow:
+        info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(musts).set_may_source(mays)
+        return info.set_schedule(schedule).compute_flow()
+
+    may_only = maps_of(may.subtract(must)) if not must.is_empty() else []
     together, apart = [], []
     for piece in maps_of(sink):
         elements = piece.range()
-        missing = any(s.get_space().range().is_equal(elements.get_space())
-                      and s.range().intersect(elements).is_empty() for s in sources)
-        (apart if missing else together).append(isl.UnionMap.from_map(piece))
-    calls = [(union_of(together), must, may)] if together else []
-    for piece in apart:
-        elements = piece.range()
-        calls.append((piece, must.intersect_range(elements), may.intersect_range(elements)))
-    flows = []
-    for sinks, musts, mays in calls:
-        info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(musts).set_may_source(mays)
-        flows.append(info.set_schedule(schedule).compute_flow())
+        missed = any(s.get_space().range().is_equal(elements.get_space()) and s.range().intersect(elements).is_empty()
+                     for s in may_only)
+        (apart if missed else together).append((isl.UnionMap.from_map(piece), isl.UnionSet.from_set(elements)))
+    flows = [analysed(union_of(sinks for sinks, _ in together), must, may)] if together else []
+    flows += [analysed(sinks, must.intersect_range(cut), may.intersect_range(cut)) for sinks, cut in apart]
     empty = isl.UnionMap.empty(space)
     return _Flow(union_of([f.get_may_dependence() for f in flows]) or empty,
                  union_of([f.get_full_may_dependence() for f in flows]) or empty,

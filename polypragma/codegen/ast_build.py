@@ -234,7 +234,8 @@ def strided_dimensions(ast: isl.AstNode, prefix: str, ignored=frozenset(),
                 anchor = anchors[dim, value]
                 start = _linear_modulo(node.for_get_init(), value)
                 # (a constant start isl wrote where the guards fix the index: conditions.c's t0 = 0, t1 = 3)
-                if anchor is None or (start != anchor and (start is None or set(start) - {""})):
+                constant = start is not None and set(start) <= {""}
+                if anchor is None or (start != anchor and not constant):
                     found.add(dim)
         return True
 
