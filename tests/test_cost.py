@@ -175,3 +175,23 @@ def test_sizes_no_block_can_hold_are_still_estimated(tmp_path):
     assert choice.user and choice.tried == 1 and len(choice.estimates) == 1
     assert choice.best.score == math.inf and choice.best.blocks_per_sm == 0
     assert region.mapping.kernels[0].sizes.block == (1, 1)
+
+
+def test_a_thread_with_more_points_than_registers_runs_them_one_after_another(tmp_path):
+    # user sizes may give a thread more points than MAX_REGISTERS: a register tile of them would keep
+    # nothing in registers (its group would not fit) and cost isl's AST of the unrolled points, so the
+    # thread runs them one after another, and neither the model nor the memory stage puts C in registers
+    from polypragma.gpu.memory import Placement
+    from polypragma.gpu.sizes import MAX_REGISTERS
+
+    product = "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n    for (int k = 0; k < n; k++)\n" \
+              "      C[i][j] += A[i][k] * B[k][j];"
+    params = "int n, double A[n][n], double B[n][n], double C[n][n]"
+    for block, points, tiled in (((8, 8), 64, True), ((4, 4), 256, False)):
+        _, region = region_of(tmp_path, product, params, SizeOptions(tile=(64, 64), block=block))
+        (kernel,) = region.mapping.kernels
+        assert math.prod(kernel.sizes.thread_points) == points and (points <= MAX_REGISTERS) == tiled
+        assert kernel.register_tile == tiled
+        assert (by_array(region.choices[0].best)["C"].where == "registers") == tiled
+        (c,) = [g for g in region.memory[0].groups if g.array.name == "C"]
+        assert (c.placement is Placement.PRIVATE) == tiled

@@ -52,7 +52,8 @@ from polypragma import timing
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.memory import (ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, Groups, MemoryOptions, Moves, bank_padding,
                                    halo_kept)
-from polypragma.gpu.sizes import SEQUENTIAL_TILE, SHORTER_SEQUENTIAL_TILES, WARP, KernelSizes, SizeOptions, warp_shape
+from polypragma.gpu.sizes import (MAX_REGISTERS, SEQUENTIAL_TILE, SHORTER_SEQUENTIAL_TILES, WARP, KernelSizes, SizeOptions,
+                                  warp_shape)
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
 
@@ -518,7 +519,8 @@ class KernelModel:
             rows = WARP // x_threads
             # consecutive elements along x, one sector more per row for a row that starts inside a sector
             coalesced = rows * (-(-(x_threads * size) // SECTOR_BYTES) + 1)
-            private = not array.scalar and self.options.private and self.invariant(name)
+            private = (not array.scalar and self.options.private and per_thread <= MAX_REGISTERS
+                       and self.invariant(name))
             if private and warp_sectors <= coalesced:
                 # kept in registers: read (and written back) once per tile of the mapped loops, which
                 # holds all the tiles of the sequential members (then counted as nothing per tile of work)

@@ -3,9 +3,12 @@ which data moves, with the reasons the GPU stage recorded."""
 
 from __future__ import annotations
 
+import math
+
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
+from polypragma.gpu.sizes import MAX_REGISTERS
 
 
 def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
@@ -133,6 +136,10 @@ def explain(region: GpuRegion) -> list[str]:
                 apart = "every point has its guard (tested once a point: no tiled loop runs inside them)"
             out.append(f"    each thread runs its {tile} points of the mapped loops{registers} innermost, inside "
                        f"each step of the loops they enclose (unroll-and-jam); {apart}")
+        elif not kernel.reductions and math.prod(kernel.sizes.thread_points) > MAX_REGISTERS:
+            tile = "x".join(map(str, kernel.sizes.thread_points))
+            out.append(f"    each thread runs its {tile} points of the mapped loops one after another, not as a "
+                       f"register tile (more than {MAX_REGISTERS} points)")
         out += _memory_lines(region, kernel)
     for a in region.arrays:
         if a.local:

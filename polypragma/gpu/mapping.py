@@ -29,6 +29,7 @@ no barrier is needed between the mapped loops and what they enclose.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 import islpy as isl
@@ -38,7 +39,7 @@ from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident
 from polypragma.gpu.extend import extended
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
-from polypragma.gpu.sizes import KernelSizes, SizeOptions
+from polypragma.gpu.sizes import MAX_REGISTERS, KernelSizes, SizeOptions
 from polypragma.isl_helpers import (any_band, maps_of, parameter, permuted_range, set_named, sets_of, variable,
                                      with_params)
 
@@ -110,9 +111,11 @@ class Kernel:
     def register_tile(self) -> bool:
         """Whether a thread runs its points of the mapped loops innermost, inside each step of the
         loops they enclose (unroll-and-jam: a register tile), when the kernel's data is promoted: it
-        has several, and no reduction whose threads combine their values (that code expects the
+        has several, at most MAX_REGISTERS (user sizes may give a thread more, which it runs one after
+        another), and no reduction whose threads combine their values (that code expects the
         thread's points outermost)."""
-        return not self.reductions and any(n > 1 for n in self.sizes.thread_points)
+        points = self.sizes.thread_points
+        return not self.reductions and any(n > 1 for n in points) and math.prod(points) <= MAX_REGISTERS
 
     def describe(self) -> str:
         if not self.mapped:

@@ -34,14 +34,13 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
-from polypragma.gpu.sizes import warp_shape
+from polypragma.gpu.sizes import MAX_REGISTERS, warp_shape
 from polypragma.model import Reference, Scop
 from polypragma.isl_helpers import (bounded_operations, maps_of, parameter, set_named, single_map, variable,
                                      with_params)
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
-MAX_REGISTERS = 64  # elements of one group a thread keeps in registers
 MAX_OPERATIONS = 3_000_000  # isl operations the analysis of one kernel may take; past it, data stays global
 # isl operations the exact box of one group's tile may take (about 0.1-0.3 s), before the simple hull's
 BOX_OPERATIONS = 100_000

@@ -37,6 +37,11 @@ DEFAULT_GRID = {1: (65535,), 2: (65535, 65535), 3: (256, 65535, 65535)}
 # second array: gesummv's A and B) for more barriers
 SEQUENTIAL_TILE = 32
 SHORTER_SEQUENTIAL_TILES = (16, 8)
+# elements of one group a thread keeps in registers, and so the most points a thread runs as a register
+# tile: past it no group of the kernel fits its registers (64 doubles are 128 of a thread's 255), and
+# isl's AST of the unrolled points grows with them (a tile of 256 over blocks of 1 took 100 s of isl's
+# time for one kernel, in vain: differential program 4970, opencl --block-size 1)
+MAX_REGISTERS = 64
 
 
 class SizeError(ValueError):
