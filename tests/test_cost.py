@@ -164,17 +164,17 @@ def test_the_coalesced_outer_loop_goes_to_x(tmp_path):
 
 
 def test_sizes_no_block_can_hold_are_still_estimated(tmp_path):
-    # a 4x4 register tile a thread in a block of one thread: 256 points a thread, past the registers a
-    # thread may have: no block fits an SM (score infinite), and the kernel keeps the user's sizes
-    # (differential program 1222 of seed 6 found the choice left empty)
+    # a block of 32x64 threads, past the 1024 a block may have: no block fits an SM (score infinite), and
+    # the kernel keeps the user's sizes (differential program 1222 of seed 6, a block of one thread with a
+    # register tile of 256 points, past the registers a thread may have, found the choice left empty)
     scop, region = region_of(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < n; j++)\n"
                              "    for (int k = 0; k < n; k++)\n      C[i][j] += A[i][k] * B[k][j];",
                              "int n, double A[n][n], double B[n][n], double C[n][n]",
-                             SizeOptions(tile=(16, 16), block=(1, 1)))
+                             SizeOptions(tile=(32, 64), block=(32, 64)))
     choice = region.choices[0]
     assert choice.user and choice.tried == 1 and len(choice.estimates) == 1
     assert choice.best.score == math.inf and choice.best.blocks_per_sm == 0
-    assert region.mapping.kernels[0].sizes.block == (1, 1)
+    assert region.mapping.kernels[0].sizes.block == (32, 64)
 
 
 def test_a_thread_with_more_points_than_registers_runs_them_one_after_another(tmp_path):
