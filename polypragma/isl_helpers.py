@@ -94,6 +94,15 @@ def function_of(relation: isl.Map) -> isl.PwMultiAff:
     return function
 
 
+def common_piece(function: isl.PwAff | isl.PwMultiAff):
+    """The affine expression every piece of ``function`` has, or None (none, or pieces that differ)."""
+    pieces = []
+    function.foreach_piece(lambda _, expression: pieces.append(expression))
+    if pieces and all(expression.plain_is_equal(pieces[0]) for expression in pieces[1:]):
+        return pieces[0]
+    return None
+
+
 def single_map(umap: isl.UnionMap) -> isl.Map | None:
     """The union of the maps of ``umap`` as one map (their spaces must agree); None when it has none."""
     maps = maps_of(umap)

@@ -9,7 +9,7 @@ from dataclasses import replace
 import islpy as isl
 
 from polypragma import dependences
-from polypragma.codegen.kernel_ast import Barrier, Copy, KernelTree
+from polypragma.codegen.kernel_tree import Barrier, Copy, KernelTree
 from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import prepare
 from polypragma.gpu.sizes import SizeOptions
@@ -168,13 +168,14 @@ def test_a_kernel_tree_with_too_many_existential_variables_is_not_tried(tmp_path
     # on its operations (tests/differential/regressions/tree_existentials.c: 65 of them, 38 s a build
     # within TREE_OPERATIONS), so such a tree is not built at all; its data stays in global memory
     import polypragma.codegen.kernel_ast as kernel_ast
+    import polypragma.codegen.kernel_tree as kernel_tree
 
     _, region = matmul(tmp_path)
     # (with vector copies, and without them, as the second try is)
     most = [KernelTree(region.scop, replace(region.memory[0], vector_copies=v), True).existentials()
             for v in (True, False)]
-    assert 0 < min(most) and max(most) <= kernel_ast.TREE_EXISTENTIALS
-    monkeypatch.setattr(kernel_ast, "TREE_EXISTENTIALS", min(most) - 1)
+    assert 0 < min(most) and max(most) <= kernel_tree.TREE_EXISTENTIALS
+    monkeypatch.setattr(kernel_tree, "TREE_EXISTENTIALS", min(most) - 1)
     settled = kernel_ast.with_kernel_asts(region, True)
     assert settled.kernel_asts == (None,)
     assert {g.placement for g in settled.memory[0].groups} == {Placement.GLOBAL}

@@ -14,7 +14,8 @@ import pytest
 from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
 
 from polypragma import dependences
-from polypragma.codegen.kernel_ast import KernelTree, with_kernel_asts
+from polypragma.codegen.kernel_ast import with_kernel_asts
+from polypragma.codegen.kernel_tree import KernelTree
 from polypragma.gpu.region import PartialTiles, prepare
 from polypragma.gpu.sizes import SizeOptions
 from polypragma.isl_helpers import function_of, set_named

@@ -18,8 +18,8 @@ from polypragma import timing
 
 from polypragma.codegen.ast_build import AstPastBound, build_kernel_ast
 from polypragma.codegen.body import ASSERT_DEFINITION, ASSERT_FLAG, DeviceBodyPrinter
-from polypragma.codegen.kernel_ast import (Barrier, CopyIndices, PromotedReferences, Registers, StatementIndices,
-                                           payload)
+from polypragma.codegen.kernel_ast import CopyIndices, PromotedReferences, StatementIndices
+from polypragma.codegen.kernel_tree import Barrier, Registers, payload
 from polypragma.codegen import reduction_code
 from polypragma.codegen.printer import CFamilyPrinter, wide_cast
 from polypragma.diagnostics import Unsupported

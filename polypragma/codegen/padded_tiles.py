@@ -40,7 +40,7 @@ from polypragma.gpu.memory import Placement
 from polypragma.isl_helpers import function_of, maps_of, set_named, sets_of
 
 if TYPE_CHECKING:
-    from polypragma.codegen.kernel_ast import KernelTree
+    from polypragma.codegen.kernel_tree import KernelTree
 
 FLOATING = frozenset({"float", "double"})
 ASSIGNMENTS = frozenset({"=", "+=", "-=", "*="})
