@@ -114,18 +114,25 @@ def single_map(umap: isl.UnionMap) -> isl.Map | None:
     return result
 
 
+def descendants(node):
+    """``node`` (of a schedule tree or an AST) and every node below it, top down.  Work on them is done
+    on the list, not in isl's callback: islpy reports an exception raised there (an isl operation past
+    its bound) as a warning and ignores it, and isl went on from a broken state (differential program
+    5378: past the bound inside ``strided_dimensions``'s visit, then "malloc_consolidate(): unaligned
+    fastbin chunk detected" and an abort)."""
+    out = []
+
+    def collect(n) -> bool:
+        out.append(n.copy())  # (isl lends the callback its node)
+        return True
+
+    node.foreach_descendant_top_down(collect)
+    return out
+
+
 def any_band(node: isl.ScheduleNode, test=lambda band: True) -> bool:
     """Whether a band node at or below ``node`` passes ``test`` (any band, by default)."""
-    found = False
-
-    def visit(n: isl.ScheduleNode) -> bool:
-        nonlocal found
-        if n.get_type() == isl.schedule_node_type.band and test(n):
-            found = True
-        return not found
-
-    node.foreach_descendant_top_down(visit)
-    return found
+    return any(n.get_type() == isl.schedule_node_type.band and test(n) for n in descendants(node))
 
 
 def rewrite_bands(schedule: isl.Schedule, rewrite) -> isl.Schedule:

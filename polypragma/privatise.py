@@ -33,7 +33,7 @@ from pycparser import c_ast, c_parser
 
 from polypragma import dependences as dependence_analysis
 from polypragma.dependences import Dependences
-from polypragma.isl_helpers import maps_of, sets_of
+from polypragma.isl_helpers import descendants, maps_of, sets_of
 from polypragma.model import Array, Reference, Scop, Statement, _plain_c, c_expression
 
 
@@ -111,10 +111,9 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
     # two private copies were passed to its kernel in either order)
     order = {a: ranges.untagged(ranges.of_arrays(ranges.tagged_order, {a})) for a in sorted(privatisable)}
     carried: dict[str, list] = {a: [] for a in sorted(privatisable)}
-
-    def visit(node: isl.ScheduleNode) -> bool:
+    for node in descendants(schedule.get_root()):
         if node.get_type() != isl.schedule_node_type.band:
-            return True
+            continue
         domain = node.get_domain()
         prefix = node.get_prefix_schedule_union_map()
         partial = node.band_get_partial_schedule()
@@ -131,9 +130,7 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
                     if not all(d.is_subset(_zero(d)) for d in sets_of(distances)):
                         carried[a].append((domain, partial.get_at(k)))
             outer = outer.flat_range_product(member)
-        return True
 
-    schedule.get_root().foreach_descendant_top_down(visit)
     expansions: dict = {}
     rejected: dict[str, str] = {}
     for a, where in carried.items():

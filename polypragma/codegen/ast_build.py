@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.isl_helpers import (bounded_operations, iterator_prefix, maps_of, out_of_operations, parameter,
-                                     sets_of, union_of, variable)
+from polypragma.isl_helpers import (bounded_operations, descendants, iterator_prefix, maps_of, out_of_operations,
+                                     parameter, sets_of, union_of, variable)
 
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
@@ -219,27 +219,24 @@ def strided_dimensions(ast: isl.AstNode, prefix: str, ignored=frozenset(),
     outside its tiles, and wrote out of the domain; tests/differential/regressions/wrapped_tile_start.c)."""
     found: set[int] = set()
     anchors: dict[tuple[int, int], dict | None] = {}
-
-    def visit(node: isl.AstNode) -> bool:
-        if node.get_type() == isl.ast_node_type.for_:
-            step = node.for_get_inc()
-            value = step.get_val().to_python() if step.get_type() == isl.ast_expr_type.int else None
-            name = node.for_get_iterator().get_id().get_name()
-            dim = int(name[len(prefix):])
-            if value is None or (value != 1 and value not in ignored):
+    for node in descendants(ast):
+        if node.get_type() != isl.ast_node_type.for_:
+            continue
+        step = node.for_get_inc()
+        value = step.get_val().to_python() if step.get_type() == isl.ast_expr_type.int else None
+        name = node.for_get_iterator().get_id().get_name()
+        dim = int(name[len(prefix):])
+        if value is None or (value != 1 and value not in ignored):
+            found.add(dim)
+        elif value != 1 and schedule is not None:
+            if (dim, value) not in anchors:
+                anchors[dim, value] = _residue(schedule, dim, value)
+            anchor = anchors[dim, value]
+            start = _linear_modulo(node.for_get_init(), value)
+            # (a constant start isl wrote where the guards fix the index: conditions.c's t0 = 0, t1 = 3)
+            constant = start is not None and set(start) <= {""}
+            if anchor is None or (start != anchor and not constant):
                 found.add(dim)
-            elif value != 1 and schedule is not None:
-                if (dim, value) not in anchors:
-                    anchors[dim, value] = _residue(schedule, dim, value)
-                anchor = anchors[dim, value]
-                start = _linear_modulo(node.for_get_init(), value)
-                # (a constant start isl wrote where the guards fix the index: conditions.c's t0 = 0, t1 = 3)
-                constant = start is not None and set(start) <= {""}
-                if anchor is None or (start != anchor and not constant):
-                    found.add(dim)
-        return True
-
-    ast.foreach_descendant_top_down(visit)
     return found
 
 
