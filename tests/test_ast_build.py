@@ -127,3 +127,24 @@ def test_a_wrapped_loop_must_start_at_its_blocks_residue():
     schedule = isl.UnionMap("[b1] -> { S[i] -> [o] : 0 <= i < 100 and o = floor(i / 7) and (o - b1) mod 2 = 0 }")
     assert ast_build._residue(schedule, 0, 2) == {"b1": 1}
     assert ast_build._residue(isl.UnionMap("[b1] -> { S[i] -> [i] : 0 <= i < 100 }"), 0, 2) is None
+
+
+def test_a_loop_whose_parallelism_test_fails_is_sequential(tmp_path, monkeypatch):
+    """An exception must not cross isl's callback (islpy ignores it, and isl goes on from a broken
+    state): the c target's test of a loop's parallelism failing in isl, the loop is sequential."""
+    def failing(schedule, dependences):
+        raise isl.Error("as an isl operation past its bound")
+
+    source = KERNELS / "jacobi_2d.c"
+    defines = ["-DN=13", "-DTSTEPS=3"]
+    status, err = polypragma(source, tmp_path / "omp", ["--target", "c", "--openmp"], defines=defines)
+    assert status == 0, err
+    assert "#pragma omp parallel for" in generated_path(source, tmp_path / "omp").read_text()
+    monkeypatch.setattr(ast_build, "carries_no_dependence", failing)
+    status, err = polypragma(source, tmp_path / "out", ["--target", "c", "--openmp"], defines=defines)
+    assert status == 0 and "warning" not in err, err
+    generated = generated_path(source, tmp_path / "out")
+    assert "#pragma omp" not in generated.read_text()
+    compile_c(generated, tmp_path / "gen", defines)
+    compile_c(source, tmp_path / "ref", defines)
+    assert run(tmp_path / "gen", ["3"]).stdout == run(tmp_path / "ref", ["3"]).stdout

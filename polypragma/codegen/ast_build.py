@@ -45,7 +45,11 @@ def build_ast(schedule: isl.Schedule, context: isl.Set, dependences: isl.UnionMa
     build = ast_builder(context, iterator_prefix(reserved))
 
     def before_for(b: isl.AstBuild) -> isl.Id:
-        parallel = carries_no_dependence(b.get_schedule(), dependences)
+        # (an exception must not cross isl's callback: a loop whose test fails is sequential)
+        try:
+            parallel = carries_no_dependence(b.get_schedule(), dependences)
+        except isl.Error:
+            parallel = False
         return isl.Id(PARALLEL if parallel else SEQUENTIAL, context=ctx)
 
     # islpy returns the callback's lifetime handle with the build; keep it alive while building
