@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
+from polypragma import forked
 from polypragma.model import Scop
 from polypragma.isl_helpers import bounded_operations, maps_of, sets_of, union_of
 
@@ -127,16 +128,21 @@ def _compute_flow(schedule: isl.Schedule, sink: isl.UnionMap, must: isl.UnionMap
     a sink relation that a may-only source of its array does not reach is analysed alone, with its
     sources cut to the elements it accesses: the same answer (a sink access's sources are writes of its
     element).  The other sink relations are analysed together, as before: one analysis per relation took
-    deriche's live ranges past their bound."""
+    deriche's live ranges past their bound.  It crashed as well where the may-only sources do reach the
+    sink (tests/differential/regressions/compute_flow_crash_may_sources.c), so wherever must-sources
+    and may-only sources meet, isl first analyses in a forked process (:func:`polypragma.forked.survives`),
+    and where that process dies, :class:`isl.Error` is raised for the caller's fallback."""
     space = sink.get_space()
     must = must if must is not None else isl.UnionMap.empty(space)
     may = may if may is not None else isl.UnionMap.empty(space)
+    may_only = maps_of(may.subtract(must)) if not must.is_empty() else []
 
     def analysed(sinks: isl.UnionMap, musts: isl.UnionMap, mays: isl.UnionMap) -> isl.UnionFlow:
         info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(musts).set_may_source(mays)
+        if may_only and not forked.survives(lambda: info.set_schedule(schedule).compute_flow()):
+            raise isl.Error("isl's dataflow analysis crashed (in a forked process)")
         return info.set_schedule(schedule).compute_flow()
 
-    may_only = maps_of(may.subtract(must)) if not must.is_empty() else []
     together, apart = [], []
     for piece in maps_of(sink):
         elements = piece.range()

@@ -20,16 +20,14 @@ dependences, so later stages see parallel loops either way.
 
 from __future__ import annotations
 
-import ctypes
 import multiprocessing
 import os
-import signal
-import sys
 from dataclasses import dataclass
 
 import islpy as isl
 
 from polypragma.dependences import Dependences
+from polypragma.forked import can_fork, die_with_parent
 from polypragma.model import Scop
 from polypragma.isl_helpers import bounded_operations, maps_of, out_of_operations, sets_of
 
@@ -193,18 +191,18 @@ def _bounded(constraints: isl.ScheduleConstraints, timeout: float) -> isl.Schedu
     stencil over fixed-size arrays runs for many minutes within it), so the
     computation runs in a forked process that is killed when time is up; the
     schedule comes back in isl's text form.  The process dies with its parent
-    (see :func:`_die_with_parent`): a build tool that kills polypragma on a
+    (see :func:`polypragma.forked.die_with_parent`): a build tool that kills polypragma on a
     timeout (``subprocess.run(timeout=...)`` sends SIGKILL) must not leave the
     scheduler running.
     """
-    if timeout <= 0 or "fork" not in multiprocessing.get_all_start_methods():
+    if timeout <= 0 or not can_fork():
         return constraints.compute_schedule()
     context = multiprocessing.get_context("fork")
     receiver, sender = context.Pipe(duplex=False)
     parent = os.getpid()
 
     def work() -> None:
-        _die_with_parent(parent)
+        die_with_parent(parent)
         try:
             sender.send(("ok", constraints.compute_schedule().to_str()))
         except isl.Error as exc:
@@ -230,23 +228,6 @@ def _bounded(constraints: isl.ScheduleConstraints, timeout: float) -> isl.Schedu
     if status != "ok":
         raise isl.Error(text)
     return isl.Schedule.read_from_str(constraints.get_ctx(), text)
-
-
-_PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-
-
-def _die_with_parent(parent: int) -> None:
-    """In the forked scheduler: have the kernel kill this process when its parent dies (Linux's
-    PR_SET_PDEATHSIG; isl holds the interpreter, so no thread of ours could watch), and exit at once if
-    the parent died before that was set (the process is then a child of another)."""
-    if sys.platform.startswith("linux"):
-        try:
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-        except (OSError, AttributeError):
-            pass
-    if os.getppid() != parent:
-        os._exit(1)
 
 
 def mark_coincidence(schedule: isl.Schedule, deps: Dependences) -> isl.Schedule:
