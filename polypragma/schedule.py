@@ -237,23 +237,35 @@ def mark_coincidence(schedule: isl.Schedule, deps: Dependences) -> isl.Schedule:
     def visit(node: isl.ScheduleNode) -> isl.ScheduleNode:
         if node.get_type() != isl.schedule_node_type.band:
             return node
-        domain = node.get_domain()
-        relevant = dependences.intersect_domain(domain).intersect_range(domain)
-        prefix = node.get_prefix_schedule_union_map()
-        partial = node.band_get_partial_schedule()
-        for member in range(node.band_n_member()):
-            outer = prefix
-            for k in range(member):
-                outer = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_at(k)))
-            same_outer = outer.apply_range(outer.reverse())
-            carried_candidates = relevant.intersect(same_outer)
-            mk = isl.UnionMap.from_union_pw_aff(partial.get_at(member))
-            distances = carried_candidates.apply_domain(mk).apply_range(mk).deltas()
-            parallel = distances.is_empty() or distances.is_subset(_zero_like(distances))
+        # (an exception must not cross isl's callback: members whose test fails are not coincident)
+        try:
+            flags = _coincident(node, dependences)
+        except isl.Error:
+            flags = [False] * node.band_n_member()
+        for member, parallel in enumerate(flags):
             node = node.band_member_set_coincident(member, parallel)
         return node
 
     return schedule.map_schedule_node_bottom_up(visit)
+
+
+def _coincident(node: isl.ScheduleNode, dependences: isl.UnionMap) -> list[bool]:
+    """Whether each member of band ``node`` carries none of ``dependences``."""
+    domain = node.get_domain()
+    relevant = dependences.intersect_domain(domain).intersect_range(domain)
+    prefix = node.get_prefix_schedule_union_map()
+    partial = node.band_get_partial_schedule()
+    flags = []
+    for member in range(node.band_n_member()):
+        outer = prefix
+        for k in range(member):
+            outer = outer.flat_range_product(isl.UnionMap.from_union_pw_aff(partial.get_at(k)))
+        same_outer = outer.apply_range(outer.reverse())
+        carried_candidates = relevant.intersect(same_outer)
+        mk = isl.UnionMap.from_union_pw_aff(partial.get_at(member))
+        distances = carried_candidates.apply_domain(mk).apply_range(mk).deltas()
+        flags.append(distances.is_empty() or distances.is_subset(_zero_like(distances)))
+    return flags
 
 
 def _zero_like(deltas: isl.UnionSet) -> isl.UnionSet:

@@ -74,3 +74,28 @@ def test_a_3d_heat_stencil_keeps_its_schedule(tmp_path):
     expected = isl.UnionMap("[tsteps, n] -> { S_0[t, i, j, k] -> [t, 0, i, j, k]; S_1[t, i, j, k] -> [t, 1, i, j, k] }",
                             context=scop.domain.get_ctx())
     assert result.schedule.get_map().is_equal(expected)
+
+
+def test_a_member_whose_coincidence_test_fails_is_sequential(tmp_path, monkeypatch):
+    # an exception must not cross isl's callback (islpy ignores it, and isl goes on from a broken state):
+    # where isl fails in the test of a band's members, none of them is coincident
+    import polypragma.schedule as schedule
+
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 1; j < n; j++)\n    A[i][j] = A[i][j - 1] + 1;",
+                 "int n, double A[n][n]")
+    deps = dependences.compute(scop)
+    options = ScheduleOptions(reschedule=False)
+
+    def band(result) -> list[bool]:
+        node = result.schedule.get_root()
+        while node.get_type() != isl.schedule_node_type.band:
+            node = node.child(0)
+        return [node.band_member_get_coincident(k) for k in range(node.band_n_member())]
+
+    assert all(band(compute_schedule(scop, deps, options)))
+
+    def failing(deltas):
+        raise isl.Error("as an isl operation past its bound")
+
+    monkeypatch.setattr(schedule, "_zero_like", failing)
+    assert not any(band(compute_schedule(scop, deps, options)))
