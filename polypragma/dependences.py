@@ -22,7 +22,7 @@ import islpy as isl
 
 from polypragma import forked
 from polypragma.model import Scop
-from polypragma.isl_helpers import bounded_operations, maps_of, sets_of, union_of
+from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, sets_of, union_of
 
 # isl operations one dataflow analysis may take (about 5 s): the lexicographic-maximum form of one, and
 # the live ranges' analyses together
@@ -213,7 +213,7 @@ def _flow_by_lexmax(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, s
                     candidates.intersect_domain(no_source.wrap()))
     except isl.Error:
         sources, no_source = earlier(must.union(may)), sink
-    return sources.reverse().apply_range(reads).coalesce(), no_source.coalesce()
+    return coalesced(sources.reverse().apply_range(reads)), coalesced(no_source)
 
 
 def _latest(must: isl.UnionMap, times, must_times: isl.UnionMap) -> isl.UnionMap:
@@ -299,9 +299,9 @@ def live_ranges(scop: Scop, schedule: isl.Schedule | None = None) -> LiveRanges 
                                                   may=of(reads).union(of(writes))).may_dependence
     except isl.Error:
         return None
-    return LiveRanges(tagged_flow.coalesce(), tagged_order.coalesce(), live_out.coalesce(), forced_in.coalesce(),
-                      forced_out.coalesce(), tagged_forced_may.coalesce(), live_in.coalesce(),
-                      tagged_live_in.coalesce(), arrays)
+    return LiveRanges(coalesced(tagged_flow), coalesced(tagged_order), coalesced(live_out), coalesced(forced_in),
+                      coalesced(forced_out), coalesced(tagged_forced_may), coalesced(live_in),
+                      coalesced(tagged_live_in), arrays)
 
 
 def compute(scop: Scop) -> Dependences:
@@ -314,6 +314,6 @@ def compute(scop: Scop) -> Dependences:
     flow_deps, live_in = _flow(reads, must, may_only, schedule)
     anti, _ = _flow(may_only, empty, reads, schedule)
     output, _ = _flow(may_only, must, may_only, schedule)
-    return Dependences(flow_deps.coalesce(), anti.coalesce(), output.coalesce(), live_in.coalesce(),
+    return Dependences(coalesced(flow_deps), coalesced(anti), coalesced(output), coalesced(live_in),
                        live_ranges(scop, schedule))
 

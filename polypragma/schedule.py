@@ -29,7 +29,7 @@ import islpy as isl
 from polypragma.dependences import Dependences
 from polypragma.forked import can_fork, die_with_parent
 from polypragma.model import Scop
-from polypragma.isl_helpers import bounded_operations, maps_of, out_of_operations, sets_of
+from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, out_of_operations, sets_of
 
 FUSION_CHOICES = ("auto", "max", "min")
 
@@ -104,7 +104,7 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions,
     # the same relations, coalesced: isl's scheduler builds its linear problems from every constraint
     # of every piece of the dependences (Farkas multipliers); heat_3d's took it 4-5 s as computed,
     # half that coalesced.  The sets, hence the problems' solutions and the schedules, are the same
-    dependences = deps.all.coalesce()
+    dependences = coalesced(deps.all)
     constraints = isl.ScheduleConstraints.on_domain(domain).set_context(scop.context)
     # live-range reordering only where a temporary may be privatised: it is what makes its loops
     # parallel, and elsewhere it costs scheduling time for nothing a parallel target uses (the order
