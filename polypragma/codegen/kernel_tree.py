@@ -37,7 +37,7 @@ import islpy as isl
 
 from polypragma.codegen import padded_tiles
 from polypragma.gpu.memory import Group, KernelMemory, Placement
-from polypragma.isl_helpers import (bounded_operations, common_piece, maps_of, out_of_operations, parameter,
+from polypragma.isl_helpers import (bounded_operations, coalesced, common_piece, maps_of, out_of_operations, parameter,
                                      permuted_range, set_named, sets_of, union_of, variable, with_params)
 from polypragma.model import Reference, Scop
 
@@ -160,8 +160,8 @@ class KernelTree:
         mapped, tiles = tiling.mapped, tiling.tiles
         to_tiles = tiling.to_tiles.intersect_range(isl.UnionSet.from_set(tiling.block_congruence))
         self.domain = kernel.domain.intersect(to_tiles.domain())  # the computations of this block's tiles
-        self.to_tiles = to_tiles.intersect_domain(self.domain).coalesce()
-        self.tiles = isl.Set.from_union_set(self.to_tiles.range()).coalesce()
+        self.to_tiles = coalesced(to_tiles.intersect_domain(self.domain))  # (isl has failed here: kept as it is)
+        self.tiles = coalesced(isl.Set.from_union_set(self.to_tiles.range()))
         self.mapped_tiles = self.tiles.project_out(isl.dim_type.set, mapped, tiles - mapped)
         self.slot_maps: dict[tuple[str, bool, bool], isl.Map] = {}
         # copy statement -> (index of the promoted array, global element), on the statement's space
