@@ -138,10 +138,10 @@ def _compute_flow(schedule: isl.Schedule, sink: isl.UnionMap, must: isl.UnionMap
     may_only = maps_of(may.subtract(must)) if not must.is_empty() else []
 
     def analysed(sinks: isl.UnionMap, musts: isl.UnionMap, mays: isl.UnionMap) -> isl.UnionFlow:
-        info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(musts).set_may_source(mays)
-        if may_only and not forked.survives(lambda: info.set_schedule(schedule).compute_flow()):
+        info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(musts).set_may_source(mays).set_schedule(schedule)
+        if may_only and not forked.survives(info.compute_flow):
             raise isl.Error("isl's dataflow analysis crashed (in a forked process)")
-        return info.set_schedule(schedule).compute_flow()
+        return info.compute_flow()
 
     together, apart = [], []
     for piece in maps_of(sink):
