@@ -30,7 +30,7 @@ from itertools import product
 
 import islpy as isl
 
-from polypragma.isl_helpers import maps_of
+from polypragma.isl_helpers import coalesced, maps_of
 from polypragma.model import Scop, Statement
 
 # hyperplanes per statement: 3^n pieces at most
@@ -160,7 +160,7 @@ def _basic_maps(relation: isl.UnionMap) -> list[isl.BasicMap]:
     """The disjuncts of ``relation``: each has the hulls of its own ends (a union of a row's and a
     column's dependences has none)."""
     result = []
-    for piece in maps_of(relation.coalesce()):
+    for piece in maps_of(coalesced(relation)):
         basics = piece.get_basic_map_list()
         result += [basics.get_at(k) for k in range(basics.n_basic_map())]
     return result

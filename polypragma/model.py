@@ -15,6 +15,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from polypragma.diagnostics import Location
+from polypragma.isl_helpers import coalesced
 from polypragma.scan import Region
 
 
@@ -43,13 +44,13 @@ def c_expression(pa: isl.PwAff, names: dict[str, str] | None = None, context: is
     else:
         pa = pa.gist(context)
     build = isl.AstBuild.from_context(context)
-    return _plain_c(build.expr_from_pw_aff(pa.coalesce()), names or {})
+    return _plain_c(build.expr_from_pw_aff(coalesced(pa)), names or {})
 
 
 def c_condition(condition: isl.Set, context: isl.Set, names: dict[str, str] | None = None) -> str:
     """``condition`` (a set of parameters) as a C expression, valid where ``context`` holds."""
     build = isl.AstBuild.from_context(context)
-    return _plain_c(build.expr_from_set(condition.gist(context).coalesce()), names or {})
+    return _plain_c(build.expr_from_set(coalesced(condition.gist(context))), names or {})
 
 
 def _plain_c(e: isl.AstExpr, names: dict[str, str] | None = None) -> str:

@@ -82,7 +82,7 @@ def live_range_constraints(deps: Dependences, privatisable: frozenset[str] = fro
     # the order of an array's may-writes stays (validity), but for an array each iteration keeps a copy of
     may_kept = ranges.untagged(ranges.of_arrays(ranges.tagged_forced_may, privatisable, keep=False))
     coincidence = flow.union(ranges.forced_live_in).union(kept_out).union(order_kept).union(may_kept)
-    return (validity.coalesce(), proximity.coalesce(), coincidence.coalesce(), ranges.tagged_flow,
+    return (coalesced(validity), coalesced(proximity), coalesced(coincidence), ranges.tagged_flow,
             ranges.tagged_order)
 
 
@@ -175,7 +175,7 @@ def _without_bounds(piece: isl.Map, source: isl.Set, sink: isl.Set) -> isl.Map:
         along = distances.project_out(isl.dim_type.set, d + 1, n - d - 1).project_out(isl.dim_type.set, 0, d)
         if not along.is_bounded():
             gist = gist.intersect_domain(_dimension_bounds(source, d)).intersect_range(_dimension_bounds(sink, d))
-    return gist.coalesce()
+    return coalesced(gist)
 
 
 def _dimension_bounds(domain: isl.Set, d: int) -> isl.Set:

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.isl_helpers import (bounded_operations, descendants, iterator_prefix, maps_of, out_of_operations,
-                                     parameter, sets_of, union_of, variable)
+from polypragma.isl_helpers import (bounded_operations, coalesced, descendants, iterator_prefix, maps_of,
+                                     out_of_operations, parameter, sets_of, union_of, variable)
 
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
@@ -141,7 +141,7 @@ def build_kernel_ast(context: isl.Set, schedule: isl.UnionMap, prefix: str, unro
     # the context first: a parameter it bounds (a block or thread index) becomes a constant where the
     # mapping's residues fix it ((t1) mod 16 = 0 with 0 <= t1 <= 15 is t1 = 0); nested_exits's kernel
     # then takes 1.2 s instead of failing the atomic form's bound (1 s in vain) and its code is half as long
-    schedule = schedule.intersect_params(context).detect_equalities().coalesce()
+    schedule = coalesced(schedule.intersect_params(context).detect_equalities())
     spanned = set(partly_spanned(schedule, tile_dims))
     # a loop built apart can cost far more than the whole kernel without it: on differential program
     # 4170 (opencl, a statement in the first tile of the first tile loop only) 26-68 s and 17 KB of code,
@@ -195,7 +195,7 @@ def _known_divisions(schedule: isl.UnionMap) -> isl.UnionMap:
         return schedule
     try:
         with bounded_operations(schedule.get_ctx(), KNOWN_DIVISIONS_OPERATIONS):
-            return union_of(isl.UnionMap.from_map(m.compute_divs().coalesce()) for m in maps)
+            return union_of(isl.UnionMap.from_map(coalesced(m.compute_divs())) for m in maps)
     except isl.Error as error:
         if out_of_operations(error):
             return schedule

@@ -17,7 +17,7 @@ from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_
 from polypragma.codegen.kernel_tree import Barrier, Copy, KernelTree, TooCostly, global_references
 from polypragma.gpu.memory import KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
-from polypragma.isl_helpers import bounded_operations, common_piece, out_of_operations
+from polypragma.isl_helpers import bounded_operations, coalesced, common_piece, out_of_operations
 from polypragma.model import Scop
 
 # isl operations each form of a kernel's AST may take (the atomic form, then the default one where
@@ -99,7 +99,7 @@ class StatementIndices:
 
 
 def _exprs(pulled: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
-    return tuple(build.expr_from_pw_aff(_one_expression(pulled.get_pw_aff(d).coalesce()))
+    return tuple(build.expr_from_pw_aff(_one_expression(coalesced(pulled.get_pw_aff(d))))
                  for d in range(pulled.dim(isl.dim_type.out)))
 
 

@@ -225,10 +225,10 @@ class KernelTree:
             padded = sorted(names)
             computed = union_of(kept + [isl.UnionSet.from_set(pads[n][0]) for n in padded])
             kept = union_of(kept)
-            tiles = union_of(([tiles.intersect_domain(kept)] if kept else [])
-                             + [isl.UnionMap.from_map(pads[n][1]) for n in padded]).coalesce()
-            points = union_of(([points.intersect_domain(kept)] if kept else [])
-                              + [isl.UnionMap.from_map(pads[n][2]) for n in padded]).coalesce()
+            tiles = coalesced(union_of(([tiles.intersect_domain(kept)] if kept else [])
+                                       + [isl.UnionMap.from_map(pads[n][1]) for n in padded]))
+            points = coalesced(union_of(([points.intersect_domain(kept)] if kept else [])
+                                        + [isl.UnionMap.from_map(pads[n][2]) for n in padded]))
         self.computed, self.computed_tiles, self.computed_points = computed, tiles, points
         self._references.clear()
         self.slot_maps.clear()
@@ -239,7 +239,7 @@ class KernelTree:
         # a name alone (set_tuple_name; islpy's isl.Id always carries an object): an id carrying one
         # hashes by its address, and isl orders some unions by hash, so the output could change from
         # run to run
-        domain = domain.set_tuple_name(name).coalesce()
+        domain = coalesced(domain.set_tuple_name(name))
         self.kinds[name] = payload
         tiles = self.tiling.tiles
         width = min(tiles, domain.dim(isl.dim_type.set))
@@ -346,11 +346,11 @@ class KernelTree:
                 exact = domain.intersect(aligned)
                 for j in range(1, width):
                     exact = exact.intersect(domain.apply(_shift(space, last, -j)))
-                candidates = [_split(domain, exact.coalesce(), last, width)]
+                candidates = [_split(domain, coalesced(exact), last, width)]
                 if row is not None:
                     touching = union_of(domain.apply(_shift(space, last, -j)) for j in range(width))
                     starts = touching.intersect(aligned).intersect(_inside(row, domain, last, width))
-                    candidates.append(_split(domain, starts.coalesce(), last, width))
+                    candidates.append(_split(domain, coalesced(starts), last, width))
                 # (the simpler: the AST of a kernel grows with its statements' existential variables)
                 starts, rest = min(candidates, key=lambda pair: _complexity([p for p in pair if p is not None]))
                 if starts.is_empty():
@@ -472,7 +472,7 @@ class KernelTree:
         relation = union_of(pieces)
         if relation is None or relation.is_empty():
             return None
-        relation = isl.Map.from_union_map(relation).coalesce().insert_dims(isl.dim_type.in_, mapped, tiles - mapped)
+        relation = coalesced(isl.Map.from_union_map(relation)).insert_dims(isl.dim_type.in_, mapped, tiles - mapped)
         counts = group.counts
         tile_set = self.tiles if tiles == self.tiling.tiles else self.mapped_tiles
         box = isl.Set.universe(tile_set.get_space().add_dims(isl.dim_type.set, len(counts)))
@@ -537,7 +537,7 @@ class KernelTree:
         context = self.kernel.context.align_params(space)
         box = box.intersect(used.insert_dims(isl.dim_type.set, mapped, mapped)).intersect_params(context)
         missing = box.subtract(slots).project_out(isl.dim_type.set, mapped, mapped)
-        full = used.subtract(missing).gist_params(context).coalesce()
+        full = coalesced(used.subtract(missing).gist_params(context))
         return full.add_dims(isl.dim_type.set, tiles - mapped)
 
     def _band(self, schedule: isl.UnionMap, unroll: bool):
@@ -704,7 +704,7 @@ def _shift(space: isl.Space, position: int, by: int) -> isl.Map:
 def _split(domain: isl.Set, starts: isl.Set, last: int, width: int) -> tuple[isl.Set, isl.Set | None]:
     """(the vectors' first elements ``starts``, the elements of ``domain`` no vector holds or None)."""
     space = domain.get_space()
-    rest = domain.subtract(union_of(starts.apply(_shift(space, last, j)) for j in range(width))).coalesce()
+    rest = coalesced(domain.subtract(union_of(starts.apply(_shift(space, last, j)) for j in range(width))))
     return starts, None if rest.is_empty() else rest
 
 
@@ -798,7 +798,7 @@ def _grow(node: isl.ScheduleNode, spec, separate: frozenset, isolate: bool) -> i
     if kind == "band":
         _, schedule, first, unroll, child = spec[:5]
         isolated = spec[5] if len(spec) > 5 else None
-        node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(schedule.coalesce()))
+        node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(coalesced(schedule)))
         if isolate and isolated is not None and not isolated.is_empty():
             # (setting the options resets the band's loop types: they are set after)
             node = _isolate(node, isolated, first, unroll, separate)
@@ -810,7 +810,7 @@ def _grow(node: isl.ScheduleNode, spec, separate: frozenset, isolate: bool) -> i
         return node
     if kind == "filter":
         _, uset, child = spec
-        node = node.insert_filter(uset.coalesce())
+        node = node.insert_filter(coalesced(uset))
         if child is not None:
             node = _grow(node.child(0), child, separate, isolate).parent()
         return node

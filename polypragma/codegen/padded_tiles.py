@@ -37,7 +37,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from polypragma.gpu.memory import Placement
-from polypragma.isl_helpers import function_of, maps_of, set_named, sets_of
+from polypragma.isl_helpers import coalesced, function_of, maps_of, set_named, sets_of
 
 if TYPE_CHECKING:
     from polypragma.codegen.kernel_tree import KernelTree
@@ -74,7 +74,7 @@ def candidate(domain: isl.UnionSet, to_tiles: isl.UnionMap, to_points: isl.Union
             box = box.upper_bound_val(isl.dim_type.set, tiles + d, isl.Val(tile_sizes[d] - 1, context=box.get_ctx()))
         # (a preimage by the function, not the relation's domain: isl then cancels the divisions of
         # a tile and its point, 32 floor(k/32) + (k mod 32) = k, and the set stays as simple as the domain)
-        instances = box.preimage_pw_multi_aff(function_of(both)).coalesce()
+        instances = coalesced(box.preimage_pw_multi_aff(function_of(both)))
         if not real.is_subset(instances) or not both.intersect_domain(instances).is_injective():
             continue
         out[name] = (instances, tile_of.intersect_domain(instances), point_of.intersect_domain(instances))

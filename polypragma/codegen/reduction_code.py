@@ -22,6 +22,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma.gpu.mapping import Kernel, KernelReduction
+from polypragma.isl_helpers import coalesced
 from polypragma.model import _plain_c, c_expression
 
 # the identity of each operator a thread starts from (-0.0 for floating-point sums: x + -0.0 is x for
@@ -204,7 +205,7 @@ def _condition(where: isl.Set | None, context: isl.Set) -> str | None:
     if where is None:
         return None
     known = context.params()
-    where = where.align_params(known.get_space()).gist_params(known).coalesce()
+    where = coalesced(where.align_params(known.get_space()).gist_params(known))
     if where.plain_is_universe():
         return None
     build = isl.AstBuild.from_context(isl.Set.universe(where.get_space()))

@@ -18,6 +18,7 @@ from pycparser import c_ast, c_generator
 from polypragma.frontend.accesses import AccessRecord
 from polypragma.frontend.affine import AffineBuilder, Polynomial, polynomial
 from polypragma.diagnostics import Location
+from polypragma.isl_helpers import coalesced
 from polypragma.model import Array, Reference, Variable
 
 _GENERATOR = c_generator.CGenerator(reduce_parentheses=True)
@@ -214,7 +215,7 @@ def build_arrays(records: list[AccessRecord],
                 "scalar" if variable.ctype.rank == 0 else
                 "pointer" if variable.ctype.pointer_depth else "array")
         arrays.append(Array(array_name, variable.ctype.base, shape.rank, tuple(extents_of(variable, shape)),
-                            footprint.coalesce(), kind, shape.delinearised,
+                            coalesced(footprint), kind, shape.delinearised,
                             resolved_type=variable.ctype.resolved or variable.ctype.base, c_name=variable.name,
                             region_level=region_level(variable), member=variable.member))
     return arrays, reads, must, may, references

@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 from pycparser import c_ast
 
+from polypragma.isl_helpers import coalesced
 from polypragma.model import Statement
 
 
@@ -73,7 +74,7 @@ def apply_exits(statements: list[Statement], schedule: isl.Schedule, exits: list
             pairs = taken.lex_lt_map(reached)  # exit instance -> statement instance after it
             for k in range(exit.depth):
                 pairs = pairs.equate(isl.dim_type.in_, k, isl.dim_type.out, k)
-            domains[statement.name] = domains[statement.name].subtract(pairs.range()).coalesce()
+            domains[statement.name] = coalesced(domains[statement.name].subtract(pairs.range()))
     names = {e.name for e in exits}
     kept_statements: list[Statement] = []
     kept = None

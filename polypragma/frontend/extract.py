@@ -30,6 +30,7 @@ from polypragma.frontend.normalise import is_break, normalise
 from polypragma.frontend.loops import loop_domain, loop_step
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
 from polypragma.frontend.symbols import EXTENDED_TYPES, Scope, TypeTable
+from polypragma.isl_helpers import coalesced
 from polypragma.model import Array, Scop, Statement, Variable, c_expression
 from polypragma.scan import Region
 
@@ -402,7 +403,7 @@ class RegionExtractor:
         returns = []
         for exit in self.exits:
             if isinstance(exit.node, c_ast.Return) and not taken[exit.name].is_empty():
-                returns.append((taken[exit.name].params().coalesce(), exit.node.expr, self.location(exit.node)))
+                returns.append((coalesced(taken[exit.name].params()), exit.node.expr, self.location(exit.node)))
         return schedule, tuple(returns)
 
     def _region_as_statement(self, walk: _Walk) -> isl.Schedule | None:
@@ -873,11 +874,11 @@ class RegionExtractor:
             isl.Val(str(step), context=self.ctx))
         start = lower.drop_dims(isl.dim_type.in_, position, 1)  # it does not involve the iterator
         none = walk.domain.subtract(last_value.domain())
-        value = last_value.union_max(start.intersect_domain(none)).coalesce()
+        value = coalesced(last_value.union_max(start.intersect_domain(none)))
         if breaks_taken is not None and not breaks_taken.is_empty():
             stops = isl.Map.from_range(breaks_taken)
             stop = isl.PwMultiAff.from_map(stops.lexmax() if step < 0 else stops.lexmin()).get_pw_aff(0)
-            value = stop.union_max(value.intersect_domain(walk.domain.subtract(stop.domain()))).coalesce()
+            value = coalesced(stop.union_max(value.intersect_domain(walk.domain.subtract(stop.domain()))))
         self.exit_values[name] = value
 
     def _opaque_loop(self, node: c_ast.For, name: str, walk: _Walk) -> bool:
@@ -957,17 +958,17 @@ class RegionExtractor:
                     f"'break' statement under the condition '{_text(item.cond)}'", statement,
                     f"is not supported: the condition is not affine ({exc.what})") from None
             any_taken = any_taken.union(reach.intersect(condition))
-            reach = reach.subtract(condition).coalesce()
+            reach = coalesced(reach.subtract(condition))
         segments.append((current, reach))
         # the loop goes on at an iteration when no break was taken at an earlier one
-        alive = domain.subtract(any_taken.apply(later)).coalesce()
+        alive = coalesced(domain.subtract(any_taken.apply(later)))
         pieces: list[isl.Schedule] = []
         for segment, reached in segments:
-            piece = self._block(segment, _Walk(walk.loops, reached.intersect(alive).coalesce(), scope))
+            piece = self._block(segment, _Walk(walk.loops, coalesced(reached.intersect(alive)), scope))
             if piece is not None:
                 pieces.append(piece)
         # where the loop stops at a break (set after the segments: their loops reset it)
-        self._breaks_taken = any_taken.intersect(alive).coalesce()
+        self._breaks_taken = coalesced(any_taken.intersect(alive))
         return _sequence(pieces)
 
     def _loop_init(self, node: c_ast.For, scope: Scope, walk: _Walk) -> tuple[str, c_ast.Node, str, bool]:
@@ -1019,10 +1020,10 @@ class RegionExtractor:
                                        "depends on data and guards a loop whose iterator is read after the "
                                        "region; not supported") from None
             return self._statement(node, walk)
-        then_walk = _Walk(walk.loops, walk.domain.intersect(condition).coalesce(), walk.scope.child())
+        then_walk = _Walk(walk.loops, coalesced(walk.domain.intersect(condition)), walk.scope.child())
         pieces = [self._item(node.iftrue, then_walk, False)]
         if node.iffalse is not None:
-            else_walk = _Walk(walk.loops, walk.domain.subtract(condition).coalesce(), walk.scope.child())
+            else_walk = _Walk(walk.loops, coalesced(walk.domain.subtract(condition)), walk.scope.child())
             pieces.append(self._item(node.iffalse, else_walk, False))
         return _sequence([p for p in pieces if p is not None])
 
@@ -1181,7 +1182,7 @@ class RegionExtractor:
             for extent in array.extents:
                 if extent is not None:
                     context = context.intersect(extent.nonneg_set().params())
-        return context.coalesce()
+        return coalesced(context)
 
 
 # calls that only tell the compiler something (a condition that holds, an array whose values are dead):

@@ -12,6 +12,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from polypragma.frontend.affine import AffineBuilder, constant_value
+from polypragma.isl_helpers import coalesced
 
 
 def loop_step(node: c_ast.For, name: str, enums: dict[str, int]) -> int | None:
@@ -48,7 +49,7 @@ def loop_domain(builder: AffineBuilder, outer: isl.Set, position: int, lower: is
         progression = progression.intersect(offset.zero_set())
     failing = progression.subtract(condition)
     if failing.is_empty():
-        domain = progression.coalesce()
+        domain = coalesced(progression)
     else:
         # before[i' -> i]: i' comes no later than i in the progression (same outer iteration)
         before = isl.Map.universe(isl.Space.map_from_set(progression.get_space()))
@@ -59,12 +60,12 @@ def loop_domain(builder: AffineBuilder, outer: isl.Set, position: int, lower: is
         else:
             before = before.order_ge(isl.dim_type.in_, position, isl.dim_type.out, position)
         stopped = before.intersect_domain(failing).range()
-        domain = progression.intersect(condition).subtract(stopped).coalesce()
+        domain = coalesced(progression.intersect(condition).subtract(stopped))
     # the condition runs at the start and after each iteration's step
     start = it.eq_set(lower).intersect(outer)
     space = domain.get_space()
     next_value = isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, position)
     shift = isl.MultiAff.identity(isl.Space.map_from_set(space)).set_aff(
         position, next_value.add_constant_val(isl.Val(str(step), context=ctx)))
-    evaluated = start.union(domain.apply(isl.Map.from_multi_aff(shift))).coalesce()
+    evaluated = coalesced(start.union(domain.apply(isl.Map.from_multi_aff(shift))))
     return domain, evaluated

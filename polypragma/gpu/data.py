@@ -38,6 +38,7 @@ from pycparser import c_ast
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Location, Unsupported
+from polypragma.isl_helpers import coalesced
 from polypragma.model import Array, Member, Scop, c_condition, c_expression
 
 
@@ -216,14 +217,14 @@ def _rows(array: Array, scop: Scop, written: isl.UnionMap,
         found = isl.Set.from_union_set(elements).intersect_params(scop.context)
         if array.rank == 2:
             return found
-        return found.apply(_on(found, "{ [c] -> [0, c] }").reset_tuple_id(isl.dim_type.out)).coalesce()
+        return coalesced(found.apply(_on(found, "{ [c] -> [0, c] }").reset_tuple_id(isl.dim_type.out)))
 
     footprint = own(target)
     one = isl.Val.one(footprint.get_ctx())
-    indexed = [footprint.dim_max(d).add_constant_val(one).coalesce() for d in (0, 1)][2 - array.rank:]
+    indexed = [coalesced(footprint.dim_max(d).add_constant_val(one)) for d in (0, 1)][2 - array.rank:]
     # the size: 0 where the region touches no row (isl's maximum is undefined there: n % 2 + n - 1 is -1 at n = 0)
     none = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(footprint.get_space().params()))
-    extents = [e.union_max(none).coalesce() for e in indexed]
+    extents = [coalesced(e.union_max(none)) for e in indexed]
     names = scop.signed_names
     rows_in = _row_ranges(_row_hull(footprint), scop.context, names)
     out = written.intersect_range(target).range()
@@ -266,7 +267,7 @@ def _row_hull(elements: isl.Set) -> isl.Set:
     """Of each row of ``elements`` (a set of a two-dimensional array), every element from the first to the
     last: ``{ A[r, c] : A[r, c1] and A[r, c2] in elements for some c1 <= c <= c2 }``."""
     after = _on(elements, "{ [r, c] -> [r, d] : d >= c }")
-    return elements.apply(after).intersect(elements.apply(after.reverse())).coalesce()
+    return coalesced(elements.apply(after).intersect(elements.apply(after.reverse())))
 
 
 def _row_ranges(hull: isl.Set, context: isl.Set, names: dict[str, str]) -> RowRanges:
@@ -373,7 +374,7 @@ def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]]
         extent = parts[0][1][d]
         for _, other in parts[1:]:
             extent = extent.max(other[d])
-        extents.append(extent.coalesce())
+        extents.append(coalesced(extent))
     written = any(p.written for p, _ in parts)
     return DeviceArray(
         name=struct, host_name=struct, element_type=member.type, device_type=member.type, rank=member.rank,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.gpu.distribute import leading_coincident, statement_names
-from polypragma.isl_helpers import any_band, rewrite_bands, sets_of, union_of
+from polypragma.isl_helpers import any_band, coalesced, rewrite_bands, sets_of, union_of
 
 
 def extended(schedule: isl.Schedule, done: list | None = None,
@@ -160,7 +160,7 @@ def _total(bound: isl.PwAff) -> isl.PwAff | None:
     if rest.is_empty():
         return bound
     zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(rest.get_space())).intersect_domain(rest)
-    return bound.union_add(zero).coalesce()
+    return coalesced(bound.union_add(zero))
 
 
 def _extend(band: isl.ScheduleNode, shape: _Shape) -> isl.ScheduleNode | None:

@@ -40,8 +40,8 @@ from polypragma.gpu.extend import extended
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import MAX_REGISTERS, KernelSizes, SizeOptions
-from polypragma.isl_helpers import (any_band, maps_of, parameter, permuted_range, set_named, sets_of, variable,
-                                     with_params)
+from polypragma.isl_helpers import (any_band, coalesced, maps_of, parameter, permuted_range, set_named, sets_of,
+                                     variable, with_params)
 
 
 @dataclass(frozen=True)
@@ -368,7 +368,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
         sequential = band - mapped if band > mapped and node.band_get_permutable() else 0
         tiling = _tiling(subtree, hull, mapped, sequential, sizes, block_params, thread_params)
     return Kernel(index, depth, tuple(host_params), kernel_domain, schedule, mapped, sizes, tuple(block_params),
-                  tuple(thread_params), tuple(tile_counts), kernel_context.coalesce(), tuple(statements), prefix,
+                  tuple(thread_params), tuple(tile_counts), coalesced(kernel_context), tuple(statements), prefix,
                   tiling, order=order if mapped else (), band=band_schedule if mapped else None, sequential=sequential)
 
 

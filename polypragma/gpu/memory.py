@@ -36,7 +36,7 @@ from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.sizes import MAX_REGISTERS, warp_shape
 from polypragma.model import Reference, Scop
-from polypragma.isl_helpers import (bounded_operations, maps_of, parameter, set_named, single_map, variable,
+from polypragma.isl_helpers import (bounded_operations, coalesced, maps_of, parameter, set_named, single_map, variable,
                                      with_params)
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
@@ -377,12 +377,12 @@ def _exact_fits(elements: isl.Set) -> bool | None:
 def _bounds(elements: isl.Set, d: int) -> tuple[isl.PwAff, int, isl.PwAff] | None:
     """The lower bound of dimension ``d`` of ``elements``, its extent and its upper bound; None when the
     extent is not a constant.  Raises isl.Error where the set is unbounded."""
-    low = elements.dim_min(d).coalesce()
+    low = coalesced(elements.dim_min(d))
     high = elements.dim_max(d)
     # the extent from coalesced bounds: one of a random program's tiles (differential program 3580,
     # --grid-size 2) had bounds of 8 and 23 pieces, whose difference has 89 and took isl 9.5 s to
     # build and maximise; from the coalesced bounds, 1.5 s.  The bounds returned stay as they were
-    width = high.coalesce().sub(low).coalesce().max_val()
+    width = coalesced(coalesced(high).sub(low)).max_val()
     if not width.is_int():
         return None
     return low, int(width.to_python()) + 1, high
@@ -768,7 +768,7 @@ def _try_private(group: Group, kernel: Kernel) -> Group:
         return group
     # the tiles' existential variables make isl's tests slow (21 s for is_injective on program 1516 of the
     # differential test); with the equalities among them found first, a few milliseconds
-    function = function.detect_equalities().coalesce()
+    function = coalesced(function.detect_equalities())
     if not function.is_single_valued() or not function.is_injective():
         return replace(group, reason="registers: the elements are not a one-to-one function of the thread's points")
     if not _reuse(group.relation(), None):
