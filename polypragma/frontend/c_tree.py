@@ -1,11 +1,12 @@
 """What several passes do with pycparser trees: walk every node below one, ask which variable a node
-writes, rewrite a node's children."""
+writes or what it holds, rewrite a node's children, print a node as C."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 
-from pycparser import c_ast
+from pycparser import c_ast, c_generator
 
 # unary operators that change their operand, or let it be changed through its address
 _WRITING_UNARY = ("++", "--", "p++", "p--", "&")
@@ -46,3 +47,69 @@ def rewrite_children(node: c_ast.Node, rewrite: Callable[[c_ast.Node], c_ast.Nod
         elif isinstance(child, list):
             setattr(node, attribute, [rewrite(c) if isinstance(c, c_ast.Node) else c for c in child])
     return node
+
+
+def assigned_outside_loop_headers(items: list[c_ast.Node]) -> set[str]:
+    """Names assigned (or incremented) anywhere but in the initialisation and increment of a loop."""
+    names: set[str] = set()
+
+    def visit(node: c_ast.Node) -> None:
+        if isinstance(node, c_ast.For):
+            for part in (node.cond, node.stmt):
+                if part is not None:
+                    visit(part)
+            return
+        name = assigned_name(node)
+        if name is not None:
+            names.add(name)
+        for _, child in node.children():
+            visit(child)
+
+    for item in items:
+        visit(item)
+    return names
+
+
+def leaves_early(node: c_ast.Node | None, breaks: bool = True) -> bool:
+    """Whether a loop body holds a ``goto`` (which may leave it) or, with ``breaks``, a ``break`` of its
+    loop."""
+    if node is None:
+        return False
+    if isinstance(node, c_ast.Goto) or (breaks and isinstance(node, c_ast.Break)):
+        return True
+    if isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile, c_ast.Switch)):
+        return any(isinstance(n, c_ast.Goto) for n in subtree(node))
+    return any(leaves_early(child, breaks) for _, child in node.children())
+
+
+def contains_for(node: c_ast.Node) -> bool:
+    """Whether ``node`` is or holds a ``for`` loop."""
+    return any(isinstance(n, c_ast.For) for n in subtree(node))
+
+
+def identifier_types(node: c_ast.Node) -> list[str]:
+    """The names of the types ``node`` spells (``unsigned``, ``int``, a typedef's name)."""
+    return [name for n in subtree(node) if isinstance(n, c_ast.IdentifierType) for name in n.names]
+
+
+_GENERATOR = c_generator.CGenerator(reduce_parentheses=True)
+
+
+def text(node: c_ast.Node | None) -> str:
+    """``node`` as C, as diagnostics quote it ("" for None)."""
+    return _GENERATOR.visit(node) if node is not None else ""
+
+
+def declaration_text(decl: c_ast.Decl, new_name: str) -> str:
+    """``decl`` as C text without its initialiser, under ``new_name``."""
+    clone = copy.deepcopy(decl)
+    clone.init = None
+    clone.name = new_name
+    # the initialiser becomes an assignment: a const local would then be assigned after its declaration
+    clone.quals = [q for q in clone.quals if q != "const"]
+    node = clone.type
+    while not isinstance(node, c_ast.TypeDecl):
+        node = node.type
+    node.declname = new_name
+    node.quals = [q for q in node.quals if q != "const"]
+    return _GENERATOR.visit(clone) + ";"
