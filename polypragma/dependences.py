@@ -130,18 +130,27 @@ def _compute_flow(schedule: isl.Schedule, sink: isl.UnionMap, must: isl.UnionMap
     element).  The other sink relations are analysed together, as before: one analysis per relation took
     deriche's live ranges past their bound.  It crashed as well where the may-only sources do reach the
     sink (tests/differential/regressions/compute_flow_crash_may_sources.c), so wherever must-sources
-    and may-only sources meet, isl first analyses in a forked process (:func:`polypragma.forked.survives`),
-    and where that process dies, :class:`isl.Error` is raised for the caller's fallback."""
+    and may-only sources meet, isl analyses in a forked process (:func:`polypragma.forked.run`), whose
+    relations come back in isl's text form, and where that process dies, :class:`isl.Error` is raised for
+    the caller's fallback."""
     space = sink.get_space()
     must = must if must is not None else isl.UnionMap.empty(space)
     may = may if may is not None else isl.UnionMap.empty(space)
     may_only = maps_of(may.subtract(must)) if not must.is_empty() else []
 
-    def analysed(sinks: isl.UnionMap, musts: isl.UnionMap, mays: isl.UnionMap) -> isl.UnionFlow:
+    def relations(info: isl.UnionAccessInfo) -> tuple[isl.UnionMap, isl.UnionMap, isl.UnionMap]:
+        flow = info.compute_flow()
+        return flow.get_may_dependence(), flow.get_full_may_dependence(), flow.get_may_no_source()
+
+    def analysed(sinks: isl.UnionMap, musts: isl.UnionMap, mays: isl.UnionMap):
         info = isl.UnionAccessInfo.from_sink(sinks).set_must_source(musts).set_may_source(mays).set_schedule(schedule)
-        if may_only and not forked.survives(info.compute_flow):
-            raise isl.Error("isl's dataflow analysis crashed (in a forked process)")
-        return info.compute_flow()
+        if not may_only or not forked.can_fork():
+            return relations(info)
+        try:
+            texts = forked.run(lambda: tuple(str(r) for r in relations(info)))
+        except forked.Crashed:
+            raise isl.Error("isl's dataflow analysis crashed (in a forked process)") from None
+        return tuple(isl.UnionMap.read_from_str(space.get_ctx(), text) for text in texts)
 
     together, apart = [], []
     for piece in maps_of(sink):
@@ -152,9 +161,7 @@ def _compute_flow(schedule: isl.Schedule, sink: isl.UnionMap, must: isl.UnionMap
     flows = [analysed(union_of(sinks for sinks, _ in together), must, may)] if together else []
     flows += [analysed(sinks, must.intersect_range(cut), may.intersect_range(cut)) for sinks, cut in apart]
     empty = isl.UnionMap.empty(space)
-    return _Flow(union_of([f.get_may_dependence() for f in flows]) or empty,
-                 union_of([f.get_full_may_dependence() for f in flows]) or empty,
-                 union_of([f.get_may_no_source() for f in flows]) or empty)
+    return _Flow(*(union_of([f[k] for f in flows]) or empty for k in range(3)))
 
 
 def _flow(sink: isl.UnionMap, must: isl.UnionMap, may: isl.UnionMap, schedule: isl.Schedule):

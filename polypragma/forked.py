@@ -1,8 +1,9 @@
 """isl's work in a forked process, where isl itself could take polypragma down with it.
 
-The scheduler runs in a child killed when its time is up (:func:`polypragma.schedule.compute_schedule`:
-isl's operation count does not bound every part of it), and isl's dataflow analysis is first tried in a
-child where it has crashed before (:func:`survives`: a segmentation fault on valid input,
+:func:`run` computes a value in a forked copy of this process and carries it back (isl objects travel
+in isl's text form).  The scheduler runs there so that it can be killed when its time is up
+(:func:`polypragma.schedule.compute_schedule`: isl's operation count does not bound every part of it),
+and isl's dataflow analysis where it has crashed before (a segmentation fault on valid input,
 :mod:`polypragma.dependences`).  Every child dies with its parent (:func:`die_with_parent`): a build
 tool that kills polypragma on a timeout (``subprocess.run(timeout=...)`` sends SIGKILL) must not leave
 isl running.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import ctypes
 import faulthandler
+import multiprocessing
 import os
 import signal
 import sys
@@ -37,27 +39,58 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def survives(work) -> bool:
-    """Whether ``work()`` ends, in a forked copy of this process, without a signal ending the process
-    (an exception is an ending: the caller meets it again when it does the work itself, which gives the
-    same answer, isl being deterministic); True where processes cannot be forked."""
+class Crashed(Exception):
+    """The forked process ended without an answer: a signal killed it (isl crashed)."""
+
+
+def run(work, timeout: float | None = None):
+    """``work()``, computed in a forked copy of this process: its value (one pickle can carry: isl's text
+    form of an object, say), or the exception it raised, raised here (isl.Error with its message);
+    :class:`Crashed` where the process died without an answer; TimeoutError where ``timeout`` seconds
+    passed first (the process is killed).  Where processes cannot be forked, ``work()`` runs here, with no
+    timeout."""
     if not can_fork():
-        return True
+        return work()
+    context = multiprocessing.get_context("fork")
+    receiver, sender = context.Pipe(duplex=False)
     parent = os.getpid()
     sys.stdout.flush()
     sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
+
+    def child() -> None:
         try:
             die_with_parent(parent)
-            faulthandler.disable()  # (the crash is the answer, not a fault to report)
-            work()
+            faulthandler.disable()  # (a crash is an answer, not a fault to report)
+            try:
+                answer = ("value", work())
+            except Exception as exc:
+                answer = ("raised", exc)
+            try:
+                sender.send(answer)
+            except Exception:  # (a value or exception pickle cannot carry)
+                sender.send(("raised", RuntimeError(f"{type(answer[1]).__name__}: {answer[1]}")))
         finally:
+            sender.close()
             os._exit(0)
+
+    process = context.Process(target=child, daemon=True)
+    process.start()
+    sender.close()
+    answer = None
     try:
-        _, status = os.waitpid(pid, 0)
-    except BaseException:
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
-    return not os.WIFSIGNALED(status)
+        if timeout is not None and not receiver.poll(timeout):
+            raise TimeoutError
+        answer = receiver.recv()
+    except EOFError:
+        pass
+    finally:
+        if process.is_alive():
+            process.kill()
+        process.join()
+        receiver.close()
+    if answer is None:
+        raise Crashed(f"the forked process ended without an answer (exit code {process.exitcode})")
+    kind, value = answer
+    if kind == "raised":
+        raise value
+    return value

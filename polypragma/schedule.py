@@ -20,14 +20,12 @@ dependences, so later stages see parallel loops either way.
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 from dataclasses import dataclass
 
 import islpy as isl
 
+from polypragma import forked
 from polypragma.dependences import Dependences
-from polypragma.forked import can_fork, die_with_parent
 from polypragma.model import Scop
 from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, out_of_operations, sets_of
 
@@ -195,38 +193,12 @@ def _bounded(constraints: isl.ScheduleConstraints, timeout: float) -> isl.Schedu
     timeout (``subprocess.run(timeout=...)`` sends SIGKILL) must not leave the
     scheduler running.
     """
-    if timeout <= 0 or not can_fork():
+    if timeout <= 0:
         return constraints.compute_schedule()
-    context = multiprocessing.get_context("fork")
-    receiver, sender = context.Pipe(duplex=False)
-    parent = os.getpid()
-
-    def work() -> None:
-        die_with_parent(parent)
-        try:
-            sender.send(("ok", constraints.compute_schedule().to_str()))
-        except isl.Error as exc:
-            sender.send(("error", str(exc)))
-        finally:
-            sender.close()
-            os._exit(0)
-
-    process = context.Process(target=work, daemon=True)
-    process.start()
-    sender.close()
     try:
-        if not receiver.poll(timeout):
-            raise TimeoutError
-        status, text = receiver.recv()
-    except EOFError:
-        status, text = "error", "the scheduler process ended without an answer"
-    finally:
-        if process.is_alive():
-            process.kill()
-        process.join()
-        receiver.close()
-    if status != "ok":
-        raise isl.Error(text)
+        text = forked.run(lambda: constraints.compute_schedule().to_str(), timeout)
+    except forked.Crashed:
+        raise isl.Error("the scheduler process ended without an answer") from None
     return isl.Schedule.read_from_str(constraints.get_ctx(), text)
 
 
