@@ -193,7 +193,7 @@ def _bounded(constraints: isl.ScheduleConstraints, timeout: float) -> isl.Schedu
     timeout (``subprocess.run(timeout=...)`` sends SIGKILL) must not leave the
     scheduler running.
     """
-    if timeout <= 0:
+    if timeout <= 0 or not forked.can_fork():
         return constraints.compute_schedule()
     try:
         text = forked.run(lambda: constraints.compute_schedule().to_str(), timeout)

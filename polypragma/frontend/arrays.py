@@ -13,15 +13,15 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 import islpy as isl
-from pycparser import c_ast, c_generator
+from pycparser import c_ast
 
 from polypragma.frontend.accesses import AccessRecord
 from polypragma.frontend.affine import AffineBuilder, Polynomial, polynomial
+from polypragma.frontend.c_tree import text
 from polypragma.diagnostics import Location
 from polypragma.isl_helpers import coalesced
 from polypragma.model import Array, Reference, Variable
 
-_GENERATOR = c_generator.CGenerator(reduce_parentheses=True)
 
 def _linear_pwaff(poly: Polynomial, builder: AffineBuilder) -> isl.PwAff | None:
     """A polynomial of degree at most one as a PwAff, or None."""
@@ -176,7 +176,7 @@ def _unmodelled(record: AccessRecord, subscripts: list[isl.PwAff | None]) -> tup
     why = "depends on data" if reads_data(node) else "is not affine"
     coord = node.coord
     location = Location(str(coord.file), coord.line, coord.column or 1) if coord is not None else None
-    return f"subscript '{_GENERATOR.visit(node)}' of '{record.variable.name}'", why, location
+    return f"subscript '{text(node)}' of '{record.variable.name}'", why, location
 
 
 def build_arrays(records: list[AccessRecord],
