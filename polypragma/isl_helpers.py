@@ -169,6 +169,25 @@ def permuted_range(umap: isl.UnionMap, order) -> isl.UnionMap:
     return umap.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(permutation)))
 
 
+def coordinates(domain: isl.Set, first: int, count: int) -> isl.Map:
+    """``{ X[d_0 ..] -> [d_first .. d_{first+count-1}] }`` on ``domain``."""
+    n = domain.dim(isl.dim_type.set)
+    identity = isl.Map.identity(domain.get_space().map_from_set())
+    projected = identity.project_out(isl.dim_type.out, first + count, n - first - count)
+    projected = projected.project_out(isl.dim_type.out, 0, first)
+    return projected.reset_tuple_id(isl.dim_type.out).intersect_domain(domain)
+
+
+def range_dims(umap: isl.UnionMap, first: int, count: int) -> isl.UnionMap:
+    """``umap`` with only its range dimensions ``first .. first + count - 1``."""
+    pieces = []
+    for m in maps_of(umap):
+        n = m.dim(isl.dim_type.out)
+        pieces.append(isl.UnionMap.from_map(
+            m.project_out(isl.dim_type.out, first + count, n - first - count).project_out(isl.dim_type.out, 0, first)))
+    return union_of(pieces) if pieces else umap
+
+
 def with_params(space: isl.Space, names) -> isl.Space:
     """``space`` with those of the parameters ``names`` it lacks added after its own, in order."""
     for name in names:

@@ -9,7 +9,8 @@ from dataclasses import replace
 import islpy as isl
 
 from polypragma import dependences
-from polypragma.codegen.kernel_tree import Barrier, Copy, KernelTree
+from polypragma.codegen.copy_statements import Copy
+from polypragma.codegen.kernel_tree import Barrier, KernelTree
 from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import prepare
 from polypragma.gpu.sizes import SizeOptions

@@ -14,7 +14,8 @@ import islpy as isl
 
 from polypragma import timing
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
-from polypragma.codegen.kernel_tree import Barrier, Copy, KernelTree, TooCostly, global_references
+from polypragma.codegen.copy_statements import Copy
+from polypragma.codegen.kernel_tree import Barrier, KernelTree, TooCostly, global_references
 from polypragma.gpu.memory import KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
 from polypragma.isl_helpers import bounded_operations, coalesced, common_piece, out_of_operations
