@@ -47,7 +47,7 @@ KNOWN_PROBLEMS = """\
   start at the lower bound of the range's simple hull (one convex piece made of the pieces' own constraints),
   and the grid covers the hull (gpu/mapping.py, `_bound`, used by the kernel schedule and by the memory
   tiling; the exact bound where the hull is unbounded): any lower bound gives correct tiles.  Now 5.6 s and
-  7.2 s of CPU, 3 s of which in the memory analysis's boxes (gpu/memory.py `_box`, the exact bounds of a tile's
+  7.2 s of CPU, 3 s of which in the memory analysis's boxes (gpu/boxes.py `tile_box`, the exact bounds of a tile's
   elements); without the memory hierarchy (commit 1d536d0) it was 37 s and 161 s before, 1.2 s and 4.7 s after.
   User time of `polypragma bench/results/differential_slow_compile.c --target opencl --fusion=max
   [--tile-size 3 --block-size 2] -I tests/kernels`, before and after on the same machine.  The generator still

@@ -12,7 +12,8 @@ import pytest
 
 import islpy as isl
 
-from polypragma.gpu.memory import _one_piece, bank_padding, wavefronts, warp_offsets
+from polypragma.gpu.banks import bank_padding, wavefronts, warp_offsets
+from polypragma.gpu.boxes import one_piece
 
 from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
 
@@ -159,7 +160,7 @@ def test_a_triangular_tile_starts_at_the_tiles_origin_where_its_box_keeps_its_wi
                        "and 32k0 <= 64k1 + 63 }")
     low = elements.dim_min(0)
     assert low.n_piece() == 2
-    start = _one_piece(low, 64, elements.dim_max(0))
+    start = one_piece(low, 64, elements.dim_max(0))
     assert start.n_piece() == 1
     assert start.is_equal(isl.PwAff("[m, k0, k1] -> { [(64k1 + 1)] }").intersect_domain(low.domain()))
     # where no piece starts a box of the same width (each start moves apart from the other), the
@@ -167,7 +168,7 @@ def test_a_triangular_tile_starts_at_the_tiles_origin_where_its_box_keeps_its_wi
     apart = isl.Set("[a, b] -> { [j] : a <= j <= a + 10 and a >= b; [j] : b <= j <= b + 10 and b > a }")
     low = apart.dim_min(0)
     assert low.n_piece() == 2
-    assert _one_piece(low, 11, apart.dim_max(0)) is low
+    assert one_piece(low, 11, apart.dim_max(0)) is low
 
 
 def test_bank_conflicts_of_a_warp():

@@ -21,7 +21,7 @@ et al., CC 2017, section 4: distinct lines per tile; C-to-CUDA's model-driven ch
   as memory.py stages it.
 * **shared memory**: the bytes of the staged tiles, each dimension's extent the reach of the references'
   strides over the tile plus the spread of their offsets, the innermost padded as memory.py pads it
-  against bank conflicts (:func:`polypragma.gpu.memory.bank_padding`); staged where memory.py stages
+  against bank conflicts (:func:`polypragma.gpu.banks.bank_padding`); staged where memory.py stages
   (reuse in the tile, or the global access not coalesced) and within ``--max-shared-memory``.  Loads
   from shared memory per step are those of a register tile: a thread with 4x4 points reads the rows and
   columns of its tile (4 + 4), not every pair, since each operand is read once per step of the
@@ -49,9 +49,9 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polypragma import timing
+from polypragma.gpu.banks import Moves, bank_padding
 from polypragma.gpu.data import DeviceArray
-from polypragma.gpu.memory import (ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, Groups, MemoryOptions, Moves, bank_padding,
-                                   halo_kept)
+from polypragma.gpu.memory import ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, Groups, MemoryOptions, halo_kept
 from polypragma.gpu.sizes import (MAX_REGISTERS, SEQUENTIAL_TILE, SHORTER_SEQUENTIAL_TILES, WARP, KernelSizes, SizeOptions,
                                   warp_shape)
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable

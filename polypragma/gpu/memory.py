@@ -24,7 +24,6 @@ Everything is decided with isl on the kernel's :class:`polypragma.gpu.mapping.Ti
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass, field, replace
 from enum import Enum
@@ -32,25 +31,23 @@ from enum import Enum
 import islpy as isl
 
 from polypragma import timing
+from polypragma.gpu.banks import bank_padding
+from polypragma.gpu.boxes import tile_box
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.sizes import MAX_REGISTERS, warp_shape
 from polypragma.model import Reference, Scop
-from polypragma.isl_helpers import (bounded_operations, coalesced, maps_of, parameter, set_named, single_map, variable,
-                                     with_params)
+from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, set_named, single_map
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
 MAX_OPERATIONS = 3_000_000  # isl operations the analysis of one kernel may take; past it, data stays global
-# isl operations the exact box of one group's tile may take (about 0.1-0.3 s), before the simple hull's
-BOX_OPERATIONS = 100_000
 MAX_MERGE_GROUPS = 6  # groups of one array past which no merge is tried (each try computes boxes)
 HALO = 4  # farthest apart, along a dimension, that a stencil's translated references are joined first
 # and only where the box of their union is at most this much larger than one's: convolution_2d's 34x34
 # for its 32x32 tile (1.13), not heat_3d's 6x10x34 for 4x8x32 (2.0), which copied twice the elements it
 # computes on; its ten reads stay apart, in global memory (and the L1 cache)
 HALO_GROWTH = 1.25
-BANKS = 32
 
 ELEMENT_SIZES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
@@ -170,18 +167,6 @@ class KernelMemory:
         return replace(self, groups=groups)
 
 
-def _fix_to_params(space_map: isl.Map, names: tuple[str, ...]) -> isl.Map:
-    """``space_map`` ({ [g..] -> X }) with its input dimensions equal to new parameters ``names``."""
-    n = space_map.dim(isl.dim_type.in_)
-    if not n:
-        return space_map
-    space = with_params(space_map.get_space().domain(), names[:n])
-    fixed = isl.Set.universe(space)
-    for k in range(n):
-        fixed = fixed.intersect(variable(space, isl.dim_type.set, k).eq_set(parameter(space, names[k])))
-    return space_map.intersect_domain(fixed)
-
-
 def _step(kernel: Kernel, dim: int) -> isl.UnionMap:
     """Pairs of instances of one statement of ``kernel`` one apart along mapped member ``dim`` (same
     tile, the point one further, the rest equal): neighbouring threads.  Pairs of two statements are
@@ -256,68 +241,6 @@ class Groups:
         return list(out.values())
 
 
-def _box(tile_access: isl.UnionMap, names: tuple[str, ...]) -> tuple[list[isl.PwAff], list[int]] | None:
-    """The smallest box holding the elements of one tile: offsets over the tile parameters, sizes;
-    None when a size is not a constant, or isl finds none within its bounds.
-
-    The exact bounds (dim_min/dim_max) come first: for most kernels they take milliseconds, but for
-    a union of many pieces with existential variables (Gauss-Seidel's skewed, tiled accesses under a
-    time loop) they took 11 s of seidel_2d's compilation, until the kernel's whole bound
-    (MAX_OPERATIONS) was spent and every array of the kernel left in global memory.  So they are
-    first tried on a copy in a context of their own, within BOX_OPERATIONS (a bound of their own:
-    the kernel's count cannot be read, and a reset would lose it), and computed here only when they
-    fit in it (computed again: a copy parsed from text is equal but not the same expression, and
-    the generated code would change).  Past the bound, each dimension takes the bounds of the
-    elements' simple hull (one convex piece made of the pieces' own constraints, fast) where its
-    width is a constant: the hull holds every element, so its lower bound is a lower bound of each
-    and its width covers them all, but it may lose what the exact bounds see (a parity: a tile one
-    element wider), hence second."""
-    m = single_map(tile_access)
-    if m is None:
-        return None
-    elements = _fix_to_params(m, names).range()
-    dims = elements.dim(isl.dim_type.set)
-    exact = _exact_fits(elements)
-    if exact is False:
-        return None
-    source = elements if exact else isl.Set.from_basic_set(elements.simple_hull())
-    offsets, sizes = [], []
-    for d in range(dims):
-        try:
-            found = _bounds(source, d)
-        except isl.Error:
-            # unbounded; unless the bound on isl's operations of kernel_memory is spent (then isl
-            # refuses even a universe set), which kernel_memory handles
-            isl.Set.universe(source.get_space())
-            return None
-        if found is None:
-            return None
-        offsets.append(_one_piece(*found))
-        sizes.append(found[1])
-    return offsets, sizes
-
-
-def _one_piece(low: isl.PwAff, width: int, high: isl.PwAff) -> isl.PwAff:
-    """``low``, the lower bound of one dimension of a tile's elements (``high`` the upper one), or where
-    it has several pieces, the first of their expressions that is a lower bound everywhere and keeps
-    the box's ``width``.  A triangular domain's tile starts where the triangle does (``max(64 k1 + 1, 32 k0 +
-    1)`` for correlation's ``j > i``), while the tile's box, a constant width, starts at the tile's
-    own origin just as well: with one expression the copies' indices are simpler, and a register
-    tile's points padded to the whole tile (polypragma.codegen.padded_tiles) stay inside the shared
-    tile, where with the triangle's start the diagonal tiles' padded points fell before it."""
-    if low.n_piece() < 2:
-        return low
-    domain = low.domain()
-    for _, aff in low.get_pieces():
-        start = isl.PwAff.from_aff(aff).intersect_domain(domain)
-        if low.sub(start).min_val().is_neg():
-            continue
-        span = high.sub(start).max_val()
-        if span.is_int() and int(span.to_python()) + 1 <= width:
-            return start
-    return low
-
-
 class _Translates:
     """Answers about groups of one statement's references, found again for a group whose access is
     one of theirs moved by a constant vector (the same instances, each instance's element the
@@ -361,44 +284,6 @@ def _translate(relation: isl.Map, other: isl.Map) -> bool:
     return other.reverse().apply_range(relation).deltas().is_singleton()
 
 
-def _exact_fits(elements: isl.Set) -> bool | None:
-    """True when the exact bounds of ``elements`` have constant sizes, False when a size is not a
-    constant; None when isl does not tell within BOX_OPERATIONS (or the set is unbounded: the
-    hull, unbounded too, then says so)."""
-    own = _box_context()
-    with bounded_operations(own, BOX_OPERATIONS):
-        try:
-            copy = isl.Set(str(elements), context=own)
-            return all(_bounds(copy, d) is not None for d in range(copy.dim(isl.dim_type.set)))
-        except isl.Error:
-            return None
-
-
-def _bounds(elements: isl.Set, d: int) -> tuple[isl.PwAff, int, isl.PwAff] | None:
-    """The lower bound of dimension ``d`` of ``elements``, its extent and its upper bound; None when the
-    extent is not a constant.  Raises isl.Error where the set is unbounded."""
-    low = coalesced(elements.dim_min(d))
-    high = elements.dim_max(d)
-    # the extent from coalesced bounds: one of a random program's tiles (differential program 3580,
-    # --grid-size 2) had bounds of 8 and 23 pieces, whose difference has 89 and took isl 9.5 s to
-    # build and maximise; from the coalesced bounds, 1.5 s.  The bounds returned stay as they were
-    width = coalesced(coalesced(high).sub(low)).max_val()
-    if not width.is_int():
-        return None
-    return low, int(width.to_python()) + 1, high
-
-
-_BOX_CONTEXT: list[isl.Context] = []
-
-
-def _box_context() -> isl.Context:
-    """The context _box computes exact bounds in: its own, so that their bound on isl's operations
-    (BOX_OPERATIONS) is apart from the kernel's (MAX_OPERATIONS), whose count it would reset."""
-    if not _BOX_CONTEXT:
-        _BOX_CONTEXT.append(isl.Context())
-    return _BOX_CONTEXT[0]
-
-
 def _padding(group: Group, steps: list[isl.UnionMap], block: tuple[int, ...]) -> int:
     """The padding of the innermost dimension that minimises bank conflicts over the group's
     references (:func:`bank_padding`): a warp is 32 threads, ``x`` fastest, over the block's
@@ -424,56 +309,6 @@ def _padding(group: Group, steps: list[isl.UnionMap], block: tuple[int, ...]) ->
         return 0
     words = max(1, (ELEMENT_SIZES[group.array.device_type] + 3) // 4)
     return bank_padding(list(group.sizes), moves, words)[0]
-
-
-Moves = list[tuple[tuple[int, ...], int]]  # a warp's threads: per dimension, the element's stride and threads
-
-
-def bank_padding(widths: list[int], moves: list[Moves], words: int, weights: list[int] | None = None) \
-        -> tuple[int, list[int]]:
-    """The padding of the innermost dimension of a shared tile of ``widths`` that minimises the
-    wavefronts of one warp's access through each reference (``moves``, weighed by ``weights``), and
-    those wavefronts at that padding; ties go to the smaller padding.  A tile of one dimension is not
-    padded."""
-    weights = weights or [1] * len(moves)
-    keys = [tuple((tuple(stride), threads) for stride, threads in m) for m in moves]
-
-    def fronts(pad: int) -> list[int]:
-        padded = tuple(widths[:-1]) + (widths[-1] + pad,)
-        return [_warp_wavefronts(padded, key, words) for key in keys]
-
-    if len(widths) < 2:
-        return 0, fronts(0)
-    best = min(range(BANKS), key=lambda pad: (sum(w * f for w, f in zip(weights, fronts(pad))), pad))
-    return best, fronts(best)
-
-
-@functools.lru_cache(maxsize=4096)
-def _warp_wavefronts(widths: tuple[int, ...], moves: tuple, words: int) -> int:
-    """:func:`wavefronts` of :func:`warp_offsets`, remembered: the cost model asks for the same tiles and
-    warps under many candidates and paddings."""
-    return wavefronts(warp_offsets(list(widths), moves), words)
-
-
-def warp_offsets(widths: list[int], moves: Moves) -> set[int]:
-    """The offsets in a row-major tile of ``widths`` of the elements a warp reads: the first thread's
-    moved by each dimension's stride, for each of its threads."""
-    elements = {0}
-    for stride, threads in moves:
-        linear = sum(v * math.prod(widths[k + 1:]) for k, v in enumerate(stride))
-        elements = {e + a * linear for e in elements for a in range(threads)}
-    return elements
-
-
-def wavefronts(elements: set[int], words: int) -> int:
-    """The shared-memory wavefronts one warp's access to ``elements`` (offsets, in elements of
-    ``words`` 4-byte words) takes: the most distinct words any bank serves (a word read by several
-    threads is broadcast)."""
-    per_bank: dict[int, set[int]] = {}
-    for e in elements:
-        for w in range(e * words, (e + 1) * words):
-            per_bank.setdefault(w % BANKS, set()).add(w)
-    return max(len(ws) for ws in per_bank.values())
 
 
 def _read_alike(scop: Scop, array: DeviceArray, kernels) -> bool:
@@ -678,7 +513,7 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
         for k in members:
             piece = full_tiles.reverse().apply_range(isl.UnionMap.from_map(relations[k]))
             access = piece if access is None else access.union(piece)
-        box = _box(access, names)
+        box = tile_box(access, names)
         return math.prod(box[1]) if box else None
 
     stencils: list[list[int]] = []
@@ -811,7 +646,7 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
         box = None
     else:
         access = tiling.to_tiles.reverse().apply_range(group.relation())
-        box = _box(access, tile_params)
+        box = tile_box(access, tile_params)
         if box is None:
             boxless.add(group, True)
     if size is None:
