@@ -35,6 +35,7 @@ from polypragma import dependences as dependence_analysis
 from polypragma.dependences import Dependences
 from polypragma.isl_helpers import descendants, maps_of, sets_of
 from polypragma.model import Array, Reference, Scop, Statement, _plain_c, c_expression
+from polypragma.union_find import UnionFind
 
 
 @dataclass(frozen=True)
@@ -246,17 +247,8 @@ def split_webs(scop: Scop, deps: Dependences) -> tuple[Scop, dict[str, tuple[str
         return scop, {}, frozenset()
     refs = scop.references
     scalars = written_scalars(scop)
-    parent = list(range(len(refs)))
-
-    def find(k: int) -> int:
-        while parent[k] != k:
-            parent[k] = parent[parent[k]]
-            k = parent[k]
-        return k
-
-    def join(a: int, b: int) -> None:
-        parent[find(a)] = find(b)
-
+    webs_of = UnionFind(len(refs))
+    find, join = webs_of.find, webs_of.join
     by_node: dict[int, int] = {}
     for k, r in enumerate(refs):  # a compound assignment's read and write are one node: one web
         if r.array in scalars:

@@ -51,11 +51,12 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.banks import Moves, bank_padding
 from polypragma.gpu.data import DeviceArray
-from polypragma.gpu.memory import ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, Groups, MemoryOptions, halo_kept
+from polypragma.gpu.memory import ELEMENT_SIZES, HALO, MAX_MERGE_GROUPS, MemoryOptions, halo_kept
 from polypragma.gpu.sizes import (MAX_REGISTERS, SEQUENTIAL_TILE, SHORTER_SEQUENTIAL_TILES, WARP, KernelSizes, SizeOptions,
                                   warp_shape)
 from polypragma.isl_helpers import bounded_operations, maps_of, single_map, union_of, variable
 from polypragma.model import Scop
+from polypragma.union_find import UnionFind
 
 # sm_90 (H100) limits: CUDA C++ Programming Guide, "Technical Specifications per Compute Capability"
 SECTOR_BYTES = 32
@@ -388,7 +389,7 @@ class KernelModel:
             return [tuple(range(len(refs)))]
         if offsets is None:
             return [(k,) for k in range(len(refs))]
-        near = Groups(len(refs))
+        near = UnionFind(len(refs))
         for a in range(len(refs)):
             for b in range(a + 1, len(refs)):
                 if all(abs(x - y) <= HALO for x, y in zip(offsets[a], offsets[b])):

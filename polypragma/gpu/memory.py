@@ -36,8 +36,9 @@ from polypragma.gpu.boxes import tile_box
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.sizes import MAX_REGISTERS, warp_shape
-from polypragma.model import Reference, Scop
 from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, set_named, single_map
+from polypragma.model import Reference, Scop
+from polypragma.union_find import UnionFind
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 CONSTANT_BANK = 64 * 1024
@@ -215,30 +216,6 @@ def _reuse(relation: isl.UnionMap, same: isl.UnionMap | None) -> bool:
 
 def _sizeof(array: DeviceArray) -> int | None:
     return ELEMENT_SIZES.get(array.device_type)
-
-
-class Groups:
-    """Union-find over the references of one array (or over their groups)."""
-
-    def __init__(self, n: int):
-        self.parent = list(range(n))
-
-    def find(self, k: int) -> int:
-        while self.parent[k] != k:
-            self.parent[k] = self.parent[self.parent[k]]
-            k = self.parent[k]
-        return k
-
-    def join(self, a: int, b: int) -> None:
-        a, b = self.find(a), self.find(b)
-        if a != b:
-            self.parent[max(a, b)] = min(a, b)
-
-    def classes(self) -> list[list[int]]:
-        out: dict[int, list[int]] = {}
-        for k in range(len(self.parent)):
-            out.setdefault(self.find(k), []).append(k)
-        return list(out.values())
 
 
 class _Translates:
@@ -488,7 +465,7 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
     tiling = kernel.tiling
     to_mapped = _project_tiles(tiling.to_tiles, tiling.mapped)
     per_tile = [to_mapped.reverse().apply_range(isl.UnionMap.from_map(rel)) for rel in relations]
-    sets = Groups(len(refs))
+    sets = UnionFind(len(refs))
     for a in range(len(refs)):
         for b in range(a + 1, len(refs)):
             if (refs[a].is_write or refs[b].is_write) and refs[a].node is refs[b].node:
@@ -545,7 +522,7 @@ def _translates_joined(classes: list[list[int]], relations: list[isl.Map], size)
     box is the tile and its halo, far smaller than a box each; and the joined classes.  Classes of
     several references (joined by a write) stay as they are.  Without it, past MAX_MERGE_GROUPS no
     merge is tried and convolution_2d's nine reads of A stayed in global memory, each its own group."""
-    sets = Groups(len(classes))
+    sets = UnionFind(len(classes))
     for a in range(len(classes)):
         for b in range(a + 1, len(classes)):
             if len(classes[a]) == 1 and len(classes[b]) == 1 \
