@@ -346,3 +346,40 @@ def test_a_copy_kept_in_registers_all_along_has_no_device_buffer(tmp_path):
     status, messages = polypragma(KERNELS / "local_accumulators.c", tmp_path / "opencl", ["--target", "opencl"])
     assert status == 0, messages
     assert "bind_sum_private" in (tmp_path / "opencl" / "local_accumulators.polypragma.c").read_text()
+
+
+def test_the_copys_subscripts_keep_no_condition_of_the_copys_extent(tmp_path):
+    # differential program 7476 (seed 6), reduced: s, written in strided loops under a time loop, is
+    # expanded along the four skewed members of the new schedule; their lowest values over the
+    # instances are piecewise, with existential variables of their own.  Subtracted from the members as
+    # they were, those went into every access of the copy (10 existential variables where the domain
+    # has 3), and the dataflow analysis of the rewritten program took 26 s of the verification (49 s
+    # of the program's schedule); on the statement's own instances the subscripts are the members less
+    # a constant, the same accesses
+    body = """  int t, i1, i2, i3;
+  for (t = 0; t < T; t++)
+    if (t % 2 == 0) {
+      for (i1 = t; i1 < n; i1++)
+        for (i2 = 1; i2 < ((1) > (n - 2) ? (1) : (n - 2)); i2 += 3)
+          for (i3 = 0; i3 < n; i3 += 3)
+            s = 0.5 * k;
+    } else
+      A[t] = (A[t] + 1) % 997;"""
+    scop = model(tmp_path, body, "int n, int T, int k, int A[5], double s")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    result = compute_schedule(scop, deps, ScheduleOptions(), frozenset({"s"}))
+    chosen = privatise.plan(scop, deps, result.schedule, frozenset({"s"}))
+    assert len(chosen.expansions["s"]) == 4 and not chosen.rejected
+    rewritten, done, copy_backs = privatise.apply(scop, deps, chosen)
+    assert [(p.copy, p.live_out) for p in done] == [("s_private", True)]
+
+    def most_divs(relation) -> int:
+        pieces = relation.get_basic_maps() if isinstance(relation, isl.Map) else relation.get_basic_sets()
+        return max(piece.dim(isl.dim_type.div) for piece in pieces)
+
+    domain = most_divs(rewritten.statement("S_0").domain)
+    copies = [r for r in rewritten.references if r.array == "s_private"]
+    assert {r.is_write for r in copies} == {True, False}  # the write, and the copy back's read
+    assert all(most_divs(r.relation) <= domain for r in copies)
+    assert privatise.verify(scop, rewritten, result.schedule, copy_backs, deps) is None
