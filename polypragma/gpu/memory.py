@@ -36,7 +36,7 @@ from polypragma.gpu.boxes import tile_box
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.sizes import MAX_REGISTERS, warp_shape
-from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, set_named, single_map
+from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, range_dims, set_named, single_map
 from polypragma.model import Reference, Scop
 from polypragma.union_find import UnionFind
 
@@ -463,7 +463,7 @@ def _group(array: DeviceArray, refs: list[Reference], relations: list[isl.Map], 
     """Reference groups of one array: overlap with a write within a tile of the mapped loops, then
     merges that make the tile smaller."""
     tiling = kernel.tiling
-    to_mapped = _project_tiles(tiling.to_tiles, tiling.mapped)
+    to_mapped = range_dims(tiling.to_tiles, 0, tiling.mapped)
     per_tile = [to_mapped.reverse().apply_range(isl.UnionMap.from_map(rel)) for rel in relations]
     sets = UnionFind(len(refs))
     for a in range(len(refs)):
@@ -564,21 +564,12 @@ def _near_translate(relation: isl.Map, other: isl.Map) -> bool:
     return True
 
 
-def _project_tiles(to_tiles: isl.UnionMap, keep: int) -> isl.UnionMap:
-    result = None
-    for m in maps_of(to_tiles):
-        n = m.dim(isl.dim_type.out)
-        piece = isl.UnionMap.from_map(m.project_out(isl.dim_type.out, keep, n - keep))
-        result = piece if result is None else result.union(piece)
-    return result if result is not None else to_tiles
-
-
 def _try_private(group: Group, kernel: Kernel) -> Group:
     """Registers: the access is a bijection from the thread's points of a mapped tile, with reuse.
     Returns the group in registers, or with the reason it is not."""
     tiling = kernel.tiling
     mapped = tiling.mapped
-    to_mapped = _project_tiles(tiling.to_tiles, mapped).flat_range_product(_project_points(tiling.to_points, mapped))
+    to_mapped = range_dims(tiling.to_tiles, 0, mapped).flat_range_product(range_dims(tiling.to_points, 0, mapped))
     access = to_mapped.reverse().apply_range(group.relation())
     function = single_map(access)
     if function is None:
@@ -596,10 +587,6 @@ def _try_private(group: Group, kernel: Kernel) -> Group:
     return replace(group, placement=Placement.PRIVATE, counts=counts, function=function,
                    reason=(f"each thread uses its {math.prod(counts)} element(s) more than once, and no other "
                            "thread uses them: kept in registers"))
-
-
-def _project_points(to_points: isl.UnionMap, keep: int) -> isl.UnionMap:
-    return _project_tiles(to_points, keep)
 
 
 def _coalesced(group: Group, steps: list[isl.UnionMap]) -> bool:
