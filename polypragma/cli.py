@@ -149,6 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--schedule-timeout", type=float, default=ScheduleOptions.timeout, metavar="SECONDS",
                         help="time the scheduler may spend on one region; past it the original schedule is "
                              "kept, with a warning (default: %(default)g, 0: no bound)")
+    parser.add_argument("--codegen-timeout", type=float, default=Options.codegen_timeout, metavar="SECONDS",
+                        help="time isl's AST build may spend on one region of the c target; past it the region's "
+                             "original schedule is built instead, with a warning (default: %(default)g, 0: no bound)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each stage, its time and what it found")
     parser.add_argument("--version", action="version", version=f"polypragma {__version__}")
@@ -195,6 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         dump_sizes=args.dump_sizes,
         explain=args.explain,
         check=args.check,
+        codegen_timeout=args.codegen_timeout,
     )
     if args.write_dependencies or args.dependency_file:
         options = dataclasses.replace(options, dependency_file=args.dependency_file

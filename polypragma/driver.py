@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 import islpy as isl
 
 from polypragma import dependences as dependence_analysis
+from polypragma import forked
 from polypragma import timing
 from polypragma.buildtools.depfile import format_rule
 from polypragma.codegen.fallback import check_returns, fallback_lines
@@ -52,6 +53,9 @@ class Options:
     check: bool = False  # --check: compare with the files on disk instead of writing them
     # cuda: each region's host function also taking device buffers (the Python API's device arrays)
     device_entries: bool = False
+    # seconds isl's AST build may take on one region of the c target (0: no bound); past them the
+    # region's original schedule is built instead, with a warning
+    codegen_timeout: float = 30.0
 
 
 def output_path(source: str, options: Options, suffix: str = ".c") -> str:
@@ -286,6 +290,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
 
     deps = dependence_analysis.compute(scop)
     log.lap("dependences", f"{region}: {deps.summary()}")
+    source_scop, source_deps = scop, deps
 
     result, scop, deps, privatised, notes = _schedule(scop, deps, options, target, log, region)
     if result.fallback_reason:
@@ -331,10 +336,42 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         lines += c_target.return_lines(scop, printer, region.file)
         log.lap("codegen", f"{region}: the call and its fallback")
         return lines, printer.helpers_used, gpu_region
-    lines, used = c_target.generate(scop, result.schedule, deps.all, openmp=options.openmp, line_file=region.file,
-                                    privatised=privatised)
+    try:
+        lines, used = _c_code(scop, result.schedule, deps, privatised, options, region)
+    except (TimeoutError, forked.Crashed) as exc:
+        if not result.rescheduled:
+            raise Unsupported("the code of the region", region.location, _unbuilt(exc, options)) from None
+        reporter.warning(f"kept the original schedule of {region}: its new schedule's code {_unbuilt(exc, options)}",
+                         region.location)
+        log.lap("codegen", f"{region}: the new schedule's code {_unbuilt(exc, options)}")
+        try:
+            lines, used = _c_code(source_scop, mark_coincidence(source_scop.schedule, source_deps), source_deps, (),
+                                  options, region)
+        except (TimeoutError, forked.Crashed) as again:
+            raise Unsupported("the code of the region", region.location, _unbuilt(again, options)) from None
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
     return lines, used, None
+
+
+def _c_code(scop, schedule: isl.Schedule, deps, privatised, options: Options, region: Region):
+    """c_target.generate's lines and macros, built in a forked process within ``options.codegen_timeout``
+    seconds (TimeoutError past them; forked.Crashed where isl crashed).  isl's operation count does not
+    bound its AST build: on a schedule whose carrying dimension has large coefficients (differential
+    program 8439: ``1486 + 2058t + 603i1 - 46i2 + 21i3``) it spent minutes in integer divisions of large
+    numbers, and a bound of 1,000,000 operations was reached only after 493 s."""
+    def work():
+        return c_target.generate(scop, schedule, deps.all, openmp=options.openmp, line_file=region.file,
+                                 privatised=privatised)
+
+    if options.codegen_timeout <= 0:
+        return work()
+    return forked.run(work, options.codegen_timeout)
+
+
+def _unbuilt(exc: Exception, options: Options) -> str:
+    if isinstance(exc, TimeoutError):
+        return f"could not be built within {options.codegen_timeout:g} s (--codegen-timeout)"
+    return f"could not be built: isl crashed ({exc})"
 
 
 # schedules tried with scalars expanded along the source's loops, each without the copies of the

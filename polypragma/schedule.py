@@ -27,7 +27,8 @@ import islpy as isl
 from polypragma import forked
 from polypragma.dependences import Dependences
 from polypragma.model import Scop
-from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, out_of_operations, sets_of
+from polypragma.isl_helpers import (bounded_operations, coalesced, descendants, maps_of, out_of_operations,
+                                    sets_of)
 
 FUSION_CHOICES = ("auto", "max", "min")
 
@@ -130,7 +131,58 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions,
         else:
             reason = f"the scheduler failed ({exc})"
         return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
+    reason = beyond_scale(schedule, domain)
+    if reason is not None:
+        return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
     return ScheduleResult(schedule, True)
+
+
+def beyond_scale(schedule: isl.Schedule, domain: isl.UnionSet) -> str | None:
+    """Why ``schedule`` is not to be used, where a coefficient of a statement's iterator in one of its
+    band members is past the square of the widest range the domain's own numbers span (2 s + 2, with
+    ``s`` the largest number in its constraints): a dimension that orders the instances of two nested
+    loops in one line (``W i + j`` for a width ``W``) needs no more.  isl's step that carries the
+    dependences a band could not has given far larger ones: ``1486 + 2058t + 603i1 - 46i2 + 21i3`` for a
+    domain whose numbers are at most 4 (differential program 8439).  isl's code generation then works
+    with numbers past a machine word, which its operation count does not bound: the c target's AST
+    took more than ten minutes, the tiles of an opencl kernel as long.  None where the schedule is
+    within that bound (trisolv's ``-58i + j`` for N = 60, whose domain has 59)."""
+    scale = max((_largest_number(b) for s in sets_of(domain) for b in s.get_basic_sets()), default=0)
+    limit = (2 * scale + 2) ** 2
+    for node in descendants(schedule.get_root()):
+        if node.get_type() != isl.schedule_node_type.band:
+            continue
+        partial = node.band_get_partial_schedule()
+        for k in range(node.band_n_member()):
+            member = partial.get_at(k).get_pw_aff_list()
+            for j in range(member.n_pw_aff()):
+                for _, aff in member.get_at(j).get_pieces():
+                    largest = max((abs(aff.get_coefficient_val(isl.dim_type.in_, d).to_python())
+                                   for d in range(aff.dim(isl.dim_type.in_))), default=0)
+                    if largest > limit:
+                        return (f"isl's schedule has a coefficient of {largest} ({_written(aff)}) where the "
+                                f"domain's numbers (at most {scale}) need at most {limit}; isl's code generation "
+                                "could take minutes on it")
+    return None
+
+
+def _written(aff: isl.Aff) -> str:
+    """``S_2[t, i] -> 1486 + 2058t`` for isl's ``[T] -> { S_2[t, i] -> [(1486 + 2058t)] }``."""
+    text = str(aff)
+    body = text[text.index("{") + 1:text.rindex("}")].strip()
+    head, _, expression = body.partition(" -> ")
+    return f"{head} -> {expression.strip().removeprefix('[(').removesuffix(')]')}"
+
+
+def _largest_number(constraints: isl.BasicSet) -> int:
+    """The largest absolute value of a constant or coefficient in ``constraints``."""
+    largest = 0
+    for c in constraints.get_constraints():
+        values = [c.get_constant_val()] + [c.get_coefficient_val(kind, k)
+                                           for kind in (isl.dim_type.param, isl.dim_type.set, isl.dim_type.div)
+                                           for k in range(constraints.dim(kind))]
+        largest = max([largest] + [abs(v.to_python()) for v in values])
+    return largest
 
 
 def for_scheduler(relation: isl.UnionMap, domain: isl.UnionSet) -> isl.UnionMap:

@@ -155,6 +155,130 @@ def test_scheduler_time_bound_keeps_the_original_schedule(tmp_path):
     assert "#pragma omp parallel for" in generated_path(source, tmp_path / "out").read_text()
 
 
+# isl schedules this region with a first dimension that carries the dependences with large coefficients
+# (1486 + 2058t + 603i1 - 46i2 + 21i3, differential program 8439); isl's AST build of the c target then
+# spent more than ten minutes in integer divisions of large numbers, which its operation count does not bound
+CARRY = r'''#include <stdio.h>
+#include <stdlib.h>
+static double A[11][11];
+static double B[8][3];
+static double kernel(int m, int T, int a0, int a1, double A[a0][a1], double B[8][3])
+{
+  int i1, t;
+  double s = 0.5;
+#pragma scop
+  for (t = 0; t < T; t++) {
+    for (i1 = t + 2; i1 <= m - 2; i1++)
+      s = -0.5 + 0.25 * B[i1][t] + -0.5 * (double)t;
+    for (i1 = t - 2; i1 <= 3; i1++)
+      for (int i2 = i1 - 2; i2 <= t - i1 + 2; i2++) {
+        if (i1 % 2 == 1) {
+          A[i2 + 4][i1 + 4] = 0.125 + 0.25 * (double)i1;
+        } else {
+          for (int i3 = i1 - 2; i3 <= t - i1 + 2; i3++) {
+            if (i3 % 2 == 1)
+              A[i3 + 4][i2 + 4] = 0.125 + 0.25 * (double)i1;
+            else
+              s = -0.5 + 0.5 * A[i2 + 4][t + 4];
+          }
+        }
+      }
+  }
+
+#pragma endscop
+  return s;
+}
+int main(int argc, char **argv)
+{
+  int m = argc > 1 ? atoi(argv[1]) : 4, T = argc > 2 ? atoi(argv[2]) : 2;
+  for (int i = 0; i < 11; i++) for (int j = 0; j < 11; j++) A[i][j] = (double)((3 * i + j) % 7) / 7.0;
+  for (int i = 0; i < 8; i++) for (int j = 0; j < 3; j++) B[i][j] = (double)((i + 5 * j) % 5) / 5.0;
+  double s = kernel(m, T, 11, 11, A, B), sum = 0.0;
+  for (int i = 0; i < 11; i++) for (int j = 0; j < 11; j++) sum += A[i][j] * (i + 2 * j + 1);
+  printf("%.17g %.17g\n", s, sum);
+  return 0;
+}
+'''
+
+
+def _same_results(source: Path, generated: Path, tmp_path: Path, runs) -> None:
+    compile_c(source, tmp_path / "orig")
+    compile_c(generated, tmp_path / "gen")
+    for args in runs:
+        assert run(tmp_path / "gen", args).stdout == run(tmp_path / "orig", args).stdout, args
+
+
+def test_a_schedule_with_coefficients_past_the_domains_scale_is_not_used(tmp_path):
+    source = tmp_path / "carry.c"
+    source.write_text(CARRY)
+    started = time.perf_counter()
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "c"])
+    assert status == 0, messages
+    assert time.perf_counter() - started < 60  # (more than ten minutes with that schedule)
+    assert messages.startswith(f"{source}:9:1: warning: kept the original schedule of region 0 ({source}:9-28): "
+                               "isl's schedule has a coefficient of "), messages
+    assert "where the domain's numbers (at most 4) need at most 100" in messages
+    generated = generated_path(source, tmp_path / "out")
+    assert "/* polypragma: region 0" in generated.read_text()
+    _same_results(source, generated, tmp_path, [[str(m), str(t)] for m in (1, 4, 9) for t in (0, 1, 3, 6)])
+
+
+def _slow_unless_original(real):
+    """c_target.generate, except that it takes two minutes on a schedule other than the source's."""
+    def generate(scop, schedule, *args, **kwargs):
+        if not schedule.get_map().is_equal(scop.schedule.get_map()):
+            time.sleep(120)
+        return real(scop, schedule, *args, **kwargs)
+    return generate
+
+
+def _slow_generate(*args, **kwargs):
+    time.sleep(120)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the bound needs a forked process")
+def test_code_past_the_time_bound_is_built_from_the_original_schedule(tmp_path, monkeypatch):
+    """isl's AST build of the c target runs in a forked process within --codegen-timeout seconds; past
+    them, the region's code is built from the source's schedule, with a warning, and the process that
+    built it is gone."""
+    from polypragma.codegen import c_target
+
+    monkeypatch.setattr(c_target, "generate", _slow_unless_original(c_target.generate))
+    source = tmp_path / "gemm.c"
+    source.write_bytes((KERNELS / "gemm.c").read_bytes())
+    status, messages = polypragma(source, tmp_path / "out", ["--codegen-timeout", "0.5", "--openmp"])
+    assert status == 0, messages
+    assert messages == (f"{source}:45:1: warning: kept the original schedule of region 0 ({source}:45-54): its new "
+                        "schedule's code could not be built within 0.5 s (--codegen-timeout)\n")
+    generated = generated_path(source, tmp_path / "out")
+    assert "#pragma omp parallel for" in generated.read_text()
+    _same_results(source, generated, tmp_path, [[]])
+    assert _children(os.getpid()) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the bound needs a forked process")
+def test_code_past_the_bound_in_both_schedules_leaves_the_region_as_written(tmp_path, monkeypatch):
+    """Where the original schedule's code cannot be built in time either, the region is left as written,
+    with a warning (an error under --strict)."""
+    from polypragma.codegen import c_target
+
+    monkeypatch.setattr(c_target, "generate", _slow_generate)
+    source = tmp_path / "gemm.c"
+    source.write_bytes((KERNELS / "gemm.c").read_bytes())
+    for strict in (False, True):
+        out = tmp_path / f"out{int(strict)}"
+        status, messages = polypragma(source, out, ["--codegen-timeout", "0.5"] + ["--strict"] * strict)
+        assert status == (1 if strict else 0), messages
+        first, second = messages.splitlines()
+        assert first == (f"{source}:45:1: warning: kept the original schedule of region 0 ({source}:45-54): its new "
+                         "schedule's code could not be built within 0.5 s (--codegen-timeout)")
+        assert second == (f"{source}:45:1: {'error' if strict else 'warning'}: region left as written: the code of "
+                          "the region could not be built within 0.5 s (--codegen-timeout)")
+        if not strict:
+            _same_results(source, generated_path(source, out), tmp_path, [[]])
+    assert _children(os.getpid()) == []
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid``, from /proc."""
     found = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 import islpy as isl
 
 from polypragma import dependences
-from polypragma.schedule import ScheduleOptions, compute_schedule, for_scheduler
+from polypragma.schedule import ScheduleOptions, beyond_scale, compute_schedule, for_scheduler
 
 from test_model import model
 
@@ -99,3 +99,31 @@ def test_a_member_whose_coincidence_test_fails_is_sequential(tmp_path, monkeypat
 
     monkeypatch.setattr(schedule, "_zero_like", failing)
     assert not any(band(compute_schedule(scop, deps, options)))
+
+
+def _one_band(domain: str, member: str) -> tuple[isl.Schedule, isl.UnionSet]:
+    domain_set = isl.UnionSet(domain)
+    band = isl.MultiUnionPwAff.from_union_pw_aff(isl.UnionPwAff(member))
+    return isl.Schedule.from_domain(domain_set).insert_partial_schedule(band), domain_set
+
+
+def test_coefficients_within_the_square_of_the_domains_range_are_kept():
+    # trisolv's back substitution for N = 60 (-DN=60 in its RUN lines): a dimension that orders the
+    # instances of both loops in one line, W i + j with W the width of j's range
+    schedule, domain = _one_band("{ S[i, j] : 0 <= i < 60 and i < j < 60 }", "{ S[i, j] -> [(-58i + j)] }")
+    assert beyond_scale(schedule, domain) is None
+    # (2 * 59 + 2) ** 2, the most two nested loops of that range need
+    schedule, domain = _one_band("{ S[i, j] : 0 <= i < 60 and i < j < 60 }", "{ S[i, j] -> [(14400i + j)] }")
+    assert beyond_scale(schedule, domain) is None
+
+
+def test_coefficients_past_it_are_not():
+    # differential program 8439's first band, on a part of its statement's domain (numbers up to 2)
+    domain = ("[T] -> { S_2[t, i1, i2, i3] : (i1) mod 2 = 0 and (1 + i3) mod 2 = 0 and 0 <= t < T and "
+              "-2 + t <= i1 <= 2 and -2 + i1 <= i2 <= 2 + t - i1 and 0 < i3 <= 2 + t - i1 }")
+    schedule, uset = _one_band(domain, "[T] -> { S_2[t, i1, i2, i3] -> [(1486 + 2058t + 603i1 - 46i2 + 21i3)] }")
+    assert beyond_scale(schedule, uset) == (
+        "isl's schedule has a coefficient of 2058 (S_2[t, i1, i2, i3] -> 1486 + 2058t + 603i1 - 46i2 + 21i3) where "
+        "the domain's numbers (at most 2) need at most 36; isl's code generation could take minutes on it")
+    schedule, uset = _one_band("{ S[i, j] : 0 <= i < 60 and i < j < 60 }", "{ S[i, j] -> [(14401i + j)] }")
+    assert "coefficient of 14401" in beyond_scale(schedule, uset)

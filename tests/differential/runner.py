@@ -38,6 +38,8 @@ COMPILE_SECONDS = 60  # past this, a polypragma run is reported as slow (not com
 # the scheduler's own bound (--schedule-timeout, 60 s by default) well inside COMPILE_SECONDS: a region
 # isl cannot schedule in time keeps its original order and is still compared, instead of being slow
 SCHEDULE_SECONDS = 20
+# the same for isl's AST build of the c target (--codegen-timeout, 30 s by default)
+CODEGEN_SECONDS = 20
 SLOW = "slow: "
 DRIVER = "driver: "  # wrong only with the OpenCL compiler's optimisations on
 UNOPTIMISED = (("POLYPRAGMA_OPENCL_OPTIONS", "-cl-opt-disable"),)
@@ -154,6 +156,8 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path, reche
         options = variant.options
         if "--schedule-timeout" not in options:
             options += ("--schedule-timeout", str(SCHEDULE_SECONDS))
+        if "--codegen-timeout" not in options:
+            options += ("--codegen-timeout", str(CODEGEN_SECONDS))
         status, messages = polypragma_process(source, outdir, options, timeout=COMPILE_SECONDS)
     except subprocess.TimeoutExpired:
         return Outcome(variant, f"{SLOW}polypragma took more than {COMPILE_SECONDS} s")
