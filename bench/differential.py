@@ -171,9 +171,22 @@ def run_case(index_case) -> dict:
         try:
             checked = check(path, variants, Path(workdir))
             outcomes = [(o.variant.describe(), o.problem) for o in checked.outcomes]
+            kept = [(o.variant.describe(), reason) for o in checked.outcomes for reason in o.kept]
         except AssertionError as exc:  # the original program itself failed: a generator bug
-            outcomes = [("original (gcc)", str(exc))]
-    return {"index": index, "source": source, "outcomes": outcomes, "seconds": time.perf_counter() - started}
+            outcomes, kept = [("original (gcc)", str(exc))], []
+    return {"index": index, "source": source, "outcomes": outcomes, "kept": kept,
+            "seconds": time.perf_counter() - started}
+
+
+# why a region kept its original schedule (runner.Outcome.kept), by the words of polypragma's warning
+KEPT_REASONS = (("the scheduler did not finish", "the scheduler's time"),
+                ("the scheduler exceeded its bound", "the scheduler's operations"),
+                ("isl's schedule has a coefficient", "coefficients past the domain's scale"),
+                ("(--codegen-timeout)", "the c target's code generation time"))
+
+
+def kept_reason(reason: str) -> str:
+    return next((name for words, name in KEPT_REASONS if words in reason), "other")
 
 
 def _failed(problem: str | None) -> bool:
@@ -195,6 +208,10 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
         for description, _ in r["outcomes"]:
             family = description.split(":")[0].split("-")[0]
             families[family] = families.get(family, 0) + 1
+    kept = [(r["index"], d, reason) for r in results for d, reason in r.get("kept", [])]
+    kept_by_reason: dict[str, int] = {}
+    for _, _, reason in kept:
+        kept_by_reason[kept_reason(reason)] = kept_by_reason.get(kept_reason(reason), 0) + 1
     command = "bench/differential.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     summary = {
         "command": command,
@@ -209,6 +226,8 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
         "failed_variants": failed_variants,
         "slow_variants": len(slow),
         "driver_variants": len(driver),
+        "kept_original_schedule": len(kept),
+        "kept_original_schedule_by_reason": dict(sorted(kept_by_reason.items())),
         "wall_seconds": round(wall, 1),
         "jobs": args.jobs,
         "opencl": opencl_why or "available",
@@ -216,6 +235,7 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
                      for r in failures],
         "slow": [{"index": i, "variant": d} for i, d, _ in slow],
         "driver": [{"index": i, "variant": d, "problem": p[len(DRIVER):]} for i, d, p in driver],
+        "kept": [{"index": i, "variant": d, "reason": reason} for i, d, reason in kept],
     }
     out = Path(args.output)
     out.mkdir(parents=True, exist_ok=True)
@@ -234,6 +254,9 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
         "driver's variant is an opencl program whose results were wrong as the OpenCL driver (PoCL) optimised "
         "it and right, for every argument, with its optimisations off (`POLYPRAGMA_OPENCL_OPTIONS="
         "-cl-opt-disable`): the driver's miscompilation, not a failure.", "",
+        f"{len(kept)} region(s) kept their original schedule, with a warning, and were compared so"
+        + (": " + ", ".join(f"{n} for {name}" for name, n in sorted(kept_by_reason.items())) if kept else "")
+        + ".", "",
     ]
     if opencl_why:
         lines += [f"The opencl target did not run: {opencl_why}.", ""]
@@ -252,6 +275,10 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
     if driver:
         lines += ["## Wrong only where the driver optimised", ""]
         lines += [f"* program {i}, {d}: {p[len(DRIVER):].splitlines()[0][:300]}" for i, d, p in driver]
+        lines.append("")
+    if kept:
+        lines += ["## Regions that kept their original schedule", ""]
+        lines += [f"* program {i}, {d}: {reason[:300]}" for i, d, reason in kept]
         lines.append("")
     lines += ["## Known problems", "", KNOWN_PROBLEMS, ""]
     (out / "differential.md").write_text("\n".join(lines))

@@ -82,6 +82,16 @@ def test_regression(path, tmp_path, request):
     assert not failures, "\n".join(f"{f.variant.describe()}\n  {f.problem}" for f in failures)
 
 
+def test_a_region_that_kept_its_original_schedule_is_compared_and_its_reason_kept(tmp_path):
+    """polypragma's warning that a region kept its original schedule is no failure: the variant is
+    compared, and the outcome keeps the reason (bench/differential.py counts them)."""
+    checked = check(REGRESSIONS / "carry_coefficients.c", [c_variant("c")], tmp_path)
+    (outcome,) = checked.outcomes
+    assert outcome.ok, outcome.problem
+    assert len(outcome.kept) == 1 and outcome.kept[0].startswith("isl's schedule has a coefficient of 2058 ("), \
+        outcome.kept
+
+
 def test_a_compilation_past_the_bound_is_stopped_and_reported_slow(tmp_path, monkeypatch):
     """The runner kills a polypragma run past its bound, wherever it is (inside isl included), so one
     slow program cannot stop a long profile; it is reported as slow, not as a mismatch."""

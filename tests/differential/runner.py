@@ -13,7 +13,7 @@ failure; where it is wrong too, it is polypragma's."""
 from __future__ import annotations
 
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -44,6 +44,7 @@ SLOW = "slow: "
 DRIVER = "driver: "  # wrong only with the OpenCL compiler's optimisations on
 UNOPTIMISED = (("POLYPRAGMA_OPENCL_OPTIONS", "-cl-opt-disable"),)
 TIMED_OUT = ": timed out"
+KEPT = "kept the original schedule"
 
 
 @dataclass(frozen=True)
@@ -110,6 +111,9 @@ def variants_for(draw, opencl: bool = True) -> list[Variant]:
 class Outcome:
     variant: Variant
     problem: str | None = None  # None when the outputs agree
+    # why a region kept its original schedule, one reason a warning (the scheduler's bounds, a schedule
+    # with coefficients past its domain's scale, the c target's --codegen-timeout)
+    kept: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -165,7 +169,15 @@ def check_variant(source: Path, variant: Variant, expected, workdir: Path, reche
         return Outcome(variant, "polypragma crashed:\n" + messages)
     # the scheduler may give up on a region (isl cannot carry some dependences, or runs out of
     # operations): the original schedule is kept, which must still give the right results
-    messages = "\n".join(line for line in messages.splitlines() if "kept the original schedule" not in line)
+    kept = tuple(line.split("): ", 1)[-1] for line in messages.splitlines() if KEPT in line)
+    messages = "\n".join(line for line in messages.splitlines() if KEPT not in line)
+    return replace(_compared(source, variant, expected, outdir, status, messages, recheck), kept=kept)
+
+
+def _compared(source: Path, variant: Variant, expected, outdir: Path, status: int, messages: str,
+              recheck: bool) -> Outcome:
+    """The outcome of a compilation that ended in time with ``status`` and ``messages``: its output's
+    results against ``expected``."""
     if status != 0 or "warning" in messages or "error" in messages:
         return Outcome(variant, f"polypragma (status {status}): {messages.strip()}")
     generated = generated_path(source, outdir)
