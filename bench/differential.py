@@ -181,6 +181,7 @@ def run_case(index_case) -> dict:
 # why a region kept its original schedule (runner.Outcome.kept), by the words of polypragma's warning
 KEPT_REASONS = (("the scheduler did not finish", "the scheduler's time"),
                 ("the scheduler exceeded its bound", "the scheduler's operations"),
+                ("the scheduler failed", "isl's scheduler failing (unable to carry dependences, say)"),
                 ("isl's schedule has a coefficient", "coefficients past the domain's scale"),
                 ("(--codegen-timeout)", "the c target's code generation time"))
 
