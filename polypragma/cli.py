@@ -148,7 +148,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "the last bits of the result; integer reductions run in parallel always)")
     parser.add_argument("--schedule-timeout", type=float, default=ScheduleOptions.timeout, metavar="SECONDS",
                         help="time the scheduler may spend on one region; past it the original schedule is "
-                             "kept, with a warning (default: %(default)g, 0: no bound)")
+                             "kept, with a warning; the schedules tried after the first share it "
+                             "(default: %(default)g, 0: no bound)")
     parser.add_argument("--codegen-timeout", type=float, default=Options.codegen_timeout, metavar="SECONDS",
                         help="time isl's AST build may spend on one region of the c target; past it the region's "
                              "original schedule is built instead, with a warning (default: %(default)g, 0: no bound)")

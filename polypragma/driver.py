@@ -392,6 +392,12 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     when fewer loops run sequentially outside the parallel ones, and isl finds that it computes what
     the original does."""
     schedule_options = options.schedule
+    # --schedule-timeout is the region's: the schedules tried after the first (scalars expanded, statements
+    # split) get what the first left, and none starts with less than half of it left, as each first
+    # analyses its program again, unbounded (differential program 8843, c --fusion=min --openmp,
+    # --schedule-timeout 20: 15 s for the first schedule, then 19.5 s of analyses for a split whose
+    # schedule timed out at its own 20 s)
+    deadline = time.perf_counter() + schedule_options.timeout if schedule_options.timeout > 0 else None
     privatisable = frozenset()
     # the GPU targets and OpenMP run parallel loops in parallel; sequential C needs no copies
     if (target.gpu or options.openmp) and schedule_options.reschedule and schedule_options.live_range_reordering:
@@ -402,16 +408,28 @@ def _schedule(scop, deps, options: Options, target: Target, log: _Log, region: R
     chosen = (*first[:4], ())
     if target.gpu and schedule_options.reschedule and schedule_options.live_range_reordering \
             and first[0].rescheduled and privatise.written_scalars(scop):
-        expanded = _expanded(scop, deps, first, options, log, region)
+        expanded = _expanded(scop, deps, first, options, log, region, deadline)
         chosen = (*expanded, ()) if expanded else chosen
     if (target.gpu or options.openmp) and chosen[0].rescheduled and not chosen[3]:
-        chosen = _split(*chosen[:3], options, log, region) or chosen
+        chosen = _split(*chosen[:3], options, log, region, deadline) or chosen
     return chosen
 
 
-def _split(result, scop, deps, options: Options, log: _Log, region: Region):
+def _rest(options: ScheduleOptions, deadline: float | None, part: float = 0.0) -> ScheduleOptions | None:
+    """``options`` with the time left before ``deadline`` (None: no bound) as the scheduler's; None where
+    no more than ``part`` of the whole is left."""
+    if deadline is None:
+        return options
+    left = deadline - time.perf_counter()
+    return replace(options, timeout=left) if left > part * options.timeout else None
+
+
+def _split(result, scop, deps, options: Options, log: _Log, region: Region, deadline: float | None = None):
     """``result`` with its statements split into pieces where their pieces run fewer loops in sequence
-    outside their parallel ones (polypragma.index_sets), as :func:`_schedule` returns it; None where none do."""
+    outside their parallel ones (polypragma.index_sets), as :func:`_schedule` returns it; None where none do,
+    or the region's time to schedule (``deadline``) is spent first."""
+    if _rest(options.schedule, deadline, 0.5) is None:
+        return None
     before = _outside(scop, deps, result.schedule, options)
     if not any(before.values()):
         return None
@@ -420,7 +438,10 @@ def _split(result, scop, deps, options: Options, log: _Log, region: Region):
     if pieces is None:
         return None
     split_deps = dependence_analysis.compute(pieces.scop)
-    second = compute_schedule(pieces.scop, split_deps, options.schedule)
+    rest = _rest(options.schedule, deadline)
+    if rest is None:
+        return None
+    second = compute_schedule(pieces.scop, split_deps, rest)
     if not second.rescheduled:
         return None
     after = pieces.by_statement(sequential_outside(second.schedule))
@@ -433,12 +454,13 @@ def _split(result, scop, deps, options: Options, log: _Log, region: Region):
     return second, pieces.scop, split_deps, (), notes
 
 
-def _expanded(scop, deps, first, options: Options, log: _Log, region: Region):
+def _expanded(scop, deps, first, options: Options, log: _Log, region: Region, deadline: float | None = None):
     """The schedule of ``scop`` with its scalar temporaries split into webs and expanded along the loops
     of the source (privatise.split_webs, privatise.along_loops), as :func:`_schedule` returns it, where
     its loops run fewer in sequence than in ``first`` (:func:`_privatised`'s result on ``scop``) and isl
-    verifies it; None where not."""
-    schedule_options = options.schedule
+    verifies it; None where not, or where the region's time to schedule (``deadline``) is spent first."""
+    if _rest(options.schedule, deadline, 0.5) is None:
+        return None
     outside = _outside(first[1], first[2], first[0].schedule, options)
     if not any(outside.values()):
         return None
@@ -452,6 +474,9 @@ def _expanded(scop, deps, first, options: Options, log: _Log, region: Region):
         chosen = replace(plan, expansions=expansions)
         expanded, done, copy_backs = privatise.apply(split, split_deps, chosen)
         expanded_deps = dependence_analysis.compute(expanded)
+        schedule_options = _rest(options.schedule, deadline)
+        if schedule_options is None:
+            return None
         messages: list[tuple[str, str]] = []
         second = _privatised(expanded, expanded_deps, schedule_options,
                              privatise.candidates(expanded, expanded_deps, split_backs | copy_backs),

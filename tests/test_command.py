@@ -279,6 +279,36 @@ def test_code_past_the_bound_in_both_schedules_leaves_the_region_as_written(tmp_
     assert _children(os.getpid()) == []
 
 
+def test_the_schedules_tried_after_the_first_share_the_regions_time(tmp_path, monkeypatch):
+    """index_set_split.c's statements are split into pieces (a second schedule) with --openmp; where the
+    first schedule of a region took more than half of --schedule-timeout, no split is tried there, and
+    the first stands."""
+    from polypragma import driver
+
+    source = KERNELS / "index_set_split.c"
+    status, messages = polypragma(source, tmp_path / "split", ["--openmp", "-v"])
+    assert status == 0 and "S_0: split at" in messages, messages
+    real = driver.compute_schedule
+    calls = []
+
+    def slow_first(scop, *args, **kwargs):
+        calls.append(args[1].timeout)
+        if not any("_part" in s.name for s in scop.statements):  # (the pieces of a split are S_0_part0, ...)
+            time.sleep(1.2)
+        return real(scop, *args, **kwargs)
+
+    monkeypatch.setattr(driver, "compute_schedule", slow_first)
+    status, messages = polypragma(source, tmp_path / "out", ["--openmp", "-v", "--schedule-timeout", "2"])
+    assert status == 0 and "warning" not in messages and "split at" not in messages, messages
+    assert calls and all(timeout == 2 for timeout in calls), calls
+    generated = generated_path(source, tmp_path / "out")
+    assert generated.read_text() != generated_path(source, tmp_path / "split").read_text()
+    compile_c(source, tmp_path / "orig")
+    compile_c(generated, tmp_path / "gen", extra=["-fopenmp"])
+    for args in (["1", "1", "0"], ["2", "9", "4"], ["4", "33", "32"]):
+        assert run(tmp_path / "gen", args).stdout == run(tmp_path / "orig", args).stdout, args
+
+
 def _children(pid: int) -> list[int]:
     """The processes whose parent is ``pid``, from /proc."""
     found = []
