@@ -23,6 +23,7 @@ import shlex
 import sys
 import tempfile
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
@@ -210,9 +211,7 @@ def write_results(args, results: list[dict], wall: float, opencl_why: str | None
             family = description.split(":")[0].split("-")[0]
             families[family] = families.get(family, 0) + 1
     kept = [(r["index"], d, reason) for r in results for d, reason in r.get("kept", [])]
-    kept_by_reason: dict[str, int] = {}
-    for _, _, reason in kept:
-        kept_by_reason[kept_reason(reason)] = kept_by_reason.get(kept_reason(reason), 0) + 1
+    kept_by_reason = Counter(kept_reason(reason) for _, _, reason in kept)
     command = "bench/differential.py " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     summary = {
         "command": command,

@@ -339,11 +339,11 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     try:
         lines, used = _c_code(scop, result.schedule, deps, privatised, options, region)
     except (TimeoutError, forked.Crashed) as exc:
+        why = _unbuilt(exc, options)
         if not result.rescheduled:
-            raise Unsupported("the code of the region", region.location, _unbuilt(exc, options)) from None
-        reporter.warning(f"kept the original schedule of {region}: its new schedule's code {_unbuilt(exc, options)}",
-                         region.location)
-        log.lap("codegen", f"{region}: the new schedule's code {_unbuilt(exc, options)}")
+            raise Unsupported("the code of the region", region.location, why) from None
+        reporter.warning(f"kept the original schedule of {region}: its new schedule's code {why}", region.location)
+        log.lap("codegen", f"{region}: the new schedule's code {why}")
         try:
             lines, used = _c_code(source_scop, mark_coincidence(source_scop.schedule, source_deps), source_deps, (),
                                   options, region)

@@ -124,14 +124,13 @@ def compute_schedule(scop: Scop, deps: Dependences, options: ScheduleOptions,
             schedule = _bounded(constraints, options.timeout)
     except TimeoutError:
         reason = f"the scheduler did not finish within {options.timeout:g} s (--schedule-timeout)"
-        return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
     except isl.Error as exc:
         if out_of_operations(exc):
             reason = f"the scheduler exceeded its bound of {options.max_operations} isl operations"
         else:
             reason = f"the scheduler failed ({exc})"
-        return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
-    reason = beyond_scale(schedule, domain)
+    else:
+        reason = beyond_scale(schedule, domain)
     if reason is not None:
         return ScheduleResult(mark_coincidence(scop.schedule, deps), False, reason)
     return ScheduleResult(schedule, True)
