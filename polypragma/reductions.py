@@ -1,11 +1,15 @@
 """Reductions: statements that accumulate into one element with an associative, commutative operator.
 
-A statement ``x[f] op= e`` (or ``x[f] = x[f] op e``, ``x[f] = e op x[f]``, the minimum and maximum
-written ``x = x < e ? x : e``, ``x = fmin(x, e)`` and their mirrors) whose only write is ``x[f]``,
-whose read of the accumulator is the same element (isl: the two access relations are equal) and whose
-``e`` reads nothing of ``x``, is a *reduction statement*: its instances that update one element may
-run in any order, provided each update is atomic (Polly's reduction dependences, Doerfert et al.,
-"Polly's polyhedral scheduling in the presence of reductions", IMPACT 2015).
+A statement ``x[f] op= e`` (or ``x[f] = x[f] op e``, ``x[f] = e op x[f]``, ``x[f]++``, ``x[f]--``, the
+minimum and maximum written ``x = x < e ? x : e``, ``x = fmin(x, e)`` and their mirrors), possibly
+under a condition on data (``if (c) x[f] += e``, without ``else``), whose only write is ``x[f]``, whose
+read of the accumulator is the same element and whose ``e`` (and ``c``) read nothing of ``x``, is a
+*reduction statement*: its instances that update one element may run in any order, provided each
+update is atomic (Polly's reduction dependences, Doerfert et al., "Polly's polyhedral scheduling in
+the presence of reductions", IMPACT 2015).  The read is the same element where isl's two access
+relations are equal and single-valued; where ``f`` depends on data (a histogram's ``count[key[i]]++``:
+the relations then cover all of ``x``), where C evaluates the accumulator once (``+=``, ``++``) or the
+statement writes it as the same expression twice, which reads nothing the statement writes.
 
 The scheduler is left alone: validity keeps every dependence, reduction ones included, so every
 schedule stays valid for the sequential order.  What changes is which loops count as parallel for the
@@ -56,14 +60,18 @@ class Reduction:
     write: isl.Map  # { S[i] -> x[f] }
     element_type: str  # the accumulator's type, typedefs resolved
     line: int
+    guard: c_ast.Node | None = None  # the condition on data the update runs under (``if (c) ...``)
+    # whether ``write`` is the element (a subscript on data: it covers every element the update may reach)
+    exact: bool = True
 
     @property
     def floating(self) -> bool:
         return self.element_type in FLOAT_TYPES
 
     def describe(self) -> str:
-        return f"{self.array} {'-' if self.negate else self.op}= ... (line {self.line})" if self.op in "+*" else \
-            f"{self.array} = {self.op}({self.array}, ...) (line {self.line})"
+        where = f"line {self.line}" + (f", under '{_GENERATOR.visit(self.guard)}'" if self.guard is not None else "")
+        return f"{self.array} {'-' if self.negate else self.op}= ... ({where})" if self.op in "+*" else \
+            f"{self.array} = {self.op}({self.array}, ...) ({where})"
 
 
 @dataclass(frozen=True)
@@ -96,8 +104,24 @@ def _same_expression(a: c_ast.Node, b: c_ast.Node) -> bool:
     return _GENERATOR.visit(a) == _GENERATOR.visit(b)
 
 
+def _guarded(body: c_ast.Node):
+    """(the update, its condition) of a body ``if (c) update`` without ``else`` (the update alone or in a
+    block of its own); (body, None) for any other body."""
+    if not isinstance(body, c_ast.If) or body.iffalse is not None:
+        return body, None
+    update = body.iftrue
+    if isinstance(update, c_ast.Compound) and update.block_items is not None and len(update.block_items) == 1:
+        update = update.block_items[0]
+    return update, body.cond
+
+
+_STEPS = {"p++": False, "++": False, "p--": True, "--": True}  # -> negate
+
+
 def _form(body: c_ast.Node):
     """(op, target, the target's reads, operand, negate) of a body of a reduction's form, else None."""
+    if isinstance(body, c_ast.UnaryOp) and body.op in _STEPS and isinstance(body.expr, (c_ast.ID, c_ast.ArrayRef)):
+        return "+", body.expr, (body.expr,), c_ast.Constant("int", "1"), _STEPS[body.op]
     if not isinstance(body, c_ast.Assignment) or not isinstance(body.lvalue, (c_ast.ID, c_ast.ArrayRef)):
         return None
     target, value = body.lvalue, body.rvalue
@@ -176,35 +200,40 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
     arrays.update({a.c_name: a for a in scop.arrays if a.c_name})
     found = []
     for statement in scop.statements:
-        form = _form(statement.body)
+        update, guard = _guarded(statement.body)
+        form = _form(update)
         if form is None:
             continue
         op, target, reads, operand, negate = form
         refs = [r for r in scop.references if r.statement == statement.name]
         writes = [r for r in refs if r.is_write]
-        if len(writes) != 1 or writes[0].node is not target or not writes[0].must or not writes[0].exact:
+        if len(writes) != 1 or writes[0].node is not target or not (writes[0].must or guard is not None
+                                                                      or not writes[0].exact):
             continue
         write = writes[0]
         accumulator = [r for r in refs if not r.is_write and any(r.node is n for n in reads)]
         others = [r for r in refs if not r.is_write and not any(r.node is n for n in reads)]
         array = arrays.get(write.array)
-        if len(accumulator) != len(reads) or array is None or not write.relation.is_single_valued() \
-                or not all(r.exact and r.relation.is_equal(write.relation) for r in accumulator):
+        # (a subscript on data: the same expression, which reads nothing of x, so nothing this statement writes)
+        if len(accumulator) != len(reads) or array is None \
+                or (write.exact and not write.relation.is_single_valued()) \
+                or not all(r.exact == write.exact and r.relation.is_equal(write.relation) for r in accumulator):
             continue
         if any(r.array == write.array for r in others):
-            continue  # e reads the accumulator's array: a recurrence, not a reduction
-        if not statement.must_writes.is_equal(isl.UnionMap.from_map(write.relation)) \
-                or not statement.may_writes.is_subset(statement.must_writes):
+            continue  # e (or the condition, or a subscript) reads the accumulator's array: not a reduction
+        written = isl.UnionMap.from_map(write.relation)
+        if not statement.may_writes.union(statement.must_writes).is_equal(written) \
+                or not (statement.must_writes.is_empty() or statement.must_writes.is_equal(written)):
             continue
         kind = array.resolved_type or array.element_type
         if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and not floating):
             continue
-        if kind not in FLOAT_TYPES and (isinstance(statement.body.rvalue, c_ast.FuncCall)
+        if kind not in FLOAT_TYPES and (isinstance(getattr(update, "rvalue", None), c_ast.FuncCall)
                                         or not _integer_only(operand, scop, arrays,
                                                              set(statement.iterators))):
             continue
         found.append(Reduction(statement.name, write.array, op, target, operand, negate, write.relation, kind,
-                               statement.line))
+                               statement.line, guard, write.exact))
     return tuple(found)
 
 

@@ -1036,7 +1036,8 @@ def test_bound_on_written_variable_message(body: str, expected: tuple[str, ...],
 @pytest.mark.parametrize("target", ["opencl", "cuda"])
 @pytest.mark.parametrize("statement, col, expected", [
     ("B[i] = A[i * i];", 18, ("subscript 'i * i' of 'A'", "is not affine", "cannot be bounded")),
-    ("B[i] = A[len[i]];", 18, ("subscript 'len[i]' of 'A'", "depends on data", "cannot be bounded")),
+    ("B[i] = A[len[i]];", 18, ("subscript 'len[i]' of 'A'", "depends on data", "cannot be bounded",
+                                "declare how many elements it has: 'double A[size]'")),
 ], ids=["square", "indirect"])
 def test_unbounded_subscript_message(statement: str, col: int, expected: tuple[str, ...], target: str,
                                      tmp_path: Path):

@@ -58,6 +58,73 @@ def test_what_is_not_a_reduction(tmp_path):
     assert found(tmp_path, "for (i = 0; i < n; i++)\n  k += v[i];", floating=False) == [("S_0", "k", "+")]
 
 
+DATA = "int n, int b, int key[n], int count[b], double a[n], double w[b], int k"
+
+
+def found_on_data(tmp_path, body: str) -> list[tuple[str, str, str, bool, bool]]:
+    """(statement, array, operator, under a condition, exact) of each reduction of ``body``."""
+    scop = model(tmp_path, body, DATA)
+    return [(r.statement, r.array, r.op, r.guard is not None, r.exact) for r in reductions.find(scop)]
+
+
+def test_reductions_on_data(tmp_path):
+    # an element chosen by the data: C evaluates the accumulator once, so the read is the element written
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  count[key[i]]++;") == \
+        [("S_0", "count", "+", False, False)]
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  --count[key[i] / 2];") == \
+        [("S_0", "count", "+", False, False)]
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  w[key[i]] += a[i];") == \
+        [("S_0", "w", "+", False, False)]
+    # ... or the same expression twice, reading nothing the statement writes
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  count[key[i]] = count[key[i]] + 2;") == \
+        [("S_0", "count", "+", False, False)]
+    # an update under a condition on data (the update alone, or alone in its block)
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0) k++;") == [("S_0", "k", "+", True, True)]
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (key[i] > 0) { count[key[i] - 1] -= 3; }") == \
+        [("S_0", "count", "+", True, False)]
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] < 1) w[0] = fmax(w[0], a[i]);") == \
+        [("S_0", "w", "max", True, True)]
+
+
+def test_what_is_not_a_reduction_on_data(tmp_path):
+    # the subscript, the condition or the operand reads the accumulator's array
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  count[count[i % b]]++;") == []
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (count[0] > 0) count[1]++;") == []
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  w[key[i]] += w[i % b];") == []
+    # two expressions of the element: not known to be the same one
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  count[key[i]] = count[key[n - 1 - i]] + 1;") == []
+    # not associative; an update with an else; a second statement in the block
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  count[key[i]] = count[key[i]] * 2 + 1;") == []
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0) k++; else k--;") == []
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0) { k++; w[0] = 1; }") == []
+
+
+def test_a_histogram_is_mapped_with_an_atomic_update_each(tmp_path):
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  count[key[i]]++;", DATA)
+    (kernel,) = mapping.kernels
+    assert kernel.mapped == 1
+    (reduction,) = kernel.reductions
+    assert not reduction.accumulated
+
+
+def test_a_conditional_count_is_accumulated_per_thread(tmp_path):
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0.5) k += 1;", DATA)
+    (kernel,) = mapping.kernels
+    (reduction,) = kernel.reductions
+    assert kernel.mapped == 1 and reduction.accumulated and reduction.element == ()
+
+
+def test_a_histogram_is_complete_before_it_is_read(tmp_path):
+    scop, deps, analysis = analysed(tmp_path, "for (i = 0; i < n; i++)\n  count[key[i]]++;\n"
+                                              "for (j = 0; j < b; j++)\n  k += count[j] * j;", DATA)
+    assert [r.array for r in analysis.reductions] == ["count", "k"]
+    # every update of the histogram precedes every read of it, although isl knows no element of either
+    ctx = scop.context.get_ctx()
+    assert not analysis.coincidence.intersect(
+        isl.UnionMap("[n, b] -> { S_0[i] -> S_1[j] }", context=ctx)).is_empty()
+    assert analysis.coincidence.intersect(isl.UnionMap("[n, b] -> { S_0[i] -> S_0[i'] }", context=ctx)).is_empty()
+
+
 def test_the_reduction_dependences_and_what_a_parallel_loop_must_not_carry(tmp_path):
     scop, deps, analysis = analysed(tmp_path, "s = 0;\nfor (i = 0; i < n; i++)\n  s += a[i];\ny[0] = s;")
     # (the anti dependences relate each update's read to every later update)

@@ -137,9 +137,11 @@ class KernelPrinter(CFamilyPrinter):
         reduction = self.reductions.get(statement.name)
         if reduction is not None:
             k, kr = reduction
-            lines = [self.pad(depth) + reduction_code.update(k, kr, printer.visit(kr.reduction.target),
-                                                             printer.visit(kr.reduction.operand),
-                                                             self.syntax.opencl, self.device_helpers)]
+            line = reduction_code.update(k, kr, printer.visit(kr.reduction.target), printer.visit(kr.reduction.operand),
+                                         self.syntax.opencl, self.device_helpers)
+            if kr.reduction.guard is not None:
+                line = f"if ({printer.visit(kr.reduction.guard)}) {line}"
+            lines = [self.pad(depth) + line]
         elif statement.private_iterators:  # in a block that declares them
             inner = self.pad(depth + 1)
             lines = [self.pad(depth) + "{",

@@ -184,15 +184,18 @@ def _check_bounded(array: Array, scop: Scop, dims: tuple[int, ...]) -> None:
     dimensions ``dims`` (those whose extent comes from the footprint)."""
     footprint = array.footprint
     if not footprint.is_bounded():
+        # (a pointer: its declaration with an extent bounds it, as 'double x[n]' in the parameters)
+        hint = f" (declare how many elements it has: '{array.element_type} {array.c_name}[size]' with size " \
+            "a parameter of the function or a constant)" if array.extents[0] is None else ""
         culprit = next((r.unmodelled for r in scop.references
                         if r.array == array.name and r.unmodelled is not None), None)
         if culprit is not None:  # say which subscript, where
             raise Unsupported(culprit[0], culprit[2], f"{culprit[1]}: the elements of "
                               f"'{array.c_name}' accessed cannot be bounded; not supported by the "
-                              "GPU targets")
+                              f"GPU targets{hint}")
         raise Unsupported(f"elements of '{array.c_name}' accessed", scop.region.location,
                           "cannot be bounded (a subscript depends on data); not supported by the "
-                          "GPU targets")
+                          f"GPU targets{hint}")
     local_space = isl.LocalSpace.from_space(footprint.get_space())
     zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(local_space))
     for d in dims:

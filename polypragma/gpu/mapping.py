@@ -499,7 +499,8 @@ def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: Reducti
         instances = set_named(kernel.domain, r.statement)
         touched = r.write.align_params(instances.get_space()).intersect_domain(instances).range()
         element = where = None
-        if not touched.is_empty() and touched.lexmin().is_equal(touched.lexmax()):
+        # (a subscript on data: ``touched`` is every element the updates may reach, each atomic)
+        if r.exact and not touched.is_empty() and touched.lexmin().is_equal(touched.lexmax()):
             low = touched.lexmin_pw_multi_aff()
             element = tuple(low.get_pw_aff(d) for d in range(low.dim(isl.dim_type.out)))
             where = touched.params()
