@@ -109,6 +109,13 @@ def _suite() -> list[Benchmark]:
                          defines=(f"-DNI={n}", f"-DNJ={n}"), note="3x3 convolution and a clamp, no shared memory",
                          gpu_options=("--no-shared-memory",)))
     out.append(Benchmark("transpose", (1, n, n), 6.0 * n * n, 3 * n * n * DOUBLE, note="transposed accesses"))
+    # reductions on data: histograms (an atomic update each, the bins chosen by the data) and counts,
+    # sums and extremes under conditions on data (per thread, then per block); floating-point
+    # operations: the weighted histogram's sums and the three floating-point extremes
+    n, bins, rows = 8_000_000, 256, 5
+    out.append(Benchmark("reduction_data", (1,), 4.0 * n, (4 + 4 + 8 + 8 + 4 * rows) * n + 40.0 * bins,
+                         defines=(f"-DN={n}", f"-DB={bins}"),
+                         note="histograms and reductions under conditions on data (atomic updates)"))
     n = 2000
     out.append(Benchmark("floyd_warshall", (1,), 2.0 * n**3, 2 * n * n * 4, defines=(f"-DN={n}",),
                          note="shortest paths (integer operations)"))
