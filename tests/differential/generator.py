@@ -3,7 +3,8 @@
 A program has one region in a function ``kernel``: nests of depth 1 to 4 with affine bounds
 (parametric, triangular, MIN/MAX, strides, decreasing loops), imperfect nesting and sequences,
 affine guards, 1- to 3-dimensional int and double arrays (globals, fixed-size and variable-length
-parameters) accessed with shifted, transposed, skewed and reversed subscripts, reductions, in-place
+parameters) accessed with shifted, transposed, skewed and reversed subscripts and now and then a
+subscript read from the data (``A[IDX[i]]``: gathers, scatters, histograms), reductions, in-place
 updates, scalars written inside the region, and time loops around stencils.
 
 Arithmetic stays tame: int statements are taken modulo 997, double statements are combinations with
@@ -14,7 +15,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from program import Access, Aff, Array, Assign, Condition, If, Loop, MinMax, Scalar, ScalarRef, Term
+from program import (INDEX_ARRAY, INDEX_VALUES, Access, Aff, Array, Assign, Condition, If, Indirect, Loop,
+                     MinMax, Scalar, ScalarRef, Term)
 from render import Program
 
 MAX_DEPTH = 4
@@ -22,6 +24,9 @@ MAX_STATEMENTS = 4
 PARAMETER_MAX = 9
 TIME_MAX = 3
 DOUBLE_COEFFICIENTS = ("0.5", "0.25", "-0.25", "0.125", "-0.5", "0.375")
+# subscripts read from the data, one in about this many (where there is an iterator; drawn as a value in
+# the middle of the range, which Hypothesis does not favour as it does its ends)
+INDIRECT_ONE_IN = 60
 
 
 class _Context:
@@ -34,6 +39,7 @@ class _Context:
         self.iterators: list[str] = []
         self.time: str | None = None
         self.budget = MAX_STATEMENTS  # statements still to generate (keeps the scheduler's work small)
+        self.indirect = False  # a subscript reads INDEX_ARRAY
 
 
 @st.composite
@@ -80,8 +86,11 @@ def _loop_header(draw, ctx: _Context, var: str):
 
 
 @st.composite
-def _subscript(draw, ctx: _Context) -> Aff:
+def _subscript(draw, ctx: _Context, indirect: bool = True) -> Aff | Indirect:
     names = ctx.iterators
+    if indirect and names and draw(st.integers(1, INDIRECT_ONE_IN)) == INDIRECT_ONE_IN // 2:
+        ctx.indirect = True
+        return Indirect(Access(INDEX_ARRAY, (draw(_subscript(ctx, False)),)), draw(st.integers(0, 1)))
     if not names or draw(st.integers(0, 6)) == 0:
         return Aff((), draw(st.integers(0, 3)))
     choice = draw(st.integers(0, 9))
@@ -248,4 +257,6 @@ def programs(draw) -> Program:
     for seed in (1, 2):
         values = tuple(draw(st.integers(lo, hi)) for _, lo, hi in parameters)
         runs.append((seed, *values))
+    if ctx.indirect:  # (read only: never drawn as a target or a value)
+        arrays.append(Array(INDEX_ARRAY, "int", 1, "global", values=INDEX_VALUES))
     return Program(parameters, arrays, scalars, body, runs)

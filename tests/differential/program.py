@@ -1,9 +1,10 @@
 """A small model of static-control C programs: affine expressions with known value ranges,
-loops, guards and assignments, printed as C.
+loops, guards and assignments, printed as C; and subscripts read from the data (``A[IDX[i]]``).
 
 Every expression knows the interval of values it can take, given intervals for the parameters
-and the enclosing loop iterators; the arrays are sized from the intervals of their subscripts,
-so every access of a printed program stays in bounds."""
+and the enclosing loop iterators (an index read from the data: the values its array is filled
+with); the arrays are sized from the intervals of their subscripts, so every access of a printed
+program stays in bounds."""
 
 from __future__ import annotations
 
@@ -87,6 +88,7 @@ class Array:
     storage: str  # "global", "param" (fixed-size parameter) or "vla" (extents passed as parameters)
     offsets: list[int] = field(default_factory=list)
     extents: list[int] = field(default_factory=list)
+    values: Interval | None = None  # an int array's values (None: any in -50..50), for an index array
 
     def size(self) -> int:
         total = 1
@@ -105,10 +107,32 @@ class Scalar:
     initial: str
 
 
+# the array the indices on data are read from, never written, and its values
+INDEX_ARRAY = "IDX"
+INDEX_VALUES = (0, 3)
+
+
+@dataclass(frozen=True)
+class Indirect:
+    """A subscript read from the data, ``IDX[index] + constant``: IDX holds values in INDEX_VALUES."""
+
+    index: Access
+    constant: int = 0
+
+    def interval(self, env: dict[str, Interval]) -> Interval:
+        return self.constant + INDEX_VALUES[0], self.constant + INDEX_VALUES[1]
+
+    def shifted(self, offset: int) -> Indirect:
+        return Indirect(self.index, self.constant + offset)
+
+
+Subscript = Aff | Indirect
+
+
 @dataclass(frozen=True)
 class Access:
     array: str
-    subscripts: tuple[Aff, ...]
+    subscripts: tuple[Subscript, ...]
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from program import Access, Aff, Array, Assign, If, Interval, Loop, Scalar, ScalarRef, Term
+from program import Access, Array, Assign, If, Indirect, Interval, Loop, Scalar, ScalarRef, Term
 
 INT_MODULUS = 997
 
@@ -48,6 +48,9 @@ def _walk_accesses(nodes: list, env: dict[str, Interval], visit) -> None:
             for ref in _refs(node):
                 if isinstance(ref, Access):
                     visit(ref, env)
+                    for subscript in ref.subscripts:
+                        if isinstance(subscript, Indirect):  # (the index array's own access)
+                            visit(subscript.index, env)
 
 
 def _refs(statement: Assign):
@@ -89,7 +92,13 @@ class _Printer:
         if isinstance(ref, ScalarRef):
             return ref.name
         array = self.arrays[ref.array]
-        return ref.array + "".join(f"[{s.shifted(o).c()}]" for s, o in zip(ref.subscripts, array.offsets))
+        return ref.array + "".join(f"[{self.subscript(s.shifted(o))}]" for s, o in zip(ref.subscripts, array.offsets))
+
+    def subscript(self, subscript) -> str:
+        if isinstance(subscript, Indirect):
+            read = self.ref(subscript.index)
+            return f"{read} + {subscript.constant}" if subscript.constant else read
+        return subscript.c()
 
     def value(self, term: Term, type_: str) -> str:
         if isinstance(term.value, str):  # an iterator or parameter
@@ -206,7 +215,8 @@ def render(program: Program) -> str:
         if array.type == "double":
             out.append(f"  init_array_range({first}, {array.size()}, -1.0, 1.0);")
         else:
-            out.append(f"  init_int_array({first}, {array.size()}, -50, 50);")
+            lo, hi = array.values or (-50, 50)
+            out.append(f"  init_int_array({first}, {array.size()}, {lo}, {hi});")
     arguments = [name for name, _, _ in program.parameters]
     for array in passed:
         if array.storage == "vla":
