@@ -237,9 +237,10 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
     return tuple(found)
 
 
-def analyse(scop: Scop, deps: Dependences, floating: bool = True) -> ReductionDependences | None:
-    """The reductions of ``scop`` and their dependences; None when it has none."""
-    reductions = find(scop, floating)
+def analyse(scop: Scop, deps: Dependences, floating: bool = True, accepted=None) -> ReductionDependences | None:
+    """The reductions of ``scop`` and their dependences; None when it has none.  ``accepted``: which
+    reductions a target can run in parallel (the others' dependences stay as they are)."""
+    reductions = tuple(r for r in find(scop, floating) if accepted is None or accepted(r))
     if not reductions:
         return None
     space = scop.context.get_space()

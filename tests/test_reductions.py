@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from harness import KERNELS, polypragma
+from harness import KERNELS, compile_c, generated_path, polypragma, run
 from test_model import model, same
 
 from polypragma import dependences, reductions
@@ -197,3 +197,64 @@ def test_explain_and_no_reductions(tmp_path):
                                   ["-DN=1000"])
     assert status == 0, messages
     assert "reduction total" not in messages and "no parallel loop: runs on one thread" in messages, messages
+
+
+OPENMP_SOURCE = """\
+#include <stdio.h>
+static int key[N], hist[8], rows[N][8], hits, best;
+static double a[N], total;
+
+static void kernel(void)
+{
+#pragma scop
+    for (int i = 0; i < N; i++)
+        hist[key[i]]++;
+    for (int i = 0; i < N; i++)
+        if (a[i] > 0.5)
+            hits += 2;
+    for (int i = 0; i < N; i++)
+        best = best > key[i] * i ? best : key[i] * i;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            rows[i][key[j]] += i;
+    for (int i = 0; i < N; i++)
+        total += a[i];
+#pragma endscop
+}
+
+int main(void)
+{
+    for (int i = 0; i < N; i++) {
+        key[i] = (i * 7 + 3) % 8;
+        a[i] = (double)((i * 37) % 100) / 100.0;
+    }
+    kernel();
+    for (int b = 0; b < 8; b++)
+        printf("%d %d\\n", hist[b], rows[N - 1][b]);
+    printf("%d %d %.17g\\n", hits, best, total);
+    return 0;
+}
+"""
+
+
+def test_openmp_runs_integer_reductions_in_parallel(tmp_path):
+    source = tmp_path / "reductions.c"
+    source.write_text(OPENMP_SOURCE)
+    status, messages = polypragma(source, tmp_path / "out", ["--openmp"], ["-DN=1000"])
+    assert status == 0, messages
+    text = generated_path(source, tmp_path / "out").read_text()
+    # a histogram's bins are updated atomically; a scalar is combined by OpenMP
+    assert "#pragma omp atomic\n    hist[key[c0]] += 1;" in text, text
+    assert "#pragma omp parallel for reduction(+:hits)" in text, text
+    assert "#pragma omp parallel for reduction(max:best)" in text, text
+    # a nest with a parallel loop runs that one in parallel, its reduction in order in each thread
+    assert "rows[c0][key[c1]] += c0;" in text and text.count("#pragma omp atomic") == 1, text
+    # a floating-point sum stays in order (the c target's results are exact)
+    assert "reduction(+:total)" not in text, text
+    original, generated = tmp_path / "original", tmp_path / "generated"
+    compile_c(source, original, ["-DN=1000"])
+    compile_c(generated_path(source, tmp_path / "out"), generated, ["-DN=1000"], extra=["-fopenmp"])
+    expected = run(original).stdout
+    for threads in ("1", "4"):
+        got = run(generated, env={"OMP_NUM_THREADS": threads})
+        assert got.returncode == 0 and got.stdout == expected, (threads, got.stdout, expected)

@@ -2,7 +2,9 @@
 
 A loop is parallel when no dependence is carried by it: among the dependences
 between instances with equal outer schedule dimensions, the distance along
-the loop's own dimension is zero (the test PPCG's CPU backend makes).
+the loop's own dimension is zero (the test PPCG's CPU backend makes).  Given
+reductions (:mod:`polypragma.reductions`), a loop that carries none but theirs
+is annotated as parallel with those reductions' updates made atomic or combined.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from polypragma.isl_helpers import (bounded_operations, coalesced, descendants, 
 
 PARALLEL = "parallel"
 SEQUENTIAL = "sequential"
+REDUCTION = "reduction"  # "reduction S_1 S_4": parallel but for the reductions of those statements
 
 
 def carries_no_dependence(schedule: isl.UnionMap, dependences: isl.UnionMap) -> bool:
@@ -40,17 +43,29 @@ def ast_builder(context: isl.Set, prefix: str) -> isl.AstBuild:
 
 
 def build_ast(schedule: isl.Schedule, context: isl.Set, dependences: isl.UnionMap,
-              reserved: frozenset[str]) -> isl.AstNode:
+              reserved: frozenset[str], reductions=None) -> isl.AstNode:
+    """The AST of ``schedule``, each loop annotated PARALLEL, SEQUENTIAL or, with ``reductions`` (a
+    :class:`polypragma.reductions.ReductionDependences`), "REDUCTION S ...": it carries no dependence
+    but those of the reductions of the statements named."""
     ctx = context.get_ctx()
     build = ast_builder(context, iterator_prefix(reserved))
+    own = []  # (statement, its reduction dependences)
+    for r in reductions.reductions if reductions is not None else ():
+        mine = isl.UnionSet.from_set(r.write.domain())
+        own.append((r.statement, reductions.carried.intersect_domain(mine).intersect_range(mine)))
 
     def before_for(b: isl.AstBuild) -> isl.Id:
         # (an exception must not cross isl's callback: a loop whose test fails is sequential)
         try:
-            parallel = carries_no_dependence(b.get_schedule(), dependences)
+            at = b.get_schedule()
+            if carries_no_dependence(at, dependences):
+                return isl.Id(PARALLEL, context=ctx)
+            if reductions is not None and carries_no_dependence(at, reductions.coincidence):
+                names = [name for name, relation in own if not carries_no_dependence(at, relation)]
+                return isl.Id(" ".join([REDUCTION, *names]), context=ctx)
         except isl.Error:
-            parallel = False
-        return isl.Id(PARALLEL if parallel else SEQUENTIAL, context=ctx)
+            pass
+        return isl.Id(SEQUENTIAL, context=ctx)
 
     # islpy returns the callback's lifetime handle with the build; keep it alive while building
     build, _handle = build.set_before_each_for(before_for)
@@ -60,6 +75,14 @@ def build_ast(schedule: isl.Schedule, context: isl.Set, dependences: isl.UnionMa
 def is_parallel(node: isl.AstNode) -> bool:
     annotation = node.get_annotation()
     return annotation is not None and annotation.get_name() == PARALLEL
+
+
+def reductions_carried(node: isl.AstNode) -> tuple[str, ...] | None:
+    """The statements whose reductions loop ``node`` alone carries (build_ast's REDUCTION annotation),
+    None for a loop without that annotation."""
+    annotation = node.get_annotation()
+    words = annotation.get_name().split() if annotation is not None else []
+    return tuple(words[1:]) if words and words[0] == REDUCTION else None
 
 
 class CallbackFailures:

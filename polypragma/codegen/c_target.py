@@ -3,7 +3,11 @@
 Each statement instance is its original body reprinted with the AST's
 expressions in place of the loop iterators, preceded by a ``#line``
 directive that points back to the user's source.  With OpenMP the outermost
-parallel loop of each nest gets ``#pragma omp parallel for``.
+parallel loop of each nest gets ``#pragma omp parallel for``.  Where a nest has
+none, its outermost loop that carries no dependence but integer reductions'
+(:mod:`polypragma.reductions`; exact in any order) gets it instead: a scalar
+accumulator in a ``reduction`` clause, an array element (a histogram's bin, a
+sum or a product) updated under ``#pragma omp atomic``.
 
 Privatised temporaries (:mod:`polypragma.privatise`): the model gives them a copy per iteration of the
 parallel loops that carry their anti and output dependences (``sum_private[p][r][q]``).  Here one
@@ -18,10 +22,12 @@ from __future__ import annotations
 import islpy as isl
 from pycparser import c_ast
 
-from polypragma.codegen.ast_build import build_ast, is_parallel
+from polypragma.codegen.ast_build import build_ast, is_parallel, reductions_carried
 from polypragma.codegen.body import BodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
+from polypragma.isl_helpers import descendants
 from polypragma.model import Array, Scop, c_expression
+from polypragma.reductions import Reduction
 
 
 def line_directive(line: int, file: str) -> str:
@@ -62,15 +68,24 @@ def private_declaration(array: Array, dropped: int, names: dict[str, str] | None
     return f"{array.element_type} {array.c_name}{''.join(dims)};"
 
 
+def openmp_reduction(r: Reduction) -> bool:
+    """Whether OpenMP runs the updates of ``r`` in parallel: an integer reduction (exact in any order)
+    into a scalar (a reduction clause, any operator) or into an array element with a sum or a product
+    (an atomic update)."""
+    return not r.floating and (isinstance(r.target, c_ast.ID) or r.op in ("+", "*"))
+
+
 class CPrinter(CFamilyPrinter):
-    def __init__(self, scop: Scop, openmp: bool, line_file: str, privatised: tuple = ()):
+    def __init__(self, scop: Scop, openmp: bool, line_file: str, privatised: tuple = (), reductions=()):
         super().__init__(scop.iterator_type, scop.signed_names)
         self.scop = scop
         self.openmp = openmp
         self.line_file = line_file
         self.statements = {s.name: s for s in scop.statements}
+        self.reductions: dict[str, Reduction] = {r.statement: r for r in reductions}
         self._parallel_depth = 0
         self._omp_loops: list[bool] = []
+        self._carried: tuple[str, ...] = ()  # the reductions the open OpenMP loop carries
         arrays = {a.name: a for a in scop.arrays}
         self.collapsed = {p.copy: (arrays[p.copy].rank, len(p.members)) for p in privatised}
         self.private_declarations = [private_declaration(arrays[p.copy], len(p.members), scop.signed_names)
@@ -84,21 +99,45 @@ class CPrinter(CFamilyPrinter):
             out[2:2] = [self.pad(depth + 1) + d for d in self.private_declarations]
         return out
 
+    def _opens(self, n: isl.AstNode) -> tuple[str, ...] | None:
+        """Whether loop ``n`` is an OpenMP loop (None: not), and the reductions it carries: a loop
+        parallel but for reductions only where no loop inside it is parallel as it is."""
+        if not self.openmp or self._parallel_depth:
+            return None
+        if is_parallel(n):
+            return ()
+        carried = reductions_carried(n)
+        if carried is None or any(d.get_type() == isl.ast_node_type.for_ and is_parallel(d) for d in descendants(n)):
+            return None
+        return carried
+
     def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
-        if self.openmp and self._parallel_depth == 0 and is_parallel(n):
-            # an iterator declared before the region is private to the statements that loop on it as
-            # written (a loop bounded by data): each thread needs its own
-            private = f" private({', '.join(self.scop.outer_iterators)})" if self.scop.outer_iterators else ""
-            return [f"#pragma omp parallel for{private}"]
-        return []
+        carried = self._opens(n)
+        if carried is None:
+            return []
+        # an iterator declared before the region is private to the statements that loop on it as
+        # written (a loop bounded by data): each thread needs its own
+        private = f" private({', '.join(self.scop.outer_iterators)})" if self.scop.outer_iterators else ""
+        combined: dict[str, set[str]] = {}
+        for name in carried:
+            r = self.reductions[name]
+            if isinstance(r.target, c_ast.ID):
+                combined.setdefault(r.op, set()).add(BodyPrinter(self.statements[name].renames).visit(r.target))
+        clauses = "".join(f" reduction({op}:{', '.join(sorted(names))})" for op, names in sorted(combined.items()))
+        return [f"#pragma omp parallel for{private}{clauses}"]
 
     def enter_for(self, n: isl.AstNode) -> None:
-        opened = self.openmp and self._parallel_depth == 0 and is_parallel(n)
+        carried = self._opens(n)
+        opened = carried is not None
         self._omp_loops.append(opened)
         self._parallel_depth += opened
+        if opened:
+            self._carried = carried
 
     def leave_for(self, n: isl.AstNode) -> None:
-        self._parallel_depth -= self._omp_loops.pop()
+        if self._omp_loops.pop():
+            self._parallel_depth -= 1
+            self._carried = ()
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -108,20 +147,36 @@ class CPrinter(CFamilyPrinter):
             self.copies_outside_omp = True
         printer = _CollapsingBodyPrinter(substitutions, self.collapsed) if self.collapsed else \
             BodyPrinter(substitutions)
-        body = printer.statement(statement.body, len(self.pad(depth)))
+        reduction = self.reductions.get(statement.name) if statement.name in self._carried else None
+        if reduction is not None and not isinstance(reduction.target, c_ast.ID):
+            body = self._atomic(reduction, printer, depth)
+        else:
+            body = printer.statement(statement.body, len(self.pad(depth)))
         line = statement.line
         items = statement.body.block_items if isinstance(statement.body, c_ast.Compound) else None
         if items and items[0].coord is not None and items[0].coord.line == line:
             line -= 1  # the block's brace takes a line of its own before its first statement's
         return [line_directive(line, self.line_file), *body]
 
+    def _atomic(self, r: Reduction, printer: BodyPrinter, depth: int) -> list[str]:
+        """The update of reduction ``r`` into an array element, atomic (under its condition)."""
+        operand = printer.visit(r.operand)
+        if not isinstance(r.operand, (c_ast.Constant, c_ast.ID, c_ast.ArrayRef)):
+            operand = f"({operand})"
+        update = f"{printer.visit(r.target)} {'-' if r.negate else r.op}= {operand};"
+        if r.guard is None:
+            return ["#pragma omp atomic", self.pad(depth) + update]
+        return [f"{self.pad(depth)}if ({printer.visit(r.guard)}) {{", "#pragma omp atomic",
+                self.pad(depth + 1) + update, self.pad(depth) + "}"]
+
 
 def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, openmp: bool,
-             line_file: str, privatised: tuple = ()) -> tuple[list[str], set[str]]:
+             line_file: str, privatised: tuple = (), reductions=None) -> tuple[list[str], set[str]]:
     """The lines that replace the region, and the helper macros they use; ``privatised``: the
-    temporaries of ``scop`` that have a copy per thread (polypragma.privatise.Privatised)."""
-    ast = build_ast(schedule, scop.context, dependences, scop.reserved_names)
-    printer = CPrinter(scop, openmp, line_file, privatised)
+    temporaries of ``scop`` that have a copy per thread (polypragma.privatise.Privatised);
+    ``reductions``: those OpenMP runs in parallel (a ReductionDependences of :func:`openmp_reduction`'s)."""
+    ast = build_ast(schedule, scop.context, dependences, scop.reserved_names, reductions if openmp else None)
+    printer = CPrinter(scop, openmp, line_file, privatised, reductions.reductions if reductions is not None else ())
     inner = printer.node(ast, 1)
     lines = list(scop.outer_declarations)
     lines.append("{")
