@@ -283,12 +283,12 @@ def test_the_schedules_tried_after_the_first_share_the_regions_time(tmp_path, mo
     """index_set_split.c's statements are split into pieces (a second schedule) with --openmp; where the
     first schedule of a region took more than half of --schedule-timeout, no split is tried there, and
     the first stands."""
-    from polypragma import driver
+    from polypragma import schedule_search
 
     source = KERNELS / "index_set_split.c"
     status, messages = polypragma(source, tmp_path / "split", ["--openmp", "-v"])
     assert status == 0 and "S_0: split at" in messages, messages
-    real = driver.compute_schedule
+    real = schedule_search.compute_schedule
     calls = []
 
     def slow_first(scop, *args, **kwargs):
@@ -297,7 +297,7 @@ def test_the_schedules_tried_after_the_first_share_the_regions_time(tmp_path, mo
             time.sleep(1.2)
         return real(scop, *args, **kwargs)
 
-    monkeypatch.setattr(driver, "compute_schedule", slow_first)
+    monkeypatch.setattr(schedule_search, "compute_schedule", slow_first)
     status, messages = polypragma(source, tmp_path / "out", ["--openmp", "-v", "--schedule-timeout", "2"])
     assert status == 0 and "warning" not in messages and "split at" not in messages, messages
     assert calls and all(timeout == 2 for timeout in calls), calls
