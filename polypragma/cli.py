@@ -89,8 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="undefine a preprocessor macro")
     parser.add_argument("--openmp", action="store_true",
                         help="mark the outermost parallel loop of each nest with '#pragma omp parallel for' (in a nest "
-                             "without one, its outermost loop parallel but for integer reductions, combined by a "
-                             "reduction clause or atomic updates)")
+                             "without one, its outermost loop parallel but for integer reductions into scalars, combined "
+                             "by a reduction clause)")
     parser.add_argument("--strict", action="store_true",
                         help="treat a region that cannot be handled as an error (exit status 1)")
     parser.add_argument("--no-reschedule", dest="reschedule", action="store_false",

@@ -243,14 +243,14 @@ def test_openmp_runs_integer_reductions_in_parallel(tmp_path):
     status, messages = polypragma(source, tmp_path / "out", ["--openmp"], ["-DN=1000"])
     assert status == 0, messages
     text = generated_path(source, tmp_path / "out").read_text()
-    # a histogram's bins are updated atomically; a scalar is combined by OpenMP
-    assert "#pragma omp atomic\n    hist[key[c0]] += 1;" in text, text
+    # a scalar is combined by OpenMP's reduction clause
     assert "#pragma omp parallel for reduction(+:hits)" in text, text
     assert "#pragma omp parallel for reduction(max:best)" in text, text
     # a nest with a parallel loop runs that one in parallel, its reduction in order in each thread
-    assert "rows[c0][key[c1]] += c0;" in text and text.count("#pragma omp atomic") == 1, text
-    # a floating-point sum stays in order (the c target's results are exact)
-    assert "reduction(+:total)" not in text, text
+    assert "#pragma omp parallel for\n  for (int c0 = 0; c0 <= 999; ++c0) {\n    for (int c1" in text, text
+    # a histogram's bins stay in order (atomic updates cost more than they gain on a CPU), and so does a
+    # floating-point sum (the c target's results are exact)
+    assert text.count("#pragma omp") == 3 and "atomic" not in text and "reduction(+:total)" not in text, text
     original, generated = tmp_path / "original", tmp_path / "generated"
     compile_c(source, original, ["-DN=1000"])
     compile_c(generated_path(source, tmp_path / "out"), generated, ["-DN=1000"], extra=["-fopenmp"])

@@ -4,10 +4,11 @@ Each statement instance is its original body reprinted with the AST's
 expressions in place of the loop iterators, preceded by a ``#line``
 directive that points back to the user's source.  With OpenMP the outermost
 parallel loop of each nest gets ``#pragma omp parallel for``.  Where a nest has
-none, its outermost loop that carries no dependence but integer reductions'
-(:mod:`polypragma.reductions`; exact in any order) gets it instead: a scalar
-accumulator in a ``reduction`` clause, an array element (a histogram's bin, a
-sum or a product) updated under ``#pragma omp atomic``.
+none, its outermost loop that carries no dependence but integer reductions into
+scalars (:mod:`polypragma.reductions`; exact in any order) gets it instead, with
+the scalars in ``reduction`` clauses.  An array element's updates (a histogram's
+bins) stay in order: atomic ones took five to seven times as long as the
+sequential loop on a 2-core machine (8,000,000 updates of 16 to 65,536 bins).
 
 Privatised temporaries (:mod:`polypragma.privatise`): the model gives them a copy per iteration of the
 parallel loops that carry their anti and output dependences (``sum_private[p][r][q]``).  Here one
@@ -70,9 +71,8 @@ def private_declaration(array: Array, dropped: int, names: dict[str, str] | None
 
 def openmp_reduction(r: Reduction) -> bool:
     """Whether OpenMP runs the updates of ``r`` in parallel: an integer reduction (exact in any order)
-    into a scalar (a reduction clause, any operator) or into an array element with a sum or a product
-    (an atomic update)."""
-    return not r.floating and (isinstance(r.target, c_ast.ID) or r.op in ("+", "*"))
+    into a scalar, which a reduction clause combines (any operator)."""
+    return not r.floating and isinstance(r.target, c_ast.ID)
 
 
 class CPrinter(CFamilyPrinter):
@@ -85,7 +85,6 @@ class CPrinter(CFamilyPrinter):
         self.reductions: dict[str, Reduction] = {r.statement: r for r in reductions}
         self._parallel_depth = 0
         self._omp_loops: list[bool] = []
-        self._carried: tuple[str, ...] = ()  # the reductions the open OpenMP loop carries
         arrays = {a.name: a for a in scop.arrays}
         self.collapsed = {p.copy: (arrays[p.copy].rank, len(p.members)) for p in privatised}
         self.private_declarations = [private_declaration(arrays[p.copy], len(p.members), scop.signed_names)
@@ -121,23 +120,17 @@ class CPrinter(CFamilyPrinter):
         combined: dict[str, set[str]] = {}
         for name in carried:
             r = self.reductions[name]
-            if isinstance(r.target, c_ast.ID):
-                combined.setdefault(r.op, set()).add(BodyPrinter(self.statements[name].renames).visit(r.target))
+            combined.setdefault(r.op, set()).add(BodyPrinter(self.statements[name].renames).visit(r.target))
         clauses = "".join(f" reduction({op}:{', '.join(sorted(names))})" for op, names in sorted(combined.items()))
         return [f"#pragma omp parallel for{private}{clauses}"]
 
     def enter_for(self, n: isl.AstNode) -> None:
-        carried = self._opens(n)
-        opened = carried is not None
+        opened = self._opens(n) is not None
         self._omp_loops.append(opened)
         self._parallel_depth += opened
-        if opened:
-            self._carried = carried
 
     def leave_for(self, n: isl.AstNode) -> None:
-        if self._omp_loops.pop():
-            self._parallel_depth -= 1
-            self._carried = ()
+        self._parallel_depth -= self._omp_loops.pop()
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -147,27 +140,12 @@ class CPrinter(CFamilyPrinter):
             self.copies_outside_omp = True
         printer = _CollapsingBodyPrinter(substitutions, self.collapsed) if self.collapsed else \
             BodyPrinter(substitutions)
-        reduction = self.reductions.get(statement.name) if statement.name in self._carried else None
-        if reduction is not None and not isinstance(reduction.target, c_ast.ID):
-            body = self._atomic(reduction, printer, depth)
-        else:
-            body = printer.statement(statement.body, len(self.pad(depth)))
+        body = printer.statement(statement.body, len(self.pad(depth)))
         line = statement.line
         items = statement.body.block_items if isinstance(statement.body, c_ast.Compound) else None
         if items and items[0].coord is not None and items[0].coord.line == line:
             line -= 1  # the block's brace takes a line of its own before its first statement's
         return [line_directive(line, self.line_file), *body]
-
-    def _atomic(self, r: Reduction, printer: BodyPrinter, depth: int) -> list[str]:
-        """The update of reduction ``r`` into an array element, atomic (under its condition)."""
-        operand = printer.visit(r.operand)
-        if not isinstance(r.operand, (c_ast.Constant, c_ast.ID, c_ast.ArrayRef)):
-            operand = f"({operand})"
-        update = f"{printer.visit(r.target)} {'-' if r.negate else r.op}= {operand};"
-        if r.guard is None:
-            return ["#pragma omp atomic", self.pad(depth) + update]
-        return [f"{self.pad(depth)}if ({printer.visit(r.guard)}) {{", "#pragma omp atomic",
-                self.pad(depth + 1) + update, self.pad(depth) + "}"]
 
 
 def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, openmp: bool,
