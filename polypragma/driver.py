@@ -360,8 +360,7 @@ def _c_code(scop, schedule: isl.Schedule, deps, privatised, options: Options, re
     bound its AST build: on a schedule whose carrying dimension has large coefficients (differential
     program 8439: ``1486 + 2058t + 603i1 - 46i2 + 21i3``) it spent minutes in integer divisions of large
     numbers, and a bound of 1,000,000 operations was reached only after 493 s."""
-    reductions = reduction_analysis.analyse(scop, deps, floating=False, accepted=c_target.openmp_reduction) \
-        if options.openmp else None
+    reductions = reduction_analysis.analyse(scop, deps, accepted=c_target.openmp_reduction) if options.openmp else None
 
     def work():
         return c_target.generate(scop, schedule, deps.all, openmp=options.openmp, line_file=region.file,

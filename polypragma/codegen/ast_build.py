@@ -4,7 +4,7 @@ A loop is parallel when no dependence is carried by it: among the dependences
 between instances with equal outer schedule dimensions, the distance along
 the loop's own dimension is zero (the test PPCG's CPU backend makes).  Given
 reductions (:mod:`polypragma.reductions`), a loop that carries none but theirs
-is annotated as parallel with those reductions' updates made atomic or combined.
+is annotated with the statements of those reductions, which the printer combines.
 """
 
 from __future__ import annotations
