@@ -109,3 +109,18 @@ def opencl_device() -> str | None:
                 why = None
         _opencl_state["why"] = why
     return _opencl_state["why"]
+
+
+# kernels the GPU targets leave as written, and the diagnostic that says why
+LEFT_AS_WRITTEN = {
+    # Ab[i * (2 * bw + 1) + j - i + bw]: the row length is no single parameter, so the access is taken to
+    # touch the whole of a pointer of unknown size, which cannot be transferred
+    "banded": "elements of 'Ab' accessed cannot be bounded",
+    # kernels have no _Float16: that region is left as written, the other generated
+    "extended_types": "extended_types.c:15:23: warning: region left as written: value of type '_Float16'",
+    # kernels have no version of a library's functions
+    "external_calls": "external_calls.c:53:9: warning: region left as written: call to 'printf' is not supported",
+    # a memset of a byte other than 0 into ints is no loop that stores a value: region 1 stays as written
+    "memory_calls": "memory_calls.c:70:5: warning: region left as written: call to 'memset' is not supported by "
+                    "the GPU targets: 'memset' is left as a call: it sets each byte of 'int' elements to '1'",
+}

@@ -10,17 +10,12 @@ import subprocess
 
 import pytest
 
-from harness import CC, CFLAGS, KERNELS, compile_c, kernel_paths, polypragma, run, run_configs
+from harness import CC, CFLAGS, KERNELS, LEFT_AS_WRITTEN, compile_c, kernel_paths, polypragma, run, run_configs
 from polypragma.scan import scan
 from test_memory import typed_product
 
 NVCC = os.environ.get("NVCC", "nvcc")
 pytestmark = pytest.mark.skipif(shutil.which(NVCC) is None, reason="nvcc is needed for the cuda target's tests")
-
-LEFT_AS_WRITTEN = {"banded": "elements of 'Ab' accessed cannot be bounded",
-                   "extended_types": "extended_types.c:15:23: warning: region left as written: value of type '_Float16'",
-                   "external_calls": "external_calls.c:53:9: warning: region left as written: call to 'printf'"}
-
 
 def build(path, outdir, defines=(), options=(), nvcc_flags=()):
     status, messages = polypragma(path, outdir, ["--target", "cuda", *options], defines)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import (WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance, kernel_paths, kernel_tolerance,
-                     opencl_device, outputs_match, polypragma, run, run_configs)
+from harness import (LEFT_AS_WRITTEN, WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance, kernel_paths,
+                     kernel_tolerance, opencl_device, outputs_match, polypragma, run, run_configs)
 from polypragma.scan import scan
 
 # promotion to shared memory and registers is on in "default" and "wrap" (partial tiles); the small
@@ -22,17 +22,6 @@ VARIANTS = {
     "register-tile": ["--tile-size", "7,8", "--block-size", "2,4"],
     # copies between global and shared memory in 16-byte vectors where a tile's rows start aligned
     "vector-copies": ["--vector-copies"],
-}
-
-# kernels the GPU targets leave as written, and the diagnostic that says why
-LEFT_AS_WRITTEN = {
-    # Ab[i * (2 * bw + 1) + j - i + bw]: the row length is no single parameter, so the access is taken to
-    # touch the whole of a pointer of unknown size, which cannot be transferred
-    "banded": "elements of 'Ab' accessed cannot be bounded",
-    # kernels have no _Float16: that region is left as written, the other generated
-    "extended_types": "extended_types.c:15:23: warning: region left as written: value of type '_Float16'",
-    # kernels have no version of a library's functions
-    "external_calls": "external_calls.c:53:9: warning: region left as written: call to 'printf' is not supported",
 }
 
 _originals: dict = {}

@@ -24,6 +24,7 @@ from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
 from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.c_tree import (assigned_outside_loop_headers, contains_for, declaration_text,
                                         subtree, text)
+from polypragma.frontend import memory_calls
 from polypragma.frontend.exits import Exit, ExitWalk
 from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.library import PURE_FUNCTIONS, is_assert
@@ -76,10 +77,17 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.globals = globals_
         self.external: list[tuple[str, isl.Set, AffineBuilder, c_ast.Node]] = []  # statements calling them
 
+        variable_type, taken_names = self._memory_call_names(items, scope, types)
+        assigned = assigned_outside_loop_headers(items)
+
         def inline(call: c_ast.FuncCall):
             if isinstance(call.name, c_ast.ID) and call.name.name in _HINTS:
                 return None  # dropped by the walk, even where the file defines a stub of it
-            result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope))
+            if isinstance(call.name, c_ast.ID) and call.name.name in memory_calls.LOWERED \
+                    and call.name.name not in self.functions.definitions:
+                result = memory_calls.lower(call, variable_type, types, taken_names, assigned)
+            else:
+                result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope))
             if isinstance(result, str):
                 self.not_inlined.setdefault(call.name.name, result)
             return result
@@ -626,6 +634,36 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
+    def _memory_call_names(self, items: list[c_ast.Node], scope: Scope, types: TypeTable):
+        """For :func:`memory_calls.lower`: the type of a variable a call names (one declared before the
+        region, or once in it and not before), and the names its loops' iterators must not take (every
+        name of the region, of the scopes around it and of the file's functions, which calls inline)."""
+        declared: dict[str, list[c_ast.Decl]] = {}
+        taken: set[str] = set()
+        for node in [n for item in items for n in subtree(item)] + \
+                [n for d in self.functions.definitions.values() for n in subtree(d)]:
+            if isinstance(node, c_ast.ID):
+                taken.add(node.name)
+            elif isinstance(node, c_ast.Decl) and node.name:
+                taken.add(node.name)
+        for item in items:
+            for node in subtree(item):
+                if isinstance(node, c_ast.Decl) and node.name and not isinstance(node.type, c_ast.FuncDecl):
+                    declared.setdefault(node.name, []).append(node)
+        chain = scope
+        while chain is not None:
+            taken |= set(chain.names)
+            chain = chain.parent
+
+        def variable_type(name: str):
+            outer = scope.lookup(name)
+            if name in declared:
+                decls = declared[name]
+                return types.ctype(decls[0].type) if len(decls) == 1 and outer is None else None
+            return outer.ctype if outer is not None else None
+
+        return variable_type, taken
+
     @staticmethod
     def _local_names(scope: Scope) -> set[str]:
         """The names the function declares (parameters and locals): they hide globals of the same name,
@@ -637,6 +675,8 @@ class RegionExtractor(LoopWalk, ExitWalk):
         return names
 
     def _file_function(self, name: str) -> str | None:
+        if name in memory_calls.LOWERED and name in self.not_inlined:
+            return self.not_inlined[name]  # a call left as it is: why (modelled as any external call)
         if name not in self.functions.definitions:
             # a declaration without body: pure when the user says so
             return "" if name in self.types.declared_pure else None

@@ -7,7 +7,8 @@
   iterator declared just before (``int i = lb;``) when the rest of the block does not use it.
 * A call statement to a ``void`` function of the file is replaced by the function's body, its parameters
   by the arguments, where that means the same (see :func:`polypragma.frontend.functions.inline_call`):
-  what it writes through its pointer parameters becomes accesses of the region.
+  what it writes through its pointer parameters becomes accesses of the region; a ``memcpy`` or
+  ``memset`` of whole elements by the loop it means (:mod:`polypragma.frontend.memory_calls`).
 * A ``break`` or ``continue`` inside an ``if`` of a loop body comes out of it: ``if (d) { X; if (c)
   break; Z }`` is ``if (d) { X } if (d && c) break; if (d) { Z }`` when ``d`` has no side effects and
   reads nothing ``X`` (or the else branch) writes; nested ifs come out one by one.
