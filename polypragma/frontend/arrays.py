@@ -113,27 +113,41 @@ def delinearise(records: list[AccessRecord], rank: int) -> tuple[ArrayShape, lis
             if poly is None:
                 ok = False
                 break
-            parts = [_linear_pwaff(p, r.builder) for p in _decompose(poly, sizes)]
-            if any(p is None for p in parts):
+            parts = _within_extents(_decompose(poly, sizes), sizes, r)
+            if parts is None:
                 ok = False
-                break
-            # every inner component must stay within its extent on the domain
-            for part, size in zip(parts[1:], sizes):
-                meaning = r.builder.resolve(size)
-                if meaning is None or meaning[0] != "param":
-                    ok = False
-                    break
-                bound = r.builder.param(meaning[1])
-                inside = part.ge_set(r.builder.constant(0)).intersect(part.lt_set(bound))
-                if not r.domain.is_subset(inside):
-                    ok = False
-                    break
-            if not ok:
                 break
             views.append(parts)
         if ok:
             return ArrayShape(1 + len(sizes), list(sizes), True), views
     return ArrayShape(1), plain
+
+
+def _within_extents(components: list[Polynomial], sizes: list[str],
+                    record: AccessRecord) -> list[isl.PwAff] | None:
+    """The subscripts of ``components`` (outermost first), each inner one within its extent on the
+    record's domain, or None.  An inner component below 0 borrows one extent from the component outside
+    it: ``i * n + n - 1`` is ``(i + 1) * n - 1`` as written, and ``[i][n - 1]`` in bounds."""
+    components = [dict(c) for c in components]
+    builder = record.builder
+    for level in range(len(sizes), 0, -1):  # innermost first: a borrow changes a component not yet checked
+        size = sizes[level - 1]
+        meaning = builder.resolve(size)
+        if meaning is None or meaning[0] != "param":
+            return None
+        bound = builder.param(meaning[1])
+        for borrow in (False, True):
+            if borrow:
+                components[level][(size,)] = components[level].get((size,), 0) + 1
+                components[level - 1][()] = components[level - 1].get((), 0) - 1
+            part = _linear_pwaff(components[level], builder)
+            if part is not None and record.domain.is_subset(
+                    part.ge_set(builder.constant(0)).intersect(part.lt_set(bound))):
+                break
+        else:
+            return None
+    parts = [_linear_pwaff(c, builder) for c in components]
+    return None if any(p is None for p in parts) else parts
 
 
 def access_relation(record: AccessRecord, subscripts: list[isl.PwAff | None], rank: int) -> isl.Map:
