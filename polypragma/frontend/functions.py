@@ -148,7 +148,7 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
                 return f"cannot be inlined: the argument '{_G.visit(arg)}' reads memory"
             reading.append(arg)  # read where the body reads it: the same value unless the body writes it
         if not types.ctype(param.type).is_scalar and not isinstance(arg, c_ast.ID):
-            part = _array_part(arg)
+            part = array_part(arg)
             if isinstance(part, str):
                 return (f"cannot be inlined: the argument '{_G.visit(arg)}' for the pointer or array "
                         f"'{param.name}' {part}")
@@ -223,7 +223,7 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
         renames[name_] = fresh
     if renames:
         _rename_locals(body, renames)
-    body = _rewrite(body, substitution, parts)
+    body = substitute(body, substitution, parts)
     body.coord = call.coord
     return body
 
@@ -235,7 +235,7 @@ def _base_name(node: c_ast.Node) -> str | None:
     return node.name if isinstance(node, c_ast.ID) else None
 
 
-def _array_part(arg: c_ast.Node) -> tuple[str, c_ast.ArrayRef] | str:
+def array_part(arg: c_ast.Node) -> tuple[str, c_ast.ArrayRef] | str:
     """A row or an element of an array as an argument for a pointer or array parameter: ``A[i]`` (a
     row: the parameter's subscripts follow), ``&A[i][j]`` or ``A + k`` (an element: the parameter's
     first subscript adds to the last one), as ("row" or "element", the subscripted array); subscripts
@@ -265,7 +265,7 @@ def _array_part(arg: c_ast.Node) -> tuple[str, c_ast.ArrayRef] | str:
     return kind, arg
 
 
-def _rewrite(node: c_ast.Node, substitution: dict[str, c_ast.Node],
+def substitute(node: c_ast.Node, substitution: dict[str, c_ast.Node],
              parts: dict[str, tuple[str, c_ast.ArrayRef]]) -> c_ast.Node:
     """``node`` with its parameters replaced by the arguments, in one pass (an argument is not rewritten
     again, even where it names a parameter of the callee): a name by its argument, and for a row
@@ -275,7 +275,7 @@ def _rewrite(node: c_ast.Node, substitution: dict[str, c_ast.Node],
         return copy.deepcopy(substitution[node.name])
     if isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID) and node.name.name in parts:
         kind, target = parts[node.name.name]
-        subscript = _rewrite(node.subscript, substitution, parts)
+        subscript = substitute(node.subscript, substitution, parts)
         if kind == "row":
             return c_ast.ArrayRef(copy.deepcopy(target), subscript, coord=node.coord)
         element = copy.deepcopy(target)
@@ -286,7 +286,7 @@ def _rewrite(node: c_ast.Node, substitution: dict[str, c_ast.Node],
         return copy.deepcopy(parts[node.expr.name][1])
     # a member's name and the callee's name are not variables
     skip = ("field",) if isinstance(node, c_ast.StructRef) else ("name",) if isinstance(node, c_ast.FuncCall) else ()
-    return rewrite_children(node, lambda child: _rewrite(child, substitution, parts), skip)
+    return rewrite_children(node, lambda child: substitute(child, substitution, parts), skip)
 
 
 def _rename_locals(body: c_ast.Node, renames: dict[str, str]) -> None:

@@ -15,6 +15,8 @@
 * ``continue`` at the top level of a loop body: ``if (c) { X; continue; } R`` becomes
   ``if (c) { X } else { R }``, and a ``continue`` that ends the body is dropped.
 * ``*(p + e)`` is ``p[e]`` and ``*p`` is ``p[0]``, as C defines them.
+* A pointer the region declares to name a row or an element of an array (``double *row = A[i];``) is
+  replaced by what it names (:mod:`polypragma.frontend.pointer_aliases`).
 * ``if (c) break;`` first in a loop body joins the loop's condition (``while (1) { if (i >= n) break; ...``
   is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted;
   a ``for`` without initialisation and increment is the ``while`` loop it means, and one without
@@ -36,6 +38,7 @@ from pycparser import c_ast
 from polypragma.frontend.c_tree import rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.loops import loop_step
+from polypragma.frontend.pointer_aliases import substitute_aliases
 from polypragma.frontend.switch import switch_conditions
 
 
@@ -86,7 +89,7 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
     flat: list[c_ast.Node] = []
-    for item in items:
+    for item in substitute_aliases(items, _State.used_after):
         parts = _split_header(item) if isinstance(item, c_ast.For) else None
         flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
     items = [_statement(item, targets) for item in flat]

@@ -1,0 +1,114 @@
+"""Pointers a region declares to name a row or an element of an array are replaced by what they name
+(polypragma/frontend/pointer_aliases.py): the generated programs print what the original prints, and a
+pointer whose value may change, or that reaches where subscripts would not, keeps the region as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness import compile_c, generated_path, opencl_device, polypragma, run
+
+SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void kernel(int n, int m, double A[n][m], double *x, double *y, double **rows)
+{{
+#pragma scop
+{body}
+#pragma endscop
+}}
+
+int main(void)
+{{
+    int n = 19, m = 11;
+    double (*A)[m] = malloc(n * sizeof *A);
+    double *x = malloc(n * m * sizeof(double)), *y = malloc(n * m * sizeof(double));
+    double **rows = malloc(n * sizeof(double *)), *flat = malloc(n * m * sizeof(double));
+    unsigned s = 99;
+    for (int i = 0; i < n; i++) {{
+        rows[i] = flat + i * m;
+        for (int j = 0; j < m; j++) {{
+            A[i][j] = (s = s * 1103515245u + 12345u) % 1000 / 9.0;
+            x[i * m + j] = (s = s * 1103515245u + 12345u) % 1000 / 7.0;
+            y[i * m + j] = (s = s * 1103515245u + 12345u) % 1000 / 5.0;
+            flat[i * m + j] = i - j;
+        }}
+    }}
+    kernel(n, m, A, x, y, rows);
+    double sum = 0.0;
+    for (int i = 0; i < n * m; i++)
+        sum += (i + 1) * (A[i / m][i % m] + 2.0 * x[i] + 3.0 * y[i] + 5.0 * flat[i]);
+    printf("%.17g\\n", sum);
+    return 0;
+}}
+"""
+
+REPLACED = """\
+    double *all = x;
+    for (int i = 0; i < n; i++) {
+        double *Ai = A[i];
+        const double *yi = &y[i * m];
+        double *xi = x + i * m;
+        double *last = &x[i * m + m - 1];
+        for (int j = 1; j < m; j++) {
+            Ai[j] = Ai[j - 1] + 0.5 * yi[j] - *(xi + j);
+            *last += *Ai * yi[0];
+        }
+        memcpy(xi, yi, (m - 1) * sizeof(double));
+    }
+    for (int i = 1; i < n; i++) {
+        double *r = rows[i], *before = rows[i - 1];
+        for (int j = 0; j < m; j++)
+            r[j] += before[j] * all[i * m + j];
+    }
+"""
+
+
+def _output(source: Path, exe: Path, libs: tuple[str, ...] = ()) -> str:
+    compile_c(source, exe, libs=list(libs))
+    result = run(exe, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
+def test_pointers_replaced_on_every_target(tmp_path: Path):
+    source = tmp_path / "aliases.c"
+    source.write_text(SOURCE.format(body=REPLACED))
+    expected = _output(source, tmp_path / "original")
+    for name, options in (("c", ["--target", "c"]), ("opencl", ["--target", "opencl", "--no-fp-contract"])):
+        if name == "opencl" and opencl_device():
+            continue
+        status, messages = polypragma(source, tmp_path / name, options)
+        assert status == 0 and messages == "", messages
+        generated = generated_path(source, tmp_path / name)
+        if name == "c":
+            region = generated.read_text().split("/* polypragma: region 0")[1].split("\n}\n")[0]
+            assert "Ai" not in region and "xi" not in region and "A[c0][c1]" in region, region
+        libs = ("-lOpenCL",) if name == "opencl" else ()
+        assert _output(generated, tmp_path / f"{name}.out", libs) == expected, name
+
+
+@pytest.mark.parametrize("body", [
+    # the pointer changes
+    "double *p = x;\nfor (int i = 0; i < n; i++) {\n    p[0] = y[i];\n    p++;\n}",
+    "double *p = x;\nfor (int i = 0; i < n; i++)\n    *p++ = y[i];",
+    "double *p = A[0];\nfor (int i = 0; i < n; i++) {\n    p[1] = y[i];\n    p = A[i];\n}",
+    # what its value read changes
+    "int k = 0;\ndouble *p = &x[k];\nk = 3;\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
+    # the bytes of an element of a row reach the next rows, where subscripts would not
+    "double *p = &A[1][2];\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
+    # its subscript reads memory (C evaluates it once, at the declaration)
+    "double *p = &x[(int)y[0] % 3];\ny[0] = 7.0;\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
+], ids=["incremented", "post-increment", "assigned", "value-read-changes", "element-of-a-row", "subscript-on-data"])
+def test_pointer_kept(body: str, tmp_path: Path):
+    source = tmp_path / "kept.c"
+    source.write_text(SOURCE.format(body="    " + body.replace("\n", "\n    ")))
+    status, messages = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert status == 0 and "warning: region left as written: pointer 'p' declared in the region" in messages, \
+        messages
+    assert _output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
+        _output(source, tmp_path / "original")
