@@ -93,9 +93,10 @@ def test_pointers_replaced_on_every_target(tmp_path: Path):
 
 
 @pytest.mark.parametrize("body", [
-    # the pointer changes
-    "double *p = x;\nfor (int i = 0; i < n; i++) {\n    p[0] = y[i];\n    p++;\n}",
-    "double *p = x;\nfor (int i = 0; i < n; i++)\n    *p++ = y[i];",
+    # the pointer changes, but for a step each iteration (frontend/induction.py): under a condition, or
+    # read after the loop (a pointer assignment)
+    "double *p = x;\nfor (int i = 0; i < n; i++) {\n    p[0] += y[i];\n    if (y[i] > 100.0)\n        p++;\n}",
+    "double *p = x;\nfor (int i = 0; i < n; i++)\n    *p++ = y[i];\np[0] = 1.0;",
     "double *p = A[0];\nfor (int i = 0; i < n; i++) {\n    p[1] = y[i];\n    p = A[i];\n}",
     # what its value read changes
     "int k = 0;\ndouble *p = &x[k];\nk = 3;\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
@@ -103,7 +104,7 @@ def test_pointers_replaced_on_every_target(tmp_path: Path):
     "double *p = &A[1][2];\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
     # its subscript reads memory (C evaluates it once, at the declaration)
     "double *p = &x[(int)y[0] % 3];\ny[0] = 7.0;\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
-], ids=["incremented", "post-increment", "assigned", "value-read-changes", "element-of-a-row", "subscript-on-data"])
+], ids=["stepped-under-a-condition", "read-after-stepping", "assigned", "value-read-changes", "element-of-a-row", "subscript-on-data"])
 def test_pointer_kept(body: str, tmp_path: Path):
     source = tmp_path / "kept.c"
     source.write_text(SOURCE.format(body="    " + body.replace("\n", "\n    ")))

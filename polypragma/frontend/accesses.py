@@ -187,6 +187,12 @@ class AccessCollector:
             self.lvalue(node.lvalue, may, also_read=compound)
         elif isinstance(node, c_ast.UnaryOp):
             if node.op in ("++", "--", "p++", "p--"):
+                variable = self.lookup(node.expr.name) if isinstance(node.expr, c_ast.ID) else None
+                if isinstance(variable, Variable) and variable.ctype.rank:
+                    raise self._unsupported(
+                        f"pointer '{node.expr.name}' stepped", node,
+                        "is not supported (only a pointer set just before a loop and stepped by the same amount in "
+                        "each of its iterations, whose elements are then known, and not read after the loop)")
                 self.lvalue(node.expr, may, also_read=True)
             elif node.op in ("&", "*"):
                 raise self._unsupported(

@@ -100,7 +100,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
                     raise Unsupported(f"label '{n.name}'", self.location(n),
                                       "is the target of a 'goto' outside the region; not supported")
         self.notes: dict[int, str] = {}  # why normalise left a statement as it was (by id)
-        self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes)
+        self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes, variable_type)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)

@@ -15,6 +15,8 @@
 * ``continue`` at the top level of a loop body: ``if (c) { X; continue; } R`` becomes
   ``if (c) { X } else { R }``, and a ``continue`` that ends the body is dropped.
 * ``*(p + e)`` is ``p[e]`` and ``*p`` is ``p[0]``, as C defines them.
+* ``B[k++] = v;`` is ``B[k] = v; k++;``, and a counter or pointer that steps by the same amount each
+  iteration of a loop is the function of the iterators it is (:mod:`polypragma.frontend.induction`).
 * A pointer the region declares to name a row or an element of an array (``double *row = A[i];``) is
   replaced by what it names (:mod:`polypragma.frontend.pointer_aliases`).
 * ``if (c) break;`` first in a loop body joins the loop's condition (``while (1) { if (i >= n) break; ...``
@@ -37,9 +39,11 @@ from pycparser import c_ast
 
 from polypragma.frontend.c_tree import rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
+from polypragma.frontend.induction import split_increments, substitute_inductions
 from polypragma.frontend.loops import loop_step
 from polypragma.frontend.pointer_aliases import substitute_aliases
 from polypragma.frontend.switch import switch_conditions
+from polypragma.model import CType
 
 
 _INLINE_DEPTH = 8  # calls inlined into inlined bodies, at most (a recursive function is not inlined)
@@ -47,11 +51,14 @@ _INLINE_DEPTH = 8  # calls inlined into inlined bodies, at most (a recursive fun
 
 def normalise(items: list[c_ast.Node], goto_targets: set[str],
               inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None,
-              used_after: set[str] = frozenset(), notes: dict[int, str] | None = None) -> list[c_ast.Node]:
+              used_after: set[str] = frozenset(), notes: dict[int, str] | None = None,
+              variable_type: Callable[[str], CType | None] = lambda name: None) -> list[c_ast.Node]:
     """The region's ``items`` rewritten (a copy).  ``used_after``: names the function reads after the
     region.  ``notes`` receives, by ``id`` of a statement left as it is, why it could not be rewritten
-    (a switch), for the diagnostic."""
+    (a switch), for the diagnostic.  ``variable_type(name)``: the type of a variable of the region (None:
+    unknown), for the counters of loops."""
     _State.inline = inline
+    _State.variable_type = variable_type
     _State.depth = 0
     _State.notes = notes if notes is not None else {}
     items = [_dereferences(copy.deepcopy(item)) for item in items]
@@ -73,6 +80,7 @@ class _State:
     notes: dict[int, str] = {}
     uses: dict[str, int] = {}  # occurrences of each name in the region
     used_after: set[str] = set()
+    variable_type: Callable[[str], CType | None] = staticmethod(lambda name: None)
 
 
 def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
@@ -92,7 +100,7 @@ def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
     for item in substitute_aliases(items, _State.used_after):
         parts = _split_header(item) if isinstance(item, c_ast.For) else None
         flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
-    items = [_statement(item, targets) for item in flat]
+    items = [split for item in flat for split in _split_increments(_statement(item, targets))]
     out: list[c_ast.Node] = []
     k = 0
     while k < len(items):
@@ -105,7 +113,22 @@ def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
                 continue
         out.append(item)
         k += 1
-    return out
+    return substitute_inductions(out, _State.used_after, _State.variable_type)
+
+
+def _split_increments(node: c_ast.Node) -> list[c_ast.Node]:
+    """An expression statement with its steps of names as statements of their own (``B[k++] = v;`` is
+    ``B[k] = v; k++;``), dereferences read again as subscripts."""
+    parts = split_increments(node)
+    return parts if len(parts) == 1 else [_dereferences(part) for part in parts]
+
+
+def _body(node: c_ast.Node | None) -> c_ast.Node | None:
+    """A loop's or branch's statement, with the steps an expression statement splits off in a block."""
+    if node is None:
+        return None
+    parts = _split_increments(node)
+    return parts[0] if len(parts) == 1 else c_ast.Compound(parts, coord=node.coord)
 
 
 def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
@@ -146,10 +169,10 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
     if isinstance(node, c_ast.Compound):
         node.block_items = _block(node.block_items or [], targets)
     elif isinstance(node, c_ast.If):
-        node.iftrue = _statement(node.iftrue, targets) if node.iftrue is not None else None
-        node.iffalse = _statement(node.iffalse, targets) if node.iffalse is not None else None
+        node.iftrue = _body(_statement(node.iftrue, targets)) if node.iftrue is not None else None
+        node.iffalse = _body(_statement(node.iffalse, targets)) if node.iffalse is not None else None
     elif isinstance(node, (c_ast.For, c_ast.While, c_ast.DoWhile)):
-        body = _statement(node.stmt, targets) if node.stmt is not None else None
+        body = _body(_statement(node.stmt, targets)) if node.stmt is not None else None
         if not isinstance(node, c_ast.DoWhile):
             body = _continues(_lift_exits(body))
         node.stmt = body

@@ -14,8 +14,9 @@ its value was computed from:
 
 As for a function's pointer parameter given a row (:func:`polypragma.frontend.functions.inline_call`), the
 subscripts through a row stay in that row, and a pointer to an element of a row (``&A[i][j]``, from which
-the bytes reach the next rows) is not replaced.  Otherwise the declaration stays, and the region is refused
-as before with a warning naming the pointer.
+the bytes reach the next rows) is not replaced.  A pointer that steps by the same amount each iteration of
+a loop is :mod:`polypragma.frontend.induction`'s.  Otherwise the declaration stays, and the region is
+refused as before with a warning naming the pointer.
 """
 
 from __future__ import annotations
