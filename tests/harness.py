@@ -59,6 +59,18 @@ def run(exe: Path, args=(), env=None, timeout=60) -> subprocess.CompletedProcess
     return subprocess.run([str(exe), *args], capture_output=True, text=True, timeout=timeout, env=environment)
 
 
+def program_output(source: Path, exe: Path, runs: tuple[str, ...] = ("",), libs: tuple[str, ...] = ()) -> str:
+    """``source`` compiled (with ``libs``), and what it prints run with each of ``runs`` (arguments
+    separated by spaces), one after the other; a failed run fails the test."""
+    compile_c(source, exe, libs=list(libs))
+    outputs = []
+    for arguments in runs:
+        result = run(exe, arguments.split(), timeout=60)
+        assert result.returncode == 0, result.stderr
+        outputs.append(result.stdout)
+    return "".join(outputs)
+
+
 def polypragma_argv(source: Path, outdir: Path, options=(), defines=(), include=(KERNELS,)) -> list[str]:
     """The command's arguments: the c target unless ``options`` name one."""
     target = [] if any(o == "--target" or o.startswith("--target=") for o in options) else ["--target", "c"]

@@ -8,8 +8,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from harness import compile_c, generated_path, opencl_device, polypragma, run
+from harness import generated_path, opencl_device, polypragma, program_output
 
 SOURCE = """\
 #include <stdio.h>
@@ -122,17 +124,7 @@ int main(int argc, char **argv)
 """
 
 
-def _output(source: Path, exe: Path, args: list[str], libs: tuple[str, ...] = ()) -> str:
-    compile_c(source, exe, libs=list(libs))
-    outputs = []
-    for size in args:
-        result = run(exe, size.split(), timeout=60)
-        assert result.returncode == 0, result.stderr
-        outputs.append(result.stdout)
-    return "".join(outputs)
-
-
-SIZES = ["1 1 1", "9 4 0", "40 13 3"]
+SIZES = ("1 1 1", "9 4 0", "40 13 3")
 
 
 @pytest.mark.parametrize("target", ["c", "omp", "opencl"])
@@ -160,5 +152,101 @@ def test_counters_and_pointers_on_every_target(target: str, tmp_path: Path):
     else:
         assert "counters.c:1" not in messages, messages  # the first region is generated (no warning)
     libs = ("-lOpenCL",) if target == "opencl" else ()
-    assert _output(generated_path(source, tmp_path / "out"), tmp_path / "gen", SIZES, libs) == \
-        _output(source, tmp_path / "original", SIZES)
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "gen", SIZES, libs) == \
+        program_output(source, tmp_path / "original", SIZES)
+
+
+# -- random counters ------------------------------------------------------------------------------
+
+@st.composite
+def counter_programs(draw) -> str:
+    """A nest of two or three loops (bounds on the parameters, constants, now and then an outer iterator:
+    a triangle), with a counter set before it and stepped at drawn places, by drawn amounts, now and then
+    under a condition; its value stored at each point of the nest, and read after it."""
+    depth = draw(st.integers(2, 3))
+    iterators = ["i", "j", "l"][:depth]
+    start = draw(st.sampled_from(["0", "3", "n", "m - 1", "-2"]))
+    lines = [f"    k = {start};"]
+
+    def bound(level: int) -> str:
+        choices = ["n", "m", "3", "n - 2", "m + 1", "0"]
+        if level and draw(st.integers(0, 5)) == 0:
+            choices.append(iterators[level - 1])  # a triangle: left as it is
+        return draw(st.sampled_from(choices))
+
+    def step() -> str:
+        amount = draw(st.sampled_from(["k++;", "k--;", "k += 2;", "k -= 3;", "k = k + m;", "++k;"]))
+        return amount if draw(st.integers(0, 7)) else f"if (n > 4) {amount}"  # (a condition: left as it is)
+
+    def body(level: int, indent: str) -> list[str]:
+        out = []
+        iterator = iterators[level]
+        lower = draw(st.sampled_from(["0", "1", "2"]))
+        out.append(f"{indent}for (int {iterator} = {lower}; {iterator} < {bound(level)}; {iterator}++) {{")
+        inner = indent + "    "
+        cell = " + ".join(f"{name} * {13 ** k}" for k, name in enumerate(iterators[:level + 1]))
+        items = [f"{inner}V[{level}][OFF + {cell}] = k;"]
+        if draw(st.booleans()):
+            items.append(f"{inner}{step()}")
+        if level + 1 < depth:
+            items.append("NEST")
+        if draw(st.booleans()):
+            items.append(f"{inner}{step()}")
+        items.append(f"{inner}W[{level}][OFF + {cell}] = k * 2 + 1;")
+        order = draw(st.permutations(items))
+        for item in order:
+            out.extend(body(level + 1, inner) if item == "NEST" else [item])
+        out.append(f"{indent}}}")
+        return out
+
+    lines += body(0, "    ")
+    lines.append("    *final = k;")
+    return "\n".join(lines)
+
+
+RANDOM_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+#define OFF 8
+#define CELLS (OFF + 2300)
+
+static int V[3][CELLS], W[3][CELLS];
+
+static void kernel(int n, int m, int *final)
+{{
+    int k;
+#pragma scop
+{body}
+#pragma endscop
+}}
+
+int main(int argc, char **argv)
+{{
+    int n = argc > 1 ? atoi(argv[1]) : 5, m = argc > 2 ? atoi(argv[2]) : 4, final = 0;
+    kernel(n, m, &final);
+    long sum = final;
+    for (int a = 0; a < 3; a++)
+        for (int c = 0; c < CELLS; c++)
+            sum = (sum * 31 + V[a][c] * 7 + W[a][c]) % 1000000007L;
+    printf("%ld\\n", sum);
+    return 0;
+}}
+"""
+
+
+@settings(max_examples=6, derandomize=True, database=None, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(body=counter_programs())
+def test_random_counters_on_the_c_target(body: str, tmp_path_factory):
+    """Drawn counters keep their values at every point of the nest, and after it, on the c target and with
+    --openmp (sizes where the inner loops run, and where some do not)."""
+    tmp_path = tmp_path_factory.mktemp("counter")
+    source = tmp_path / "counter.c"
+    source.write_text(RANDOM_SOURCE.format(body=body))
+    sizes = ("5 4", "2 7", "11 1", "0 3")
+    expected = program_output(source, tmp_path / "original", sizes)
+    for name, options in (("c", ["--target", "c"]), ("omp", ["--target", "c", "--openmp"])):
+        status, messages = polypragma(source, tmp_path / name, options)
+        assert status == 0, messages
+        generated = generated_path(source, tmp_path / name)
+        assert program_output(generated, tmp_path / f"{name}.exe", sizes) == expected, body

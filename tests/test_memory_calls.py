@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import compile_c, generated_path, opencl_device, polypragma, run
+from harness import generated_path, opencl_device, polypragma, program_output
 
 PROLOGUE = """\
 #include <stdio.h>
@@ -106,17 +106,10 @@ def _source(body: str) -> str:
         textwrap.indent(body, "    ") + EPILOGUE
 
 
-def _output(source: Path, exe: Path, libs: tuple[str, ...] = ()) -> str:
-    compile_c(source, exe, libs=list(libs))
-    result = run(exe, timeout=60)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
-
-
 def test_lowered_forms_on_every_target(tmp_path: Path):
     source = tmp_path / "copies.c"
     source.write_text(_source(LOWERED))
-    expected = _output(source, tmp_path / "original")
+    expected = program_output(source, tmp_path / "original")
     for name, options in (("c", []), ("omp", ["--openmp"]), ("opencl", ["--target", "opencl", "--no-fp-contract"])):
         if name == "opencl" and opencl_device():
             continue
@@ -128,7 +121,7 @@ def test_lowered_forms_on_every_target(tmp_path: Path):
             region = generated.read_text().split("/* polypragma: region 0")[1].split("\n}\n")[0]
             assert "memcpy(" not in region and "memset(" not in region
         libs = ("-lOpenCL",) if name == "opencl" else ()
-        assert _output(generated, tmp_path / f"{name}.out", libs) == expected, name
+        assert program_output(generated, tmp_path / f"{name}.out", libs=libs) == expected, name
 
 
 @pytest.mark.parametrize("call, why", [
@@ -160,8 +153,8 @@ def test_left_as_call(call: str, why: str, tmp_path: Path):
     assert why in messages, messages
     status, messages = polypragma(source, tmp_path / "c")
     assert status == 0 and messages == "", messages
-    assert _output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
-        _output(source, tmp_path / "original")
+    assert program_output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
+        program_output(source, tmp_path / "original")
 
 
 def test_memmove_is_a_call(tmp_path: Path):
