@@ -277,7 +277,7 @@ CASES = [
             A[i] = 1.0;
         B[0] = i;
     """, 5, 12, ("loop iterator 'i'", "outside its loop")),
-    # (one that names an array and is only subscripted is the array: frontend/pointer_aliases.py)
+    # (one that names an array and is only subscripted is the array: frontend/aliases.py)
     Case("pointer-declared-in-region", """
         double *q = A;
         for (i = 0; i < n; i++)

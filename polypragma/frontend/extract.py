@@ -77,7 +77,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.globals = globals_
         self.external: list[tuple[str, isl.Set, AffineBuilder, c_ast.Node]] = []  # statements calling them
 
-        variable_type, taken_names = self._memory_call_names(items, scope, types)
+        variable_type, taken_names = self._names(items, scope, types)
         assigned = assigned_outside_loop_headers(items)
 
         def inline(call: c_ast.FuncCall):
@@ -634,10 +634,11 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
-    def _memory_call_names(self, items: list[c_ast.Node], scope: Scope, types: TypeTable):
-        """For :func:`memory_calls.lower`: the type of a variable a call names (one declared before the
-        region, or once in it and not before), and the names its loops' iterators must not take (every
-        name of the region, of the scopes around it and of the file's functions, which calls inline)."""
+    def _names(self, items: list[c_ast.Node], scope: Scope, types: TypeTable):
+        """For :func:`memory_calls.lower` and :func:`normalise`: the type of a variable (one declared before
+        the region, or in it, each declaration of the same type, and not before), and the names the loops
+        of a lowered call must not take (every name of the region, of the scopes around it and of the
+        file's functions, which calls inline)."""
         declared: dict[str, list[c_ast.Decl]] = {}
         taken: set[str] = set()
         for node in [n for item in items for n in subtree(item)] + \
@@ -657,10 +658,15 @@ class RegionExtractor(LoopWalk, ExitWalk):
 
         def variable_type(name: str):
             outer = scope.lookup(name)
-            if name in declared:
-                decls = declared[name]
-                return types.ctype(decls[0].type) if len(decls) == 1 and outer is None else None
-            return outer.ctype if outer is not None else None
+            decls = declared.get(name, [])
+            if not decls:
+                return outer.ctype if outer is not None else None
+            if outer is not None and not any(outer.decl is d for d in decls):
+                return None  # (one hides a variable of the function: which is meant depends on the place)
+            # declared in several blocks (loops' iterators): known where every declaration agrees
+            kinds = {(c.base, c.resolved, c.pointer_depth, c.is_unsigned, tuple(text(d) for d in c.dims))
+                     for c in (types.ctype(d.type) for d in decls)}
+            return types.ctype(decls[0].type) if len(kinds) == 1 else None
 
         return variable_type, taken
 

@@ -18,7 +18,7 @@
 * ``B[k++] = v;`` is ``B[k] = v; k++;``, and a counter or pointer that steps by the same amount each
   iteration of a loop is the function of the iterators it is (:mod:`polypragma.frontend.induction`).
 * A pointer the region declares to name a row or an element of an array (``double *row = A[i];``) is
-  replaced by what it names (:mod:`polypragma.frontend.pointer_aliases`).
+  replaced by what it names (:mod:`polypragma.frontend.aliases`).
 * ``if (c) break;`` first in a loop body joins the loop's condition (``while (1) { if (i >= n) break; ...``
   is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted;
   a ``for`` without initialisation and increment is the ``while`` loop it means, and one without
@@ -41,7 +41,7 @@ from polypragma.frontend.c_tree import rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.induction import split_increments, substitute_inductions
 from polypragma.frontend.loops import loop_step
-from polypragma.frontend.pointer_aliases import substitute_aliases
+from polypragma.frontend.aliases import substitute_aliases
 from polypragma.frontend.switch import switch_conditions
 from polypragma.model import CType
 
@@ -97,7 +97,7 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
     flat: list[c_ast.Node] = []
-    for item in substitute_aliases(items, _State.used_after):
+    for item in substitute_aliases(items, _State.used_after, _State.variable_type):
         parts = _split_header(item) if isinstance(item, c_ast.For) else None
         flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
     items = [split for item in flat for split in _split_increments(_statement(item, targets))]

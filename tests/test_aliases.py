@@ -1,5 +1,5 @@
 """Pointers a region declares to name a row or an element of an array are replaced by what they name
-(polypragma/frontend/pointer_aliases.py): the generated programs print what the original prints, and a
+(polypragma/frontend/aliases.py): the generated programs print what the original prints, and a
 pointer whose value may change, or that reaches where subscripts would not, keeps the region as written."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import compile_c, generated_path, opencl_device, polypragma, run
+from harness import generated_path, opencl_device, polypragma, program_output
 
 SOURCE = """\
 #include <stdio.h>
@@ -65,20 +65,21 @@ REPLACED = """\
         for (int j = 0; j < m; j++)
             r[j] += before[j] * all[i * m + j];
     }
+    for (int i = 0; i < n; i++) {
+        int mirror = n - 1 - i;
+        const int len = m - i % 1 - 1;
+        for (int j = 0; j < len; j++) {
+            long at = (long)mirror * m + j;
+            y[at] = 0.5 * y[at] + x[i * m + j + 1];
+        }
+    }
 """
-
-
-def _output(source: Path, exe: Path, libs: tuple[str, ...] = ()) -> str:
-    compile_c(source, exe, libs=list(libs))
-    result = run(exe, timeout=60)
-    assert result.returncode == 0, result.stderr
-    return result.stdout
 
 
 def test_pointers_replaced_on_every_target(tmp_path: Path):
     source = tmp_path / "aliases.c"
     source.write_text(SOURCE.format(body=REPLACED))
-    expected = _output(source, tmp_path / "original")
+    expected = program_output(source, tmp_path / "original")
     for name, options in (("c", ["--target", "c"]), ("opencl", ["--target", "opencl", "--no-fp-contract"])):
         if name == "opencl" and opencl_device():
             continue
@@ -88,8 +89,9 @@ def test_pointers_replaced_on_every_target(tmp_path: Path):
         if name == "c":
             region = generated.read_text().split("/* polypragma: region 0")[1].split("\n}\n")[0]
             assert "Ai" not in region and "xi" not in region and "A[c0][c1]" in region, region
+            assert "mirror" not in region and "len" not in region and "at" not in region.split(), region
         libs = ("-lOpenCL",) if name == "opencl" else ()
-        assert _output(generated, tmp_path / f"{name}.out", libs) == expected, name
+        assert program_output(generated, tmp_path / f"{name}.out", libs=libs) == expected, name
 
 
 @pytest.mark.parametrize("body", [
@@ -104,12 +106,32 @@ def test_pointers_replaced_on_every_target(tmp_path: Path):
     "double *p = &A[1][2];\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
     # its subscript reads memory (C evaluates it once, at the declaration)
     "double *p = &x[(int)y[0] % 3];\ny[0] = 7.0;\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
-], ids=["stepped-under-a-condition", "read-after-stepping", "assigned", "value-read-changes", "element-of-a-row", "subscript-on-data"])
+], ids=["stepped-under-a-condition", "read-after-stepping", "assigned", "value-read-changes", "element-of-a-row",
+        "subscript-on-data"])
 def test_pointer_kept(body: str, tmp_path: Path):
     source = tmp_path / "kept.c"
     source.write_text(SOURCE.format(body="    " + body.replace("\n", "\n    ")))
     status, messages = polypragma(source, tmp_path / "c", ["--target", "c"])
     assert status == 0 and "warning: region left as written: pointer 'p' declared in the region" in messages, \
         messages
-    assert _output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
-        _output(source, tmp_path / "original")
+    assert program_output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
+        program_output(source, tmp_path / "original")
+
+
+@pytest.mark.parametrize("body", [
+    "for (int i = 0; i < n; i++) {\n    int j = i;\n    j += 1;\n    y[j % n] = x[i];\n}",
+    "for (int i = 0; i < n; i++) {\n    int j = (int)x[0] % 3 + i;\n    y[j] = x[i];\n}",
+    "for (int i = 0; i < n; i++) {\n    unsigned j = n - 1 - i;\n    y[j] = x[i];\n}",
+    "int k = 2;\nfor (int i = 0; i < n; i++) {\n    int j = k + i;\n    k = 1;\n    y[j] = x[i];\n}",
+], ids=["assigned", "reads-memory", "unsigned", "reads-what-changes"])
+def test_integer_kept(body: str, tmp_path: Path):
+    """An integer whose value is not its expression everywhere after it stays a scalar of the region: the c
+    target runs it as written."""
+    source = tmp_path / "kept.c"
+    source.write_text(SOURCE.format(body="    " + body.replace("\n", "\n    ")))
+    status, messages = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert status == 0 and messages == "", messages
+    region = generated_path(source, tmp_path / "c").read_text().split("/* polypragma: region 0")[1]
+    assert "y[j" in region, region
+    assert program_output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
+        program_output(source, tmp_path / "original")

@@ -1,0 +1,126 @@
+"""Names a region declares for a part of an array or for an integer expression, replaced by what they name.
+
+``double *row = A[i];`` followed by ``row[j] = B[j] + i;`` is ``A[i][j] = B[j] + i;``, and ``const double *a
+= &x[i * m];`` (or ``x + i * m``) makes ``a[k]`` the element ``x[i * m + k]``; ``int j = n - 1 - i;`` makes
+``y[j]`` ``y[n - 1 - i]``, and ``int len = n - i;`` a loop bound ``j < len`` the bound ``j < n - i``.  The model
+has no pointers, and takes a scalar the region writes for data: the substitution keeps the accesses and
+bounds exact.  It is what C means where nothing changes the name or what its value was computed from:
+
+* a pointer to numbers, set to an array or pointer variable, a row of one (``A[i]``) or the address of an
+  element of a one-dimensional one (``&x[e]``, ``x + e``), whose subscripts read no memory, and after it
+  only subscripted (``*p`` and ``*(p + e)`` are ``p[0]`` and ``p[e]`` by then) or given whole to ``memcpy``
+  or ``memset``;
+* a signed integer (``int``, ``long``) set to an expression of constants and signed integer variables no
+  wider than it, which reads no memory and calls nothing;
+* after it, in its block, the name is never assigned nor declared again; nothing assigns or declares again
+  a variable its value reads; and the function does not use it after the region.
+
+As for a function's pointer parameter given a row (:func:`polypragma.frontend.functions.inline_call`), the
+subscripts through a row stay in that row, and a pointer to an element of a row (``&A[i][j]``, from which
+the bytes reach the next rows) is not replaced.  A pointer that steps by the same amount each iteration of
+a loop is :mod:`polypragma.frontend.induction`'s.  Otherwise the declaration stays: a pointer's region is
+refused as before with a warning naming it, an integer is a scalar of the region.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pycparser import c_ast
+
+from polypragma.frontend.c_tree import subtree, writes
+from polypragma.frontend.functions import array_part, substitute
+from polypragma.model import CType
+
+_COPIES = frozenset({"memcpy", "memset"})  # calls the frontend lowers to loops (memory_calls.py)
+_SIGNED_WORDS = frozenset({"int", "long", "short", "signed"})
+_NOT_VALUES = ("*", "&", "++", "--", "p++", "p--")  # a dereference, an address, a step
+
+
+def substitute_aliases(items: list[c_ast.Node], used_after: set[str],
+                       variable_type: Callable[[str], CType | None]) -> list[c_ast.Node]:
+    """``items`` (a block's) with each declaration that names a part of an array or an integer expression
+    dropped and the name replaced by what it names in the items after it (copies, the given ones rewritten
+    in place).  ``variable_type(name)``: a variable's type (None: unknown)."""
+    out = list(items)
+    k = 0
+    while k < len(out):
+        alias = _alias(out[k], out[k + 1:], used_after) or _integer(out[k], out[k + 1:], used_after, variable_type)
+        if alias is None:
+            k += 1
+            continue
+        name, value, part = alias
+        parts = {name: part} if part is not None else {}
+        out[k + 1:] = [substitute(item, {name: value}, parts) for item in out[k + 1:]]
+        del out[k]
+    return out
+
+
+def _alias(decl: c_ast.Node, rest: list[c_ast.Node], used_after: set[str]):
+    """(name, value, part) for a pointer declaration that can be replaced, else None."""
+    if not (isinstance(decl, c_ast.Decl) and decl.name and decl.init is not None
+            and isinstance(decl.type, c_ast.PtrDecl) and isinstance(decl.type.type, c_ast.TypeDecl)
+            and isinstance(decl.type.type.type, c_ast.IdentifierType)) or decl.name in used_after:
+        return None
+    value = decl.init
+    if isinstance(value, c_ast.ID):
+        part = None
+    else:
+        part = array_part(value)
+        if isinstance(part, str):
+            return None
+    if not all(_only_subscripted(item, decl.name) for item in rest) or not _unchanged(decl, rest):
+        return None
+    return decl.name, value, part
+
+
+def _integer(decl: c_ast.Node, rest: list[c_ast.Node], used_after: set[str],
+             variable_type: Callable[[str], CType | None]):
+    """(name, value, None) for a declaration of a signed integer that names an expression, else None."""
+    if not (isinstance(decl, c_ast.Decl) and decl.name and decl.init is not None
+            and isinstance(decl.type, c_ast.TypeDecl) and isinstance(decl.type.type, c_ast.IdentifierType)
+            and set(decl.type.type.names) <= _SIGNED_WORDS) or decl.name in used_after:
+        return None
+    wide = "long" in decl.type.type.names
+    for node in subtree(decl.init):
+        if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall, c_ast.Assignment, c_ast.InitList,
+                             c_ast.ExprList)) or (isinstance(node, c_ast.UnaryOp) and node.op in _NOT_VALUES):
+            return None
+        if isinstance(node, c_ast.ID):
+            ctype = variable_type(node.name)
+            if ctype is None or ctype.rank or not ctype.is_integer or ctype.is_unsigned \
+                    or not (set(ctype.resolved.split()) <= _SIGNED_WORDS) or ("long" in ctype.resolved and not wide):
+                return None
+    if any(writes(item, decl.name) for item in rest) or not _unchanged(decl, rest):
+        return None
+    return decl.name, decl.init, None
+
+
+def _unchanged(decl: c_ast.Decl, rest: list[c_ast.Node]) -> bool:
+    """Whether nothing in ``rest`` declares the name again, or assigns or declares again a variable its
+    value reads."""
+    read = {n.name for n in subtree(decl.init) if isinstance(n, c_ast.ID)}
+    for item in rest:
+        for node in subtree(item):
+            if isinstance(node, c_ast.Decl) and (node.name == decl.name or node.name in read):
+                return False
+        if any(writes(item, other) for other in read):
+            return False
+    return True
+
+
+def _only_subscripted(node: c_ast.Node, name: str) -> bool:
+    """Whether every use of ``name`` in ``node`` is subscripted, or a whole argument of a copy the
+    frontend lowers."""
+    if isinstance(node, c_ast.ID):
+        return node.name != name
+    if isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID) and node.name.name == name:
+        return _only_subscripted(node.subscript, name)
+    if isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name in _COPIES:
+        return all(_only_subscripted(arg, name) for arg in (node.args.exprs if node.args else [])
+                   if not (isinstance(arg, c_ast.ID) and arg.name == name))
+    if isinstance(node, c_ast.StructRef):
+        return _only_subscripted(node.name, name)  # (a member's name is no variable)
+    if isinstance(node, c_ast.FuncCall):
+        return node.args is None or _only_subscripted(node.args, name)
+    return all(_only_subscripted(child, name) for _, child in node.children())
