@@ -104,10 +104,13 @@ def test_pointers_replaced_on_every_target(tmp_path: Path):
     "int k = 0;\ndouble *p = &x[k];\nk = 3;\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
     # the bytes of an element of a row reach the next rows, where subscripts would not
     "double *p = &A[1][2];\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
+    # a row walked past its end, as a flat array
+    "double *p = A[0];\nfor (int i = 0; i < 3 * m; i++)\n    p[i] = y[i];\nfor (int i = 0; i < n; i++)\n"
+    "    x[i] = A[i][0];",
     # its subscript reads memory (C evaluates it once, at the declaration)
     "double *p = &x[(int)y[0] % 3];\ny[0] = 7.0;\nfor (int i = 0; i < n; i++)\n    p[i] = y[i];",
 ], ids=["stepped-under-a-condition", "read-after-stepping", "assigned", "value-read-changes", "element-of-a-row",
-        "subscript-on-data"])
+        "row-walked-past-its-end", "subscript-on-data"])
 def test_pointer_kept(body: str, tmp_path: Path):
     source = tmp_path / "kept.c"
     source.write_text(SOURCE.format(body="    " + body.replace("\n", "\n    ")))
@@ -133,5 +136,25 @@ def test_integer_kept(body: str, tmp_path: Path):
     assert status == 0 and messages == "", messages
     region = generated_path(source, tmp_path / "c").read_text().split("/* polypragma: region 0")[1]
     assert "y[j" in region, region
+    assert program_output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
+        program_output(source, tmp_path / "original")
+
+
+def test_row_given_to_a_function_that_walks_past_its_end(tmp_path: Path):
+    """A function given a row (inlined: its pointer parameter is the row) that walks past the row's end stays
+    a call: inlined, its writes past the end were taken for elements of that row, and a later read of the
+    next rows was scheduled before them."""
+    definition = "static void fill(int len, double *p, double v)\n{\n    for (int k = 0; k < len; k++)\n" \
+        "        p[k] = v * k;\n}\n\n"
+    body = ("    for (int i = 0; i < n; i++)\n        for (int j = 0; j < m; j++)\n            x[i * m + j] = A[i][j];\n"
+            "    for (int i = 0; i < n; i++)\n        fill(m, A[i], 0.5 * i);\n    fill(2 * m, A[0], 3.0);\n"
+            "    for (int i = 0; i < n; i++)\n        for (int j = 0; j < m; j++)\n            y[i * m + j] += A[i][j];")
+    source = tmp_path / "walk.c"
+    source.write_text(SOURCE.format(body=body).replace("static void kernel(", definition + "static void kernel("))
+    status, messages = polypragma(source, tmp_path / "opencl", ["--target", "opencl"])
+    assert "'fill' cannot be inlined: its subscripts through 'p', given the row 'A[0]', may reach past the row's end" \
+        in messages, messages
+    status, messages = polypragma(source, tmp_path / "c", ["--target", "c"])
+    assert status == 0 and messages == "", messages
     assert program_output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
         program_output(source, tmp_path / "original")

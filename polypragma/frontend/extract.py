@@ -87,7 +87,8 @@ class RegionExtractor(LoopWalk, ExitWalk):
                     and call.name.name not in self.functions.definitions:
                 result = memory_calls.lower(call, variable_type, types, taken_names, assigned)
             else:
-                result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope))
+                result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope),
+                                     variable_type)
             if isinstance(result, str):
                 self.not_inlined.setdefault(call.name.name, result)
             return result
@@ -504,7 +505,10 @@ class RegionExtractor(LoopWalk, ExitWalk):
                                        "in the region is not supported (its size may only use constants and "
                                        "parameters of the region)")
         if ctype.pointer_depth:
-            raise self.unsupported(f"pointer '{decl.name}' declared", decl, "in the region is not supported")
+            raise self.unsupported(f"pointer '{decl.name}' declared", decl, self.notes.get(
+                id(decl), "in the region is not supported (but for one set to an array, a row or an element of a "
+                "one-dimensional array and then only subscripted, or stepped by the same amount in each "
+                "iteration of a loop)"))
         variable = Variable(decl.name, ctype, True, decl)
         walk.scope.add(variable)
         new_name = decl.name

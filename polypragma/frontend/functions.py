@@ -10,12 +10,15 @@ the GPU targets emit it, with its callees, as a device function.
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 from pycparser import c_ast, c_generator
 
 from polypragma.frontend.c_tree import rewrite_children
 from polypragma.frontend.library import PURE_FUNCTIONS
+from polypragma.frontend.row_bounds import stays_in_row
 from polypragma.frontend.symbols import TypeTable
+from polypragma.model import CType
 
 class FileFunctions:
     """The function definitions of a translation unit, and which of them are pure."""
@@ -113,7 +116,8 @@ class FileFunctions:
 
 
 def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], types: TypeTable,
-                globals_: set[str]) -> c_ast.Compound | str | None:
+                globals_: set[str], variable_type: Callable[[str], CType | None] = lambda name: None,
+                ) -> c_ast.Compound | str | None:
     """The body of the ``void`` function ``call`` calls, its parameters replaced by the arguments, or None
     when that would not mean the same: a pointer or array argument that is not a plain name, an argument
     with side effects, a parameter the function assigns, a name other than its parameters, locals and
@@ -155,6 +159,14 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
             parts[param.name] = part
             continue
         substitution[param.name] = arg
+    rows = {name: part[1] for name, part in parts.items() if part[0] == "row"}
+    if rows:
+        # (its scalars given their values: 'k < len' is 'k < m' where the call passes m)
+        scalars_given = substitute(copy.deepcopy(definition.body), substitution, {})
+        for name, row in rows.items():
+            if not stays_in_row(row, [scalars_given], name, variable_type):
+                return (f"cannot be inlined: its subscripts through '{name}', given the row '{_G.visit(row)}', may "
+                        "reach past the row's end")
     body = copy.deepcopy(definition.body)
     items = list(body.block_items or [])
     if items and isinstance(items[-1], c_ast.Return) and items[-1].expr is None:

@@ -97,7 +97,7 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
     flat: list[c_ast.Node] = []
-    for item in substitute_aliases(items, _State.used_after, _State.variable_type):
+    for item in substitute_aliases(items, _State.used_after, _State.variable_type, _State.notes):
         parts = _split_header(item) if isinstance(item, c_ast.For) else None
         flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
     items = [split for item in flat for split in _split_increments(_statement(item, targets))]

@@ -1,0 +1,117 @@
+"""Whether the subscripts through a pointer to a row stay in that row.
+
+``double *p = A[0];`` makes ``p[k]`` the element ``A[0][k]``, which is what C means only while ``k`` stays
+below the row's extent: a program that walks the whole matrix through it (``for (k = 0; k < n * m; k++)
+p[k] = ...``) reaches the next rows, which the model would take for other elements of row 0, and then
+misses the dependences with ``A[1][j]``.  :func:`within_row` proves, with isl, that every subscript
+through the pointer lies in ``[0, extent)`` wherever it runs: inside the counted loops that enclose it in
+the given statements (``for (j = lb; j < ub; j++)``, ``j <= ub``), every other name taking any value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import islpy as isl
+from pycparser import c_ast
+
+from polypragma.frontend.affine import polynomial
+from polypragma.frontend.c_tree import writes
+from polypragma.model import CType
+
+
+def stays_in_row(row: c_ast.ArrayRef, items: list[c_ast.Node], name: str,
+                 variable_type: Callable[[str], CType | None]) -> bool:
+    """Whether the subscripts through ``name``, a pointer to ``row`` (``A[i]``), stay in it in ``items``:
+    where the row has a declared extent (rows through pointers, ``double **R``, are objects of their own),
+    :func:`within_row` proves it; an array of unknown type fails."""
+    fixed, base = 0, row
+    while isinstance(base, c_ast.ArrayRef):
+        fixed, base = fixed + 1, base.name
+    ctype = variable_type(base.name) if isinstance(base, c_ast.ID) else None
+    if ctype is None:
+        return False
+    extents = tuple(ctype.dims) + (None,) * ctype.pointer_depth
+    extent = extents[fixed] if fixed < len(extents) else None
+    return extent is None or within_row(items, name, extent)
+
+
+def within_row(items: list[c_ast.Node], name: str, extent: c_ast.Node) -> bool:
+    """Whether each ``name[e]`` in ``items`` has ``0 <= e < extent`` in every iteration of the loops around
+    it there (and no other use of ``name`` reads past it: a bare ``name`` is not checked here)."""
+    for item in items:
+        if not _checked(item, name, extent, []):
+            return False
+    return True
+
+
+def _checked(node: c_ast.Node, name: str, extent: c_ast.Node, loops: list[tuple[str, c_ast.Node, c_ast.Node]]) -> bool:
+    if isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID) and node.name.name == name:
+        return _inside(node.subscript, extent, loops) and _checked(node.subscript, name, extent, loops)
+    if isinstance(node, c_ast.For):
+        header = [part for part in (node.init, node.cond, node.next) if part is not None]
+        if not all(_checked(part, name, extent, loops) for part in header):
+            return False
+        bounds = _bounds(node)
+        inner = loops + [bounds] if bounds is not None else loops
+        return node.stmt is None or _checked(node.stmt, name, extent, inner)
+    return all(_checked(child, name, extent, loops) for _, child in node.children())
+
+
+def _bounds(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
+    """(iterator, first value, past the last) of ``for (i = lb; i < ub; i++)`` (or ``<=``), else None."""
+    init = loop.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+        iterator, lower = init.decls[0].name, init.decls[0].init
+    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        iterator, lower = init.lvalue.name, init.rvalue
+    else:
+        return None
+    cond, step = loop.cond, loop.next
+    stepped = isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and isinstance(step.expr, c_ast.ID) \
+        and step.expr.name == iterator
+    if not (stepped and isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=")
+            and isinstance(cond.left, c_ast.ID) and cond.left.name == iterator):
+        return None
+    upper = cond.right if cond.op == "<" else c_ast.BinaryOp("+", cond.right, c_ast.Constant("int", "1"))
+    return None if writes(loop.stmt, iterator) else (iterator, lower, upper)  # (a body that moves it: None)
+
+
+def _inside(subscript: c_ast.Node, extent: c_ast.Node, loops: list[tuple[str, c_ast.Node, c_ast.Node]]) -> bool:
+    """Whether ``0 <= subscript < extent`` holds in every iteration of ``loops`` (outermost first)."""
+    iterators = [iterator for iterator, _, _ in loops]
+    forms = [_affine(subscript), _affine(extent)]
+    for _, lower, upper in loops:
+        forms += [_affine(lower), _affine(upper)]
+    if any(form is None for form in forms):
+        return False
+    # isl's names for the C names (a C name may be one of isl's words: min, and, mod...)
+    names = {name: f"p{k}" for k, name in enumerate(sorted({n for form in forms for n in form if n} | set(iterators)))}
+    text = [_text(form, names) for form in forms]
+    constraints = [f"{lower} <= {names[it]} < {upper}" for it, lower, upper in zip(iterators, text[2::2], text[3::2])]
+    outside = f"({text[0]} < 0 or {text[0]} >= {text[1]})"
+    dims = [names[it] for it in iterators]
+    params = [isl_name for name, isl_name in names.items() if name not in iterators]
+    try:
+        escaping = isl.Set(f"[{', '.join(params)}] -> {{ [{', '.join(dims)}] : "
+                           f"{' and '.join(constraints + [outside])} }}")
+    except isl.Error:
+        return False
+    return escaping.is_empty()
+
+
+def _affine(node: c_ast.Node) -> dict[str, int] | None:
+    """``node`` as a sum of names times integers (the constant under ""), or None (a product of names, a
+    read of memory, a call...)."""
+    poly = polynomial(node, lambda name: True)
+    if poly is None or any(len(monomial) > 1 for monomial in poly):
+        return None
+    return {(monomial[0] if monomial else ""): coefficient for monomial, coefficient in poly.items()}
+
+
+def _text(form: dict[str, int], names: dict[str, str]) -> str:
+    out = "0"
+    for name, coefficient in form.items():
+        term = f"{abs(coefficient)}*{names[name]}" if name else str(abs(coefficient))
+        out += f" {'+' if coefficient > 0 else '-'} {term}"
+    return out
