@@ -5,7 +5,7 @@ below the row's extent: a program that walks the whole matrix through it (``for 
 p[k] = ...``) reaches the next rows, which the model would take for other elements of row 0, and then
 misses the dependences with ``A[1][j]``.  :func:`within_row` proves, with isl, that every subscript
 through the pointer lies in ``[0, extent)`` wherever it runs: inside the counted loops that enclose it in
-the given statements (``for (j = lb; j < ub; j++)``, ``j <= ub``), every other name taking any value.
+the given statements (``for (j = lb; j < ub; j += c)``, ``j <= ub``), every other name taking any value.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.affine import polynomial
 from polypragma.frontend.c_tree import writes
+from polypragma.frontend.loops import loop_step
 from polypragma.model import CType
 
 
@@ -59,7 +60,8 @@ def _checked(node: c_ast.Node, name: str, extent: c_ast.Node, loops: list[tuple[
 
 
 def _bounds(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
-    """(iterator, first value, past the last) of ``for (i = lb; i < ub; i++)`` (or ``<=``), else None."""
+    """(iterator, first value, past the last) of ``for (i = lb; i < ub; i += c)`` (or ``<=``; ``c`` a positive
+    constant: the iterator stays in [lb, ub) whatever its step), else None."""
     init = loop.init
     if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
         iterator, lower = init.decls[0].name, init.decls[0].init
@@ -67,10 +69,8 @@ def _bounds(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
         iterator, lower = init.lvalue.name, init.rvalue
     else:
         return None
-    cond, step = loop.cond, loop.next
-    stepped = isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and isinstance(step.expr, c_ast.ID) \
-        and step.expr.name == iterator
-    if not (stepped and isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=")
+    cond, step = loop.cond, loop_step(loop, iterator, {})
+    if not (step is not None and step > 0 and isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=")
             and isinstance(cond.left, c_ast.ID) and cond.left.name == iterator):
         return None
     upper = cond.right if cond.op == "<" else c_ast.BinaryOp("+", cond.right, c_ast.Constant("int", "1"))
