@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from harness import KERNELS, compile_c, generated_path, polypragma, run
+from harness import KERNELS, compile_c, generated_path, opencl_device, polypragma, program_output, run
 from test_model import model, same
 
 from polypragma import dependences, reductions
@@ -84,6 +84,76 @@ def test_reductions_on_data(tmp_path):
         [("S_0", "count", "+", True, False)]
     assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] < 1) w[0] = fmax(w[0], a[i]);") == \
         [("S_0", "w", "max", True, True)]
+
+
+def test_an_if_else_of_two_updates_is_two_reductions(tmp_path):
+    # a count or sum split by a condition: each branch a reduction under the condition (or its negation)
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0) k++; else w[0] += a[i];") == \
+        [("S_0", "k", "+", True, True), ("S_1", "w", "+", True, True)]
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0) { count[key[i]]++; } else { k -= 2; }") \
+        == [("S_0", "count", "+", True, False), ("S_1", "k", "+", True, True)]
+    # not split: one variable in both branches, a condition reading what a branch updates
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (k > 3) k++; else w[0] += a[i];") == []
+    source = tmp_path / "split.c"
+    source.write_text(SPLIT_SOURCE)
+    expected = program_output(source, tmp_path / "original", ("1000", "1", "0"))
+    for name, options in (("omp", ["--target", "c", "--openmp"]), ("opencl", ["--target", "opencl"])):
+        status, messages = polypragma(source, tmp_path / name, options)
+        assert status == 0 and messages == "", messages
+        text = generated_path(source, tmp_path / name).read_text()
+        if name == "omp":
+            assert "reduction(+:p)" in text and "reduction(+:q)" in text, text
+            got = program_output(generated_path(source, tmp_path / name), tmp_path / "omp.exe", ("1000", "1", "0"))
+            assert got == expected
+        elif not opencl_device():
+            # (the floating-point sums change their last bits in another order: the counts are exact)
+            got = program_output(generated_path(source, tmp_path / name), tmp_path / "ocl.exe", ("1000", "1", "0"),
+                                 ("-lOpenCL",))
+            assert [line.split()[:2] for line in got.splitlines()] == \
+                [line.split()[:2] for line in expected.splitlines()], (got, expected)
+
+
+SPLIT_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+static void kernel(int n, double *a, int *pos, int *neg, double *sp, double *sn)
+{
+    int p = 0, q = 0;
+    double s = 0.0, t = 0.0;
+#pragma scop
+    for (int i = 0; i < n; i++)
+        if (a[i] > 0.5)
+            p++;
+        else
+            q++;
+    for (int i = 0; i < n; i++) {
+        if (a[i] > 0.25)
+            s += a[i];
+        else
+            t -= a[i];
+    }
+#pragma endscop
+    *pos = p;
+    *neg = q;
+    *sp = s;
+    *sn = t;
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]);
+    double *a = malloc((n + 1) * sizeof(double));
+    unsigned seed = 3;
+    for (int i = 0; i < n; i++)
+        a[i] = (seed = seed * 1103515245u + 12345u) % 1000 / 999.0;
+    int p, q;
+    double s, t;
+    kernel(n, a, &p, &q, &s, &t);
+    printf("%d %d %.17g %.17g\\n", p, q, s, t);
+    return 0;
+}
+"""
 
 
 def test_what_is_not_a_reduction_on_data(tmp_path):

@@ -118,9 +118,40 @@ def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
 
 def _split_increments(node: c_ast.Node) -> list[c_ast.Node]:
     """An expression statement with its steps of names as statements of their own (``B[k++] = v;`` is
-    ``B[k] = v; k++;``), dereferences read again as subscripts."""
+    ``B[k] = v; k++;``), dereferences read again as subscripts; an ``if``/``else`` of two updates as two
+    ``if`` statements (:func:`_split_updates`)."""
+    if isinstance(node, c_ast.If):
+        return _split_updates(node)
     parts = split_increments(node)
     return parts if len(parts) == 1 else [_dereferences(part) for part in parts]
+
+
+_UPDATES = ("+=", "-=", "*=", "&=", "|=", "^=")
+
+
+def _split_updates(node: c_ast.If) -> list[c_ast.Node]:
+    """``if (c) a += x; else b++;`` as ``if (c) a += x; if (!(c)) b++;``: each branch an update of its own
+    variable (an accumulation, as a count or sum split by a condition), which the condition does not read,
+    and the condition without side effects, so it has the same value twice.  Each is then a reduction
+    under a condition (reductions.py); as one statement, the loop was carried by both."""
+    if node.iffalse is None:
+        return [node]
+    branches = [_alone(node.iftrue), _alone(node.iffalse)]
+    targets = []
+    for branch in branches:
+        target = branch.lvalue if isinstance(branch, c_ast.Assignment) and branch.op in _UPDATES else \
+            branch.expr if isinstance(branch, c_ast.UnaryOp) and branch.op in ("++", "--", "p++", "p--") else None
+        while isinstance(target, c_ast.ArrayRef):
+            target = target.name
+        if not isinstance(target, c_ast.ID):
+            return [node]
+        targets.append(target.name)
+    read = {n.name for n in subtree(node.cond) if isinstance(n, c_ast.ID)}
+    if targets[0] == targets[1] or read & set(targets) or _has_side_effects(node.cond):
+        return [node]
+    negated = c_ast.UnaryOp("!", copy.deepcopy(node.cond), coord=node.cond.coord)
+    return [c_ast.If(node.cond, branches[0], None, coord=node.coord),
+            c_ast.If(negated, branches[1], None, coord=node.iffalse.coord or node.coord)]
 
 
 def _body(node: c_ast.Node | None) -> c_ast.Node | None:
@@ -366,6 +397,11 @@ def _lift_if(node: c_ast.If) -> list[c_ast.Node] | None:
             out.extend(lifted)
         return out
     return None
+
+
+def _alone(node: c_ast.Node) -> c_ast.Node:
+    """The statement alone in block ``node``, or ``node``."""
+    return node.block_items[0] if isinstance(node, c_ast.Compound) and len(node.block_items or []) == 1 else node
 
 
 def _single(node: c_ast.Node) -> c_ast.Node | None:
