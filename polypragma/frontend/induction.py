@@ -33,6 +33,7 @@ from pycparser import c_ast
 from polypragma.frontend.affine import constant_value, polynomial
 from polypragma.frontend.c_tree import rewrite_children, subtree, writes
 from polypragma.frontend.functions import array_part
+from polypragma.frontend.loops import rising_loop
 from polypragma.model import CType
 
 _STEPS = {"++": 1, "p++": 1, "--": -1, "p--": -1}
@@ -317,29 +318,9 @@ def _written_names(node: c_ast.Node) -> set[str]:
 
 def _counted_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
     """(iterator, lower bound, bound past the last) of ``for (i = lb; i < ub; i++)`` (or ``i <= ub``,
-    ``ub > i``), else None."""
-    init = loop.init
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
-        iterator, lower = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        iterator, lower = init.lvalue.name, init.rvalue
-    else:
-        return None
-    cond = loop.cond
-    if not isinstance(cond, c_ast.BinaryOp):
-        return None
-    if isinstance(cond.left, c_ast.ID) and cond.left.name == iterator and cond.op in ("<", "<="):
-        upper = cond.right
-        inclusive = cond.op == "<="
-    elif isinstance(cond.right, c_ast.ID) and cond.right.name == iterator and cond.op in (">", ">="):
-        upper = cond.left
-        inclusive = cond.op == ">="
-    else:
-        return None
-    nxt = loop.next
-    if not (_step(nxt) is not None and _step(nxt)[0] == iterator and constant_value(_step(nxt)[1]) == 1):
-        return None
-    return iterator, lower, _sum(upper, c_ast.Constant("int", "1")) if inclusive else upper
+    ``ub > i``: a step of 1, so that the iterations before ``i`` are ``i - lb``), else None."""
+    form = rising_loop(loop)
+    return form[:3] if form is not None and form[3] == 1 else None
 
 
 def _trip(loop: c_ast.For, exact: bool) -> c_ast.Node:

@@ -35,6 +35,31 @@ def loop_step(node: c_ast.For, name: str, enums: dict[str, int]) -> int | None:
     return None
 
 
+def rising_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node, int] | None:
+    """(iterator, first value, bound past the last, step) of ``for (i = lb; i < ub; i += c)`` (``i <= ub``,
+    ``ub > i``, ``ub >= i``; ``int i = lb``; ``c`` a positive constant), else None.  Its iterations lie in
+    ``[lb, ub)`` unless its body changes the iterator, which the caller checks where it matters."""
+    init = loop.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+        iterator, lower = init.decls[0].name, init.decls[0].init
+    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        iterator, lower = init.lvalue.name, init.rvalue
+    else:
+        return None
+    cond, step = loop.cond, loop_step(loop, iterator, {})
+    if step is None or step <= 0 or not isinstance(cond, c_ast.BinaryOp):
+        return None
+    if isinstance(cond.left, c_ast.ID) and cond.left.name == iterator and cond.op in ("<", "<="):
+        upper, inclusive = cond.right, cond.op == "<="
+    elif isinstance(cond.right, c_ast.ID) and cond.right.name == iterator and cond.op in (">", ">="):
+        upper, inclusive = cond.left, cond.op == ">="
+    else:
+        return None
+    if inclusive:
+        upper = c_ast.BinaryOp("+", upper, c_ast.Constant("int", "1"))
+    return iterator, lower, upper, step
+
+
 def loop_domain(builder: AffineBuilder, outer: isl.Set, position: int, lower: isl.PwAff,
                 condition: isl.Set, step: int) -> tuple[isl.Set, isl.Set]:
     """The iterations of the loop at dimension ``position`` inside ``outer`` (the points of the

@@ -17,7 +17,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.affine import polynomial
 from polypragma.frontend.c_tree import writes
-from polypragma.frontend.loops import loop_step
+from polypragma.frontend.loops import rising_loop
 from polypragma.model import CType
 
 
@@ -60,21 +60,12 @@ def _checked(node: c_ast.Node, name: str, extent: c_ast.Node, loops: list[tuple[
 
 
 def _bounds(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
-    """(iterator, first value, past the last) of ``for (i = lb; i < ub; i += c)`` (or ``<=``; ``c`` a positive
-    constant: the iterator stays in [lb, ub) whatever its step), else None."""
-    init = loop.init
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
-        iterator, lower = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        iterator, lower = init.lvalue.name, init.rvalue
-    else:
+    """(iterator, first value, past the last) of a loop whose iterations lie in [lb, ub) (any positive
+    constant step), its body not changing the iterator; else None."""
+    form = rising_loop(loop)
+    if form is None or writes(loop.stmt, form[0]):
         return None
-    cond, step = loop.cond, loop_step(loop, iterator, {})
-    if not (step is not None and step > 0 and isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=")
-            and isinstance(cond.left, c_ast.ID) and cond.left.name == iterator):
-        return None
-    upper = cond.right if cond.op == "<" else c_ast.BinaryOp("+", cond.right, c_ast.Constant("int", "1"))
-    return None if writes(loop.stmt, iterator) else (iterator, lower, upper)  # (a body that moves it: None)
+    return form[:3]
 
 
 def _inside(subscript: c_ast.Node, extent: c_ast.Node, loops: list[tuple[str, c_ast.Node, c_ast.Node]]) -> bool:
