@@ -92,8 +92,10 @@ def test_an_if_else_of_two_updates_is_two_reductions(tmp_path):
         [("S_0", "k", "+", True, True), ("S_1", "w", "+", True, True)]
     assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0) { count[key[i]]++; } else { k -= 2; }") \
         == [("S_0", "count", "+", True, False), ("S_1", "k", "+", True, True)]
-    # not split: one variable in both branches, a condition reading what a branch updates
+    # not split: one variable in both branches, a condition reading what the first branch writes (it is
+    # evaluated again for the second)
     assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (k > 3) k++; else w[0] += a[i];") == []
+    assert found_on_data(tmp_path, "for (i = 0; i < n; i++)\n  if (a[i] > 0) w[0] += a[i]++; else k++;") == []
     source = tmp_path / "split.c"
     source.write_text(SPLIT_SOURCE)
     expected = program_output(source, tmp_path / "original", ("1000", "1", "0"))

@@ -37,11 +37,12 @@ from typing import Callable
 
 from pycparser import c_ast
 
+from polypragma.frontend.aliases import substitute_aliases
 from polypragma.frontend.c_tree import rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.induction import split_increments, substitute_inductions
+from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.frontend.loops import loop_step
-from polypragma.frontend.aliases import substitute_aliases
 from polypragma.frontend.switch import switch_conditions
 from polypragma.model import CType
 
@@ -147,7 +148,11 @@ def _split_updates(node: c_ast.If) -> list[c_ast.Node]:
             return [node]
         targets.append(target.name)
     read = {n.name for n in subtree(node.cond) if isinstance(n, c_ast.ID)}
-    if targets[0] == targets[1] or read & set(targets) or _has_side_effects(node.cond):
+    # what the first branch writes must not change the condition, evaluated again for the second
+    written = set(targets) | {_written_base(n) for n in subtree(branches[0])} - {None}
+    calls = [n for branch in branches for n in subtree(branch) if isinstance(n, c_ast.FuncCall)]
+    if targets[0] == targets[1] or read & written or _has_side_effects(node.cond) or any(
+            not (isinstance(call.name, c_ast.ID) and call.name.name in PURE_FUNCTIONS) for call in calls):
         return [node]
     negated = c_ast.UnaryOp("!", copy.deepcopy(node.cond), coord=node.cond.coord)
     return [c_ast.If(node.cond, branches[0], None, coord=node.coord),
@@ -397,6 +402,15 @@ def _lift_if(node: c_ast.If) -> list[c_ast.Node] | None:
             out.extend(lifted)
         return out
     return None
+
+
+def _written_base(node: c_ast.Node) -> str | None:
+    """The variable an assignment or step ``node`` writes (the array, for an element), else None."""
+    target = node.lvalue if isinstance(node, c_ast.Assignment) else \
+        node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") else None
+    while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
+        target = target.name
+    return target.name if isinstance(target, c_ast.ID) else None
 
 
 def _alone(node: c_ast.Node) -> c_ast.Node:
