@@ -95,6 +95,12 @@ class CType:
     resolved: str = ""  # the element type with typedefs resolved, e.g. "double", "unsigned long"
 
     @property
+    def extents(self) -> tuple[c_ast.Node | None, ...]:
+        """The extent each subscript runs over, outermost first: the array dimensions' (None where not
+        declared), then None for each pointer level below them."""
+        return tuple(self.dims) + (None,) * self.pointer_depth
+
+    @property
     def rank(self) -> int:
         """Number of subscripts an element access takes."""
         return len(self.dims) + self.pointer_depth

@@ -17,6 +17,8 @@ from typing import Callable
 import islpy as isl
 from pycparser import c_ast
 
+from polypragma.frontend.c_tree import subtree
+
 
 _SIGNED_WIDE = {"int", "long", "signed", "long long", "long int", "signed int", "long long int",
                 "signed long", "signed long long", "int64_t", "int32_t", "intptr_t", "ptrdiff_t",
@@ -310,3 +312,14 @@ def polynomial(node: c_ast.Node, is_symbol: Callable[[str], bool],
                 out[m] = out.get(m, 0) + sign * c
         return {m: c for m, c in out.items() if c}
     return None
+
+
+def linear_form(node: c_ast.Node, enums: dict[str, int] | None = None) -> dict[str, int] | None:
+    """``node`` as a sum of names times integers (the constant under ""), or None: a product of names, a
+    cast (which may change the value), a read of memory, a call..."""
+    if any(isinstance(n, c_ast.Cast) for n in subtree(node)):
+        return None
+    poly = polynomial(node, lambda name: True, enums)
+    if poly is None or any(len(monomial) > 1 for monomial in poly):
+        return None
+    return {(monomial[0] if monomial else ""): coefficient for monomial, coefficient in poly.items()}

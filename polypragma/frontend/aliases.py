@@ -28,14 +28,14 @@ from collections.abc import Callable
 
 from pycparser import c_ast
 
-from polypragma.frontend.c_tree import subtree, text, writes
+from polypragma.frontend.c_tree import STEPS, subtree, text, writes
 from polypragma.frontend.functions import array_part, substitute
 from polypragma.frontend.row_bounds import stays_in_row
 from polypragma.model import CType
 
 _COPIES = frozenset({"memcpy", "memset"})  # calls the frontend lowers to loops (memory_calls.py)
 _SIGNED_WORDS = frozenset({"int", "long", "short", "signed"})
-_NOT_VALUES = ("*", "&", "++", "--", "p++", "p--")  # a dereference, an address, a step
+_NOT_VALUES = ("*", "&", *STEPS)  # a dereference, an address, a step
 
 
 def substitute_aliases(items: list[c_ast.Node], used_after: set[str],

@@ -8,8 +8,8 @@ from collections.abc import Callable
 
 from pycparser import c_ast, c_generator
 
-# unary operators that change their operand, or let it be changed through its address
-_WRITING_UNARY = ("++", "--", "p++", "p--", "&")
+STEPS = ("++", "--", "p++", "p--")  # the unary operators that change their operand
+_WRITING_UNARY = STEPS + ("&",)  # ... or let it be changed through its address
 
 
 def subtree(node: c_ast.Node):
@@ -27,6 +27,12 @@ def assigned_name(node: c_ast.Node) -> str | None:
     if isinstance(node, c_ast.UnaryOp) and node.op in _WRITING_UNARY and isinstance(node.expr, c_ast.ID):
         return node.expr.name
     return None
+
+
+def has_side_effects(node: c_ast.Node) -> bool:
+    """Whether evaluating ``node`` may change something: an assignment, a step, or a call."""
+    return any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or (isinstance(n, c_ast.UnaryOp) and n.op in STEPS)
+               for n in subtree(node))
 
 
 def writes(node: c_ast.Node | None, name: str) -> bool:

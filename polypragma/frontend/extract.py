@@ -77,15 +77,17 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.globals = globals_
         self.external: list[tuple[str, isl.Set, AffineBuilder, c_ast.Node]] = []  # statements calling them
 
-        variable_type, taken_names = self._names(items, scope, types)
-        assigned = assigned_outside_loop_headers(items)
+        variable_type = self._variable_type(items, scope, types)
+        lowering: list = []  # (names taken, variables assigned), found at the first memcpy or memset
 
         def inline(call: c_ast.FuncCall):
             if isinstance(call.name, c_ast.ID) and call.name.name in _HINTS:
                 return None  # dropped by the walk, even where the file defines a stub of it
             if isinstance(call.name, c_ast.ID) and call.name.name in memory_calls.LOWERED \
                     and call.name.name not in self.functions.definitions:
-                result = memory_calls.lower(call, variable_type, types, taken_names, assigned)
+                if not lowering:
+                    lowering.extend((self._taken_names(items, scope), assigned_outside_loop_headers(items)))
+                result = memory_calls.lower(call, variable_type, types, *lowering)
             else:
                 result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope),
                                      variable_type)
@@ -638,27 +640,26 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.statements.append(statement)
         return isl.Schedule.from_domain(isl.UnionSet.from_set(domain))
 
-    def _names(self, items: list[c_ast.Node], scope: Scope, types: TypeTable):
-        """For :func:`memory_calls.lower` and :func:`normalise`: the type of a variable (one declared before
-        the region, or in it, each declaration of the same type, and not before), and the names the loops
-        of a lowered call must not take (every name of the region, of the scopes around it and of the
-        file's functions, which calls inline)."""
-        declared: dict[str, list[c_ast.Decl]] = {}
-        taken: set[str] = set()
-        for node in [n for item in items for n in subtree(item)] + \
-                [n for d in self.functions.definitions.values() for n in subtree(d)]:
-            if isinstance(node, c_ast.ID):
-                taken.add(node.name)
-            elif isinstance(node, c_ast.Decl) and node.name:
-                taken.add(node.name)
-        for item in items:
-            for node in subtree(item):
-                if isinstance(node, c_ast.Decl) and node.name and not isinstance(node.type, c_ast.FuncDecl):
-                    declared.setdefault(node.name, []).append(node)
+    def _taken_names(self, items: list[c_ast.Node], scope: Scope) -> set[str]:
+        """The names the loops of a lowered memcpy or memset must not take: every name of the region, of the
+        scopes around it and of the file's functions (which calls inline)."""
+        taken = {n.name for node in items + list(self.functions.definitions.values())
+                 for n in subtree(node) if isinstance(n, (c_ast.ID, c_ast.Decl)) and n.name}
         chain = scope
         while chain is not None:
             taken |= set(chain.names)
             chain = chain.parent
+        return taken
+
+    @staticmethod
+    def _variable_type(items: list[c_ast.Node], scope: Scope, types: TypeTable):
+        """For :func:`memory_calls.lower` and :func:`normalise`: the type of a variable by name, one declared
+        before the region, or in it, each declaration of the same type, and not before (None: unknown)."""
+        declared: dict[str, list[c_ast.Decl]] = {}
+        for item in items:
+            for node in subtree(item):
+                if isinstance(node, c_ast.Decl) and node.name and not isinstance(node.type, c_ast.FuncDecl):
+                    declared.setdefault(node.name, []).append(node)
 
         def variable_type(name: str):
             outer = scope.lookup(name)
@@ -672,7 +673,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
                      for c in (types.ctype(d.type) for d in decls)}
             return types.ctype(decls[0].type) if len(kinds) == 1 else None
 
-        return variable_type, taken
+        return variable_type
 
     @staticmethod
     def _local_names(scope: Scope) -> set[str]:
@@ -730,12 +731,11 @@ class RegionExtractor(LoopWalk, ExitWalk):
         if shape.delinearised:
             return [None] + [builder.pwaff(c_ast.ID(p)) for p in shape.sizes]
         out: list[isl.PwAff | None] = []
-        for dim in variable.ctype.dims:
+        for dim in variable.ctype.extents:
             try:
                 out.append(builder.pwaff(dim) if dim is not None else None)
             except NonAffine:
                 out.append(None)
-        out += [None] * variable.ctype.pointer_depth
         return out
 
     def _unsigned_parameters(self, points: isl.Set) -> isl.Set:

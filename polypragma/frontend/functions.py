@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from pycparser import c_ast, c_generator
 
-from polypragma.frontend.c_tree import rewrite_children
+from polypragma.frontend.c_tree import has_side_effects, rewrite_children
 from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.frontend.row_bounds import stays_in_row
 from polypragma.frontend.symbols import TypeTable
@@ -141,8 +141,7 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
     parts: dict[str, tuple[str, c_ast.ArrayRef]] = {}
     reading: list[c_ast.Node] = []  # scalar arguments that read memory
     for param, arg in zip(params, args):
-        if any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
-               (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in _walk(arg)):
+        if has_side_effects(arg):
             return f"cannot be inlined: the argument '{_G.visit(arg)}' has side effects"
         if types.ctype(param.type).is_scalar and any(
                 isinstance(n, (c_ast.ArrayRef, c_ast.StructRef)) or (isinstance(n, c_ast.UnaryOp) and n.op == "*")

@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pycparser import c_ast
 
 from polypragma.frontend.affine import constant_value, polynomial
-from polypragma.frontend.c_tree import rewrite_children, subtree, writes
+from polypragma.frontend.c_tree import STEPS, assigned_name, rewrite_children, subtree, writes
 from polypragma.frontend.functions import array_part
 from polypragma.frontend.loops import rising_loop
 from polypragma.model import CType
@@ -184,7 +184,7 @@ def _initial(item: c_ast.Node, name: str) -> tuple[c_ast.Node | None, bool]:
     addressed = {id(n.expr) for n in subtree(value) if isinstance(n, c_ast.UnaryOp) and n.op == "&"}
     for n in subtree(value):
         if isinstance(n, (c_ast.StructRef, c_ast.FuncCall, c_ast.Assignment, c_ast.TernaryOp)) or (
-                isinstance(n, c_ast.UnaryOp) and n.op in ("*", "++", "--", "p++", "p--", "sizeof")) or (
+                isinstance(n, c_ast.UnaryOp) and n.op in ("*", "sizeof", *STEPS)) or (
                 isinstance(n, c_ast.ArrayRef) and id(n) not in addressed):
             return None, False
     return value, declared
@@ -305,15 +305,9 @@ class _Walker:
 
 
 def _written_names(node: c_ast.Node) -> set[str]:
-    names = set()
-    for n in subtree(node):
-        if isinstance(n, c_ast.Assignment) and isinstance(n.lvalue, c_ast.ID):
-            names.add(n.lvalue.name)
-        elif isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--", "&") and isinstance(n.expr, c_ast.ID):
-            names.add(n.expr.name)
-        elif isinstance(n, c_ast.Decl) and n.name:
-            names.add(n.name)
-    return names
+    """The names ``node`` assigns, steps, takes the address of or declares."""
+    return {name for n in subtree(node)
+            if (name := assigned_name(n) or (n.name if isinstance(n, c_ast.Decl) else None))}
 
 
 def _counted_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pycparser import c_ast
 
-from polypragma.frontend.c_tree import subtree
+from polypragma.frontend.c_tree import has_side_effects, subtree
 
 # the real functions of <math.h> without pointer parameters, by their C parameter types: "r" the real
 # type of the variant (double; float for the name with an 'f' appended), "i" int
@@ -84,7 +84,6 @@ def opencl_call(name: str, arguments: list[str]) -> str:
 # program.  Kernels set a flag instead (polypragma_assert), which the host reads before the copy-out: a set
 # flag sends the region to its original loops, whose assert stops the program as the original does.
 ASSERT = "assert"
-_WRITING = ("++", "--", "p++", "p--")  # the unary operators that write their operand
 
 
 def is_assert(node: c_ast.Node) -> bool:
@@ -92,9 +91,7 @@ def is_assert(node: c_ast.Node) -> bool:
     is an ordinary call to a function without a body: under NDEBUG its condition is not evaluated)."""
     if not (isinstance(node, c_ast.FuncCall) and isinstance(node.name, c_ast.ID) and node.name.name == ASSERT):
         return False
-    return node.args is not None and len(node.args.exprs) == 1 and not any(
-        isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or (isinstance(n, c_ast.UnaryOp) and n.op in _WRITING)
-        for n in subtree(node.args.exprs[0]))
+    return node.args is not None and len(node.args.exprs) == 1 and not has_side_effects(node.args.exprs[0])
 
 
 def asserts(node: c_ast.Node) -> bool:

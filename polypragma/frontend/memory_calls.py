@@ -30,14 +30,13 @@ from dataclasses import dataclass
 
 from pycparser import c_ast
 
-from polypragma.frontend.affine import constant_value
-from polypragma.frontend.c_tree import subtree, text
+from polypragma.frontend.affine import constant_value, linear_form
+from polypragma.frontend.c_tree import has_side_effects, subtree, text
 from polypragma.frontend.symbols import TypeTable
 from polypragma.model import CType
 
 LOWERED = frozenset({"memcpy", "memset"})
 _CHAR = frozenset({"char", "signed char", "unsigned char"})
-_WRITING = ("++", "--", "p++", "p--")
 
 
 @dataclass(frozen=True)
@@ -53,8 +52,7 @@ class _Pointer:
     @property
     def below(self) -> tuple[c_ast.Node | None, ...]:
         """The extents of the dimensions below the one it points into (pointer levels: None)."""
-        extents = tuple(self.ctype.dims) + (None,) * self.ctype.pointer_depth
-        return extents[len(self.fixed) + 1:]
+        return self.ctype.extents[len(self.fixed) + 1:]
 
 
 def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: TypeTable,
@@ -71,8 +69,7 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
     if len(args) != 3:
         return "is left as a call: it is not given three arguments"
     for arg in args:
-        if any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
-               (isinstance(n, c_ast.UnaryOp) and n.op in _WRITING) for n in subtree(arg)):
+        if has_side_effects(arg):
             return f"is left as a call: its argument '{text(arg)}' has side effects"
     target = _pointer(args[0], variable)
     source = _pointer(args[1], variable) if name == "memcpy" else None
@@ -238,44 +235,18 @@ def _within_row(pointer: _Pointer, count: c_ast.Node, types: TypeTable) -> bool:
     always for the outermost one (C's object ends there) and for one element, else when offset + count -
     extent is a constant not above 0."""
     j = len(pointer.fixed)
-    if j == 0 or j >= len(pointer.ctype.dims) or pointer.ctype.dims[j] is None \
-            or constant_value(count, types.enumerators) == 1:
+    extent = pointer.ctype.extents[j]
+    if j == 0 or extent is None or constant_value(count, types.enumerators) == 1:
         return True  # (one element: the one the argument names, in its row as every subscript is taken to be)
-    terms = [(1, pointer.offset), (1, count), (-1, pointer.ctype.dims[j])]
+    terms = [(1, pointer.offset), (1, count), (-1, extent)]
     total: dict[str, int] = {}
     for sign, node in terms:
-        form = _linear(node, types) if node is not None else {}
+        form = linear_form(node, types.enumerators) if node is not None else {}
         if form is None:
             return False
         for key, value in form.items():
             total[key] = total.get(key, 0) + sign * value
     return all(v == 0 for k, v in total.items() if k) and total.get("", 0) <= 0
-
-
-def _linear(node: c_ast.Node, types: TypeTable) -> dict[str, int] | None:
-    """``node`` as a sum of names times integers (the constant under ""), or None."""
-    value = constant_value(node, types.enumerators)
-    if value is not None:
-        return {"": value}
-    if isinstance(node, c_ast.ID):
-        return {node.name: 1}
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+"):
-        inner = _linear(node.expr, types)
-        return inner if inner is None or node.op == "+" else {k: -v for k, v in inner.items()}
-    if isinstance(node, c_ast.BinaryOp) and node.op in ("+", "-", "*"):
-        left, right = _linear(node.left, types), _linear(node.right, types)
-        if left is None or right is None:
-            return None
-        if node.op == "*":
-            scale, form = (left[""], right) if set(left) == {""} else \
-                (right[""], left) if set(right) == {""} else (None, None)
-            return None if form is None else {k: scale * v for k, v in form.items()}
-        sign = 1 if node.op == "+" else -1
-        out = dict(left)
-        for k, v in right.items():
-            out[k] = out.get(k, 0) + sign * v
-        return out
-    return None
 
 
 def _factors(node: c_ast.Node) -> list[c_ast.Node]:

@@ -38,7 +38,7 @@ from typing import Callable
 from pycparser import c_ast
 
 from polypragma.frontend.aliases import substitute_aliases
-from polypragma.frontend.c_tree import rewrite_children, subtree, writes
+from polypragma.frontend.c_tree import STEPS, has_side_effects, rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.induction import split_increments, substitute_inductions
 from polypragma.frontend.library import PURE_FUNCTIONS
@@ -141,7 +141,7 @@ def _split_updates(node: c_ast.If) -> list[c_ast.Node]:
     targets = []
     for branch in branches:
         target = branch.lvalue if isinstance(branch, c_ast.Assignment) and branch.op in _UPDATES else \
-            branch.expr if isinstance(branch, c_ast.UnaryOp) and branch.op in ("++", "--", "p++", "p--") else None
+            branch.expr if isinstance(branch, c_ast.UnaryOp) and branch.op in STEPS else None
         while isinstance(target, c_ast.ArrayRef):
             target = target.name
         if not isinstance(target, c_ast.ID):
@@ -149,9 +149,9 @@ def _split_updates(node: c_ast.If) -> list[c_ast.Node]:
         targets.append(target.name)
     read = {n.name for n in subtree(node.cond) if isinstance(n, c_ast.ID)}
     # what the first branch writes must not change the condition, evaluated again for the second
-    written = set(targets) | {_written_base(n) for n in subtree(branches[0])} - {None}
+    written = set(targets) | _assigned(branches[0])
     calls = [n for branch in branches for n in subtree(branch) if isinstance(n, c_ast.FuncCall)]
-    if targets[0] == targets[1] or read & written or _has_side_effects(node.cond) or any(
+    if targets[0] == targets[1] or read & written or has_side_effects(node.cond) or any(
             not (isinstance(call.name, c_ast.ID) and call.name.name in PURE_FUNCTIONS) for call in calls):
         return [node]
     negated = c_ast.UnaryOp("!", copy.deepcopy(node.cond), coord=node.cond.coord)
@@ -250,7 +250,7 @@ def _leading_breaks(loop: c_ast.For | c_ast.While) -> None:
     body = loop.stmt
     items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
     folded = []
-    while items and is_break(items[0]) and not _has_side_effects(items[0].cond):
+    while items and is_break(items[0]) and not has_side_effects(items[0].cond):
         folded.append(items.pop(0).cond)
     if not folded:
         return
@@ -273,11 +273,6 @@ def is_break(node: c_ast.Node) -> bool:
     if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
         then = then.block_items[0]
     return isinstance(then, c_ast.Break)
-
-
-def _has_side_effects(node: c_ast.Node) -> bool:
-    return any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or
-               (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")) for n in subtree(node))
 
 
 def _uses(nodes: list[c_ast.Node], name: str) -> bool:
@@ -354,7 +349,7 @@ def _exit_in(node: c_ast.Node | None) -> c_ast.Node | None:
 def _lift_if(node: c_ast.If) -> list[c_ast.Node] | None:
     """``node`` as a sequence whose breaks and continues are in ifs of their own, or None."""
     cond, then, other = node.cond, node.iftrue, node.iffalse
-    if _has_side_effects(cond):
+    if has_side_effects(cond):
         return None
     if _exit_in(then) is None:
         # the exit is in the else branch: if (!d) { else } else { then }
@@ -369,7 +364,7 @@ def _lift_if(node: c_ast.If) -> list[c_ast.Node] | None:
         if isinstance(item, (c_ast.Break, c_ast.Continue)):
             guard, leave = None, item
         elif isinstance(item, c_ast.If) and item.iffalse is None and _single(item.iftrue) is not None \
-                and not _has_side_effects(item.cond):
+                and not has_side_effects(item.cond):
             guard, leave = item.cond, _single(item.iftrue)
         elif isinstance(item, c_ast.If):
             inner = _lift_if(item)
@@ -404,15 +399,6 @@ def _lift_if(node: c_ast.If) -> list[c_ast.Node] | None:
     return None
 
 
-def _written_base(node: c_ast.Node) -> str | None:
-    """The variable an assignment or step ``node`` writes (the array, for an element), else None."""
-    target = node.lvalue if isinstance(node, c_ast.Assignment) else \
-        node.expr if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&") else None
-    while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
-        target = target.name
-    return target.name if isinstance(target, c_ast.ID) else None
-
-
 def _alone(node: c_ast.Node) -> c_ast.Node:
     """The statement alone in block ``node``, or ``node``."""
     return node.block_items[0] if isinstance(node, c_ast.Compound) and len(node.block_items or []) == 1 else node
@@ -430,7 +416,7 @@ def _assigned(node: c_ast.Node) -> set[str]:
     names = set()
     for n in subtree(node):
         target = n.lvalue if isinstance(n, c_ast.Assignment) else \
-            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--") else None
+            n.expr if isinstance(n, c_ast.UnaryOp) and n.op in STEPS else None
         while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef)):
             target = target.name
         if isinstance(target, c_ast.ID):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 import islpy as isl
 from pycparser import c_ast
 
-from polypragma.frontend.affine import polynomial
+from polypragma.frontend.affine import linear_form
 from polypragma.frontend.c_tree import writes
 from polypragma.frontend.loops import rising_loop
 from polypragma.model import CType
@@ -32,8 +32,7 @@ def stays_in_row(row: c_ast.ArrayRef, items: list[c_ast.Node], name: str,
     ctype = variable_type(base.name) if isinstance(base, c_ast.ID) else None
     if ctype is None:
         return False
-    extents = tuple(ctype.dims) + (None,) * ctype.pointer_depth
-    extent = extents[fixed] if fixed < len(extents) else None
+    extent = ctype.extents[fixed] if fixed < ctype.rank else None
     return extent is None or within_row(items, name, extent)
 
 
@@ -71,9 +70,9 @@ def _bounds(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
 def _inside(subscript: c_ast.Node, extent: c_ast.Node, loops: list[tuple[str, c_ast.Node, c_ast.Node]]) -> bool:
     """Whether ``0 <= subscript < extent`` holds in every iteration of ``loops`` (outermost first)."""
     iterators = [iterator for iterator, _, _ in loops]
-    forms = [_affine(subscript), _affine(extent)]
+    forms = [linear_form(subscript), linear_form(extent)]
     for _, lower, upper in loops:
-        forms += [_affine(lower), _affine(upper)]
+        forms += [linear_form(lower), linear_form(upper)]
     if any(form is None for form in forms):
         return False
     # isl's names for the C names (a C name may be one of isl's words: min, and, mod...)
@@ -89,15 +88,6 @@ def _inside(subscript: c_ast.Node, extent: c_ast.Node, loops: list[tuple[str, c_
     except isl.Error:
         return False
     return escaping.is_empty()
-
-
-def _affine(node: c_ast.Node) -> dict[str, int] | None:
-    """``node`` as a sum of names times integers (the constant under ""), or None (a product of names, a
-    read of memory, a call...)."""
-    poly = polynomial(node, lambda name: True)
-    if poly is None or any(len(monomial) > 1 for monomial in poly):
-        return None
-    return {(monomial[0] if monomial else ""): coefficient for monomial, coefficient in poly.items()}
 
 
 def _text(form: dict[str, int], names: dict[str, str]) -> str:

@@ -22,10 +22,12 @@ import copy
 
 from pycparser import c_ast
 
+from polypragma.frontend.c_tree import has_side_effects
+
 
 def switch_conditions(node: c_ast.Switch) -> c_ast.Node | str:
     """The chain of ``if`` statements that ``node`` means, or why it cannot be written so."""
-    if _has_side_effects(node.cond):
+    if has_side_effects(node.cond):
         return "has a scrutinee with side effects (it would be evaluated once per case)"
     body = node.stmt
     items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else [body]
@@ -115,14 +117,3 @@ def _walk_switch(node: c_ast.Node):
         return
     for _, child in node.children():
         yield from _walk_switch(child)
-
-
-def _has_side_effects(node: c_ast.Node) -> bool:
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        if isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or \
-                (isinstance(n, c_ast.UnaryOp) and n.op in ("++", "--", "p++", "p--")):
-            return True
-        stack.extend(child for _, child in n.children())
-    return False
