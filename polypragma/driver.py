@@ -286,6 +286,8 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     if options.verbose:
         for s in scop.statements:
             log("frontend", f"  {s.name} (line {s.line}): {s.domain}")
+        if scop.assumed is not None:
+            log("frontend", f"  {scop.describe_assumed()}")
 
     deps = dependence_analysis.compute(scop)
     log.lap("dependences", f"{region}: {deps.summary()}")
@@ -350,6 +352,10 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
                                   options, region)
         except (TimeoutError, forked.Crashed) as again:
             raise Unsupported("the code of the region", region.location, _unbuilt(again, options)) from None
+    if scop.assumed is not None:
+        original = fallback_lines(source_lines, scop, "the c target where a region keeps its original loops for "
+                                  "the parameters its code is not for")
+        lines = c_target.guarded(scop, lines, original, region.file)
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
     return lines, used, None
 

@@ -271,6 +271,11 @@ class Scop:
     # frontend/extract.py): the region-level variables it sets, (taken, the value or None); code after the
     # region returns the value when taken
     data_return: tuple[str, str | None] | None = None
+    # the parameters for which the model holds, where it does not hold for all (a flat array's delinearised
+    # view, ``A[i * lda + p]`` as ``A[i][p]`` where ``k <= lda``), within ``context``, which includes them: each
+    # target runs its code only where they hold (checked at run time), and the original loops elsewhere
+    assumed: isl.Set | None = None
+    assumed_by: tuple[str, ...] = ()  # the C names of the arrays whose views need ``assumed``
 
     @property
     def signed_names(self) -> dict[str, str]:
@@ -278,6 +283,30 @@ class Scop:
         (signed) iterator type, since isl computes as on integers (n - 1 must be -1 when n is 0, and
         i <= n - 1 false then), which C's unsigned arithmetic would wrap around."""
         return {p: f"(({self.iterator_type}){p})" for p in sorted(self.unsigned_parameters)}
+
+    def describe_assumed(self) -> str | None:
+        """What --explain and -v say of ``assumed``."""
+        if self.assumed is None:
+            return None
+        arrays = ", ".join(f"'{name}'" for name in self.assumed_by)
+        return (f"runs where {self.assumed_condition()} (checked at each call; the original loops run "
+                f"elsewhere): only there are the flat subscripts of {arrays} rows of a view that do not overlap")
+
+    def assumed_condition(self) -> str | None:
+        """``assumed`` as a C condition on the parameters (None where the model holds for all), written as
+        a user would: ``lda >= k && ldb >= n``."""
+        if self.assumed is None:
+            return None
+        universe = isl.Set.universe(self.assumed.get_space())
+        pieces = coalesced(self.assumed).get_basic_sets()
+        if any(p.dim(isl.dim_type.div) for p in pieces):
+            return c_condition(self.assumed, universe, self.signed_names)
+        disjuncts = []
+        for piece in pieces:
+            terms = [c_condition(isl.Set.from_basic_set(isl.BasicSet.universe(piece.get_space()).add_constraint(c)),
+                                 universe, self.signed_names)[1:-1] for c in piece.get_constraints()]
+            disjuncts.append(" && ".join(terms) if len(pieces) == 1 or len(terms) == 1 else f"({' && '.join(terms)})")
+        return " || ".join(disjuncts)
 
     @property
     def domain(self) -> isl.UnionSet:

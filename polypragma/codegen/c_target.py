@@ -169,6 +169,15 @@ def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, o
     return lines, printer.helpers_used
 
 
+def guarded(scop: Scop, lines: list[str], original: list[str], line_file: str) -> list[str]:
+    """``lines`` (generate's) run where the parameters are those the model holds for (Scop.assumed),
+    ``original`` (the region's lines, fallback.fallback_lines) elsewhere."""
+    declarations = len(scop.outer_declarations)
+    return [*lines[:declarations], f"if ({scop.assumed_condition()})", *lines[declarations:],
+            "else {  /* outside the parameters the code above is for: the original loops */",
+            line_directive(scop.region.begin_line + 1, line_file), *original, "}"]
+
+
 def return_lines(scop: Scop, printer: CFamilyPrinter, line_file: str) -> list[str]:
     """``if (condition) return value;`` for each early return the region may take: the generated code
     ran exactly the instances before it, and the value is computed now, as nothing ran since (the GPU

@@ -32,8 +32,9 @@ def check_returns(scop: Scop) -> None:
                               "the GPU targets (they compute it on the host after the call)")
 
 
-def fallback_lines(source_lines: list[str], scop: Scop) -> list[str]:
-    """The lines of the region between its pragmas, its top-level declarations made assignments."""
+def fallback_lines(source_lines: list[str], scop: Scop, users: str = "the GPU targets") -> list[str]:
+    """The lines of the region between its pragmas, its top-level declarations made assignments; a
+    declaration they cannot make one is refused, as not supported by ``users``."""
     region = scop.region
     first = region.begin_line + 1  # the line after '#pragma scop'
     lines = list(source_lines[region.begin_line : region.end_line - 1])
@@ -46,21 +47,21 @@ def fallback_lines(source_lines: list[str], scop: Scop) -> list[str]:
         construct = f"declaration of '{declarators[0][1]}' at the top level of the region"
         if not 0 <= k < len(lines):
             raise Unsupported(construct, Location(region.file, line, column),
-                              "comes from a macro or another file; not supported by the GPU targets")
+                              f"comes from a macro or another file; not supported by {users}")
         before = lines[k][:column - 1]
         if any(ch in before for ch in ";{}") or before.strip().startswith("#"):
             raise Unsupported(construct, Location(region.file, line, column),
-                              "shares its line with other code; not supported by the GPU targets (put it on "
+                              f"shares its line with other code; not supported by {users} (put it on "
                               "lines of its own)")
         end = _statement_end(lines, k, column - 1)
         if end is None:
             raise Unsupported(construct, Location(region.file, line, column),
-                              "has no end the GPU targets can find; not supported by them")
+                              f"has no end polypragma can find; not supported by {users}")
         last, position = end
         rest = lines[last][position + 1:].strip()
         if rest and not rest.startswith("//") and not (rest.startswith("/*") and rest.endswith("*/")):
             raise Unsupported(construct, Location(region.file, line, column),
-                              "shares its line with other code; not supported by the GPU targets (put it on "
+                              f"shares its line with other code; not supported by {users} (put it on "
                               "lines of its own)")
         indent = lines[k][:len(lines[k]) - len(lines[k].lstrip())]
         assignments = " ".join(a for _, _, a in declarators if a)

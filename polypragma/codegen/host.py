@@ -184,6 +184,27 @@ def _index_range_check(region: GpuRegion, caller_buffers: bool) -> list[str]:
     return lines + ["  }"]
 
 
+def _assumption_check(region: GpuRegion, syntax: HostSyntax, caller_buffers: bool) -> list[str]:
+    """The check that the parameters are among those the region's model holds for (Scop.assumed: flat
+    subscripts read as rows where the rows do not overlap): elsewhere, the original loops run (an error
+    where the caller's buffers are used, which cannot fall back), after every array a data scope keeps is
+    brought to the host, since the model bounds none of their accesses there."""
+    condition = region.scop.assumed_condition()
+    if condition is None:
+        return []
+    written = int(any(a.written for a in region.arrays if not a.local))
+    lines = [f"  if (!({condition})) {{  /* outside the parameters the kernels are for: the original loops */",
+             "    static int said = 0;",
+             "    if (!said)",
+             f'      POLYPRAGMA_REPORT("polypragma: %s: the kernels are for parameters where {_in_format(condition)}, '
+             f"which do not hold{'' if caller_buffers else '; running the original loops'}\\n\", polypragma_where);",
+             "    said = 1;"]
+    if not caller_buffers:
+        lines += [f"    if (polypragma_every_current{syntax.suffix}({written}, polypragma_where) != 0)",
+                  "      return POLYPRAGMA_STATUS(0);"]
+    return lines + ["    return POLYPRAGMA_STATUS(1);", "  }"]
+
+
 def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                   caller_buffers: bool = False) -> tuple[list[str], set[str]]:
     """The function running ``region`` on the device, and the helper macros its host loops use.
@@ -233,6 +254,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     for a in region.arrays:
         lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
     visible = [a for a in region.arrays if not a.local]
+    lines += _assumption_check(region, syntax, caller_buffers)
     lines.append(f"  if ({syntax.setup}(polypragma_where) != 0) {{")
     if not caller_buffers:  # a data scope's device copies are brought to the host for the original loops
         for a in visible:
@@ -628,6 +650,11 @@ def where_literal(region: GpuRegion, source: str) -> str:
     scop = region.scop
     text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _in_format(text: str) -> str:
+    """``text`` inside the format string of a C printf."""
+    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
 
 
 def c_string(text: str) -> list[str]:

@@ -121,9 +121,22 @@ static POLYPRAGMA_UNUSED int polypragma_entry_download$s(polypragma_entry *e, co
   return polypragma_download$s(e->host, e->buffer, 0, e->bytes, "a data scope's array", where, POLYPRAGMA_COPYING_OUT);
 }
 
-/* Bring the host copy of every entry overlapping [host, host + bytes) up to date; with "written", the
-   host is about to change it (the entries become HOST).  Nonzero: a download failed (reported; fatal
-   unless in a library). */
+/* Bring the host copy of entry "e" up to date; with "written", the host is about to change it (it becomes
+   HOST).  Nonzero: the download failed (reported; fatal unless in a library). */
+static POLYPRAGMA_UNUSED int polypragma_entry_current$s(polypragma_entry *e, int written, const char *where)
+{
+  if (e->state == POLYPRAGMA_DEVICE) {
+    int s = e->download(e, where);
+    if (s != 0)
+      return s;
+    e->state = POLYPRAGMA_BOTH;
+  }
+  if (written)
+    e->state = POLYPRAGMA_HOST;
+  return 0;
+}
+
+/* The same for every entry overlapping [host, host + bytes). */
 static POLYPRAGMA_UNUSED int polypragma_host_current$s(const void *host, size_t bytes, int written, const char *where)
 {
   int status = 0;
@@ -131,18 +144,25 @@ static POLYPRAGMA_UNUSED int polypragma_host_current$s(const void *host, size_t 
     return 0;
   for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {
     polypragma_entry *e = &polypragma_data_table.entries[k];
-    if (!polypragma_overlaps$s(e, (const char *)host, bytes))
-      continue;
-    if (e->state == POLYPRAGMA_DEVICE) {
-      int s = e->download(e, where);
-      if (s != 0) {
-        status = s;
-        continue;
-      }
-      e->state = POLYPRAGMA_BOTH;
+    if (polypragma_overlaps$s(e, (const char *)host, bytes)) {
+      int s = polypragma_entry_current$s(e, written, where);
+      status = s != 0 ? s : status;
     }
-    if (written)
-      e->state = POLYPRAGMA_HOST;
+  }
+  return status;
+}
+
+/* The same for every entry: before the original loops of a region run outside its model, which then
+   bounds none of their accesses (Scop.assumed). */
+static POLYPRAGMA_UNUSED int polypragma_every_current$s(int written, const char *where)
+{
+  int status = 0;
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {
+    polypragma_entry *e = &polypragma_data_table.entries[k];
+    if (e->host != NULL) {
+      int s = polypragma_entry_current$s(e, written, where);
+      status = s != 0 ? s : status;
+    }
   }
   return status;
 }

@@ -78,6 +78,10 @@ class ArrayShape:
     rank: int
     sizes: list[str] = field(default_factory=list)  # parameters of the inner extents if delinearised
     delinearised: bool = False
+    # the parameters for which the delinearised view holds (every inner subscript within its extent), where
+    # it does not hold for all of them: the generated code runs only there (a check at run time, as Polly's
+    # assumptions), the original loops elsewhere; None: the view holds for all
+    assumed: isl.Set | None = None
 
 
 def delinearise(records: list[AccessRecord], rank: int) -> tuple[ArrayShape, list[list[isl.PwAff | None]]]:
@@ -102,6 +106,7 @@ def delinearise(records: list[AccessRecord], rank: int) -> tuple[ArrayShape, lis
     if sizes:
         views: list[list[isl.PwAff | None]] = []
         ok = True
+        assumed = None
         for r in records:
             sub = r.subscripts[0]
             poly = sub.poly
@@ -113,41 +118,70 @@ def delinearise(records: list[AccessRecord], rank: int) -> tuple[ArrayShape, lis
             if poly is None:
                 ok = False
                 break
-            parts = _within_extents(_decompose(poly, sizes), sizes, r)
-            if parts is None:
+            fitted = _within_extents(_decompose(poly, sizes), sizes, r)
+            if fitted is None:
                 ok = False
                 break
+            parts, needs = fitted
             views.append(parts)
+            if needs is not None:
+                assumed = needs if assumed is None else assumed.intersect(needs)
+        if ok and assumed is not None:
+            assumed = coalesced(assumed)
+            # each access still runs for some parameters where the view holds (else the generated code
+            # would never run: the view is of no use)
+            ok = all(not r.domain.intersect_params(assumed).is_empty() for r in records)
         if ok:
-            return ArrayShape(1 + len(sizes), list(sizes), True), views
+            return ArrayShape(1 + len(sizes), list(sizes), True, assumed), views
     return ArrayShape(1), plain
 
 
 def _within_extents(components: list[Polynomial], sizes: list[str],
-                    record: AccessRecord) -> list[isl.PwAff] | None:
+                    record: AccessRecord) -> tuple[list[isl.PwAff], isl.Set | None] | None:
     """The subscripts of ``components`` (outermost first), each inner one within its extent on the
-    record's domain, or None.  An inner component below 0 borrows one extent from the component outside
-    it: ``i * n + n - 1`` is ``(i + 1) * n - 1`` as written, and ``[i][n - 1]`` in bounds."""
+    record's domain, and the parameters for which that holds where it does not hold for all (None then);
+    None where no parameters give it.  An inner component below 0 borrows one extent from the component
+    outside it: ``i * n + n - 1`` is ``(i + 1) * n - 1`` as written, and ``[i][n - 1]`` in bounds.  A
+    component within its extent only for some parameters needs them: ``A[i * lda + p]`` with ``p < k`` is
+    ``A[i][p]`` where ``k <= lda``, and ``x[i * m]`` is ``x[i][0]`` where ``m >= 1`` (or no ``i`` runs)."""
     components = [dict(c) for c in components]
     builder = record.builder
+    assumed = None
     for level in range(len(sizes), 0, -1):  # innermost first: a borrow changes a component not yet checked
         size = sizes[level - 1]
         meaning = builder.resolve(size)
         if meaning is None or meaning[0] != "param":
             return None
         bound = builder.param(meaning[1])
+        options = []  # (borrow, the parameters for which the component is in its row)
         for borrow in (False, True):
+            component = dict(components[level])
             if borrow:
-                components[level][(size,)] = components[level].get((size,), 0) + 1
-                components[level - 1][()] = components[level - 1].get((), 0) - 1
-            part = _linear_pwaff(components[level], builder)
-            if part is not None and record.domain.is_subset(
-                    part.ge_set(builder.constant(0)).intersect(part.lt_set(bound))):
+                component[(size,)] = component.get((size,), 0) + 1
+            part = _linear_pwaff(component, builder)
+            if part is None:
+                continue
+            outside = record.domain.subtract(part.ge_set(builder.constant(0)).intersect(part.lt_set(bound)))
+            if outside.is_empty():
+                options = [(borrow, None)]
                 break
-        else:
+            # where the access runs at all (elsewhere any parameters do): the simplest condition
+            runs = record.domain.params()
+            holds = coalesced(outside.params().complement().gist(runs))
+            if not runs.intersect(holds).is_empty():
+                options.append((borrow, holds))
+        if not options:
             return None
+        borrow, holds = options[0]
+        if borrow:
+            components[level][(size,)] = components[level].get((size,), 0) + 1
+            components[level - 1][()] = components[level - 1].get((), 0) - 1
+        if holds is not None:
+            assumed = holds if assumed is None else assumed.intersect(holds)
     parts = [_linear_pwaff(c, builder) for c in components]
-    return None if any(p is None for p in parts) else parts
+    if any(p is None for p in parts):
+        return None
+    return parts, assumed
 
 
 def access_relation(record: AccessRecord, subscripts: list[isl.PwAff | None], rank: int) -> isl.Map:
@@ -196,7 +230,9 @@ def _unmodelled(record: AccessRecord, subscripts: list[isl.PwAff | None]) -> tup
 def build_arrays(records: list[AccessRecord],
                  extents_of: Callable[[Variable, ArrayShape], list[isl.PwAff | None]],
                  region_level: Callable[[Variable], bool]):
-    """The arrays of a region and, per statement name, its reads, must-writes and may-writes.
+    """The arrays of a region, per statement name its reads, must-writes and may-writes, its
+    references, and the parameters for which the delinearised views hold (None: for all) with the names
+    of the arrays whose views need them.
 
     A write is a must-write only when it is certain (not under a condition on
     data) and exact (every subscript known).
@@ -209,10 +245,15 @@ def build_arrays(records: list[AccessRecord],
     may: dict[str, isl.UnionMap] = {}
     arrays: list[Array] = []
     references: list[Reference] = []
+    assumed = None
+    assuming: list[str] = []  # the arrays whose views need it
     for array_name in sorted(by_array):
         group = by_array[array_name]
         variable = group[0].variable
         shape, views = delinearise(group, variable.ctype.rank)
+        if shape.assumed is not None:
+            assumed = shape.assumed if assumed is None else assumed.intersect(shape.assumed)
+            assuming.append(variable.name)
         footprint = None
         for record, subscripts in zip(group, views):
             relation = access_relation(record, subscripts, shape.rank)
@@ -232,4 +273,4 @@ def build_arrays(records: list[AccessRecord],
                             coalesced(footprint), kind, shape.delinearised,
                             resolved_type=variable.ctype.resolved or variable.ctype.base, c_name=variable.name,
                             region_level=region_level(variable), member=variable.member))
-    return arrays, reads, must, may, references
+    return arrays, reads, must, may, references, (assumed, tuple(assuming))

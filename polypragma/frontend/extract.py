@@ -34,7 +34,7 @@ from polypragma.frontend.region_checks import check_aliases, extended_type_use, 
 from polypragma.frontend.symbols import Scope, TypeTable
 from polypragma.frontend.walk import Frame, Hoisted, Loop, Walk, sequence
 from polypragma.isl_helpers import coalesced
-from polypragma.model import Array, Scop, Statement, Variable, c_expression
+from polypragma.model import Array, Reference, Scop, Statement, Variable, c_expression
 from polypragma.scan import Region
 
 _INT_RANK = {"int": 1, "long": 2, "long long": 3}
@@ -340,8 +340,15 @@ class RegionExtractor(LoopWalk, ExitWalk):
         if extended is not None:
             self.device_unsupported.append((f"value of type '{extended[0]}'", self.location(extended[1]),
                                             "is not supported by the GPU targets"))
-        arrays, statements, references = self._finish()
+        arrays, statements, references, (assumed, assuming) = self._finish()
         context = self._context(arrays)
+        if assumed is not None:
+            assumed = coalesced(assumed.gist(context))
+            if assumed.plain_is_universe():
+                assumed = None
+            else:
+                schedule = schedule.intersect_domain(schedule.get_domain().intersect_params(assumed))
+                context = coalesced(context.intersect(assumed))
         functions = tuple(self.functions.device_definition(f) for f in self.functions.callees(set(self.called)))
         iterator_type = "int"
         for t in self.iterator_ctypes + [self.outer.lookup(p).ctype.base for p in self.params if self.outer.lookup(p)]:
@@ -374,6 +381,8 @@ class RegionExtractor(LoopWalk, ExitWalk):
                           for name in [*self.params, *sorted(self.read_only_scalars)]},
             returns=returns,
             data_return=self.data_return,
+            assumed=assumed,
+            assumed_by=assuming if assumed is not None else (),
         )
 
     def _accessed_variables(self) -> list[Variable]:
@@ -708,21 +717,29 @@ class RegionExtractor(LoopWalk, ExitWalk):
                         "give it a constant size"))
 
     # -- after the walk: arrays and relations ------------------------------------------------
-    def _finish(self) -> tuple[list[Array], list[Statement]]:
+    def _finish(self) -> tuple[list[Array], list[Statement], tuple[Reference, ...],
+                               tuple[isl.Set | None, tuple[str, ...]]]:
         def region_level(variable: Variable) -> bool:
             hoisted = self.hoisted.get(id(variable.decl)) if variable.decl is not None else None
             return hoisted is not None and hoisted.at_region_level
 
-        arrays, reads, must, may, references = build_arrays(self.records, self._extents, region_level)
+        arrays, reads, must, may, references, (assumed, assuming) = build_arrays(self.records, self._extents,
+                                                                                 region_level)
         statements = []
         for s in self.statements:
             empty = s.reads
             relations = [reads.get(s.name, empty), must.get(s.name, empty), may.get(s.name, empty)]
-            if self.exits:
-                # the accesses were collected over the domain before the returns and gotos cut it
-                relations = [r.intersect_domain(isl.UnionSet.from_set(s.domain)) for r in relations]
-            statements.append(replace(s, reads=relations[0], must_writes=relations[1], may_writes=relations[2]))
-        return arrays, statements, tuple(references)
+            domain = s.domain if assumed is None else s.domain.intersect_params(assumed)
+            if self.exits or assumed is not None:
+                # the accesses were collected over the domain before the returns and gotos cut it (and
+                # before the assumptions of delinearised views)
+                relations = [r.intersect_domain(isl.UnionSet.from_set(domain)) for r in relations]
+            statements.append(replace(s, domain=domain, reads=relations[0], must_writes=relations[1],
+                                      may_writes=relations[2]))
+        if assumed is not None:
+            arrays = [replace(a, footprint=coalesced(a.footprint.intersect_params(assumed))) for a in arrays]
+            references = [replace(r, relation=r.relation.intersect_params(assumed)) for r in references]
+        return arrays, statements, tuple(references), (assumed, assuming)
 
     def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
         universe_walk = Walk([], isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params)),

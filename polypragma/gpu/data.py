@@ -153,6 +153,27 @@ def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
     return box
 
 
+def _flat_elements(array: Array, extents: list[isl.PwAff], scop: Scop) -> str:
+    """How many elements of a delinearised flat array (``A[i * lda + p]`` as ``A[i][p]``) the buffer holds:
+    up to the last element the region may touch, no further: the last row (``p < k <= lda``) may end
+    before its extent, and the host's array with it (a submatrix's last row).  ``0`` where none is."""
+    footprint = array.footprint
+    names = scop.signed_names
+    box = _box(array, extents).intersect_params(footprint.params())
+    if footprint.is_empty() or box.lexmax().is_equal(footprint.lexmax()):  # the last row is whole
+        return " * ".join(f"(size_t)({_c(e, names)})" for e in extents)
+    last = footprint.lexmax_pw_multi_aff()
+    ends = [last.get_pw_aff(d) for d in range(array.rank)]
+    ends[-1] = ends[-1].add_constant_val(isl.Val.one(footprint.get_ctx()))
+    zero = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(ends[0].get_domain_space()))
+    # 0 where nothing is touched; the host function runs where the context holds (Scop.assumed checked)
+    ends = [c_expression(e.union_add(zero), names, scop.context) for e in ends]
+    text = f"(size_t)({ends[0]})"
+    for d in range(1, array.rank):
+        text = f"({text} * (size_t)({_c(extents[d], names)}) + (size_t)({ends[d]}))"
+    return text
+
+
 def _extents(array: Array, scop: Scop) -> list[isl.PwAff]:
     """The extent of each dimension of ``array``'s buffer: declared, or for the outermost dimension of a
     pointer, one past the largest element the region may touch."""
@@ -329,7 +350,8 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             extents, indexed, rows_in, rows_out, fully = _rows(array, scop, written, must)
         else:
             extents = indexed = _extents(array, scop) if array.rank else []
-        elements = " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
+        elements = _flat_elements(array, extents, scop) if array.delinearised else \
+            " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
         inner = tuple(_c(e, scop.signed_names) for e in indexed[1:])
         # a local of the region's top level is declared before the call (code after the region sees it):
         # a host array like any other

@@ -80,6 +80,8 @@ def explain(region: GpuRegion) -> list[str]:
     where = f"{scop.region.file}:{scop.region.begin_line}"
     kernels = region.mapping.kernels
     out = [f"{where}: note: region {scop.region.index}: {len(kernels)} kernel(s)"]
+    if scop.assumed is not None:
+        out.append(f"  {scop.describe_assumed()}")
     out += [f"  {p.describe()}" for p in region.privatised]
     out += [f"  {note}" for note in region.notes]
     out += _band_lines(region)
