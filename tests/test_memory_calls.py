@@ -1,4 +1,4 @@
-"""memcpy and memset of whole elements are the loops they mean (polypragma/frontend/memory_calls.py): the
+"""memcpy, memmove and memset of whole elements are the loops they mean (polypragma/frontend/memory_calls.py): the
 generated programs print what the original prints on every target, and a call that is no such copy is
 left as a call, with a warning from the GPU targets that says why."""
 
@@ -157,10 +157,55 @@ def test_left_as_call(call: str, why: str, tmp_path: Path):
         program_output(source, tmp_path / "original")
 
 
-def test_memmove_is_a_call(tmp_path: Path):
-    """memmove copies overlapping bytes exactly, which a loop does not: it stays a call to a function
-    without a body."""
+# moves within one row, a constant apart: up (the loop runs down), down (up), by none, in rows of a matrix,
+# and between offsets that name the final value of a loop's iterator
+MOVES = """\
+memmove(x + 1, x, (n - 1) * sizeof(double));
+memmove(&y[0], &y[3], (n - 3) * sizeof y[0]);
+for (i = 0; i < n; i++) {
+    memmove(&C[i][2], &C[i][0], (m - 2) * sizeof(double));
+    memmove(D[i], D[i] + 1, (m - 1) * sizeof(double));
+    memmove(&I[i][1], &I[i][1], (m - 1) * sizeof(int));
+}
+memmove(&c[i - n + 2], &c[i - n], (n - 2) * sizeof(char));
+"""
+
+
+def test_memmove_within_a_row_on_every_target(tmp_path: Path):
+    """memmove copies as through a temporary: within a row, between offsets a constant apart, it is the loop
+    that runs away from the overlap (down where it moves elements up)."""
+    source = tmp_path / "moves.c"
+    source.write_text(_source(MOVES))
+    expected = program_output(source, tmp_path / "original")
+    for name, options in (("c", ["--target", "c"]), ("omp", ["--target", "c", "--openmp"]),
+                          ("opencl", ["--target", "opencl", "--no-fp-contract"])):
+        if name == "opencl" and opencl_device():
+            continue
+        status, messages = polypragma(source, tmp_path / name, options)
+        assert status == 0 and messages == "", messages
+        generated = generated_path(source, tmp_path / name)
+        if name == "c":
+            region = generated.read_text().split("/* polypragma: region 0")[1].split("\n}\n")[0]
+            assert "memmove(" not in region, region
+        libs = ("-lOpenCL",) if name == "opencl" else ()
+        assert program_output(generated, tmp_path / f"{name}.out", libs=libs) == expected, name
+
+
+@pytest.mark.parametrize("call, why", [
+    ("memmove(x, y, n * sizeof(double));", "it moves elements of 'y' into 'x', which may overlap it"),
+    ("memmove(x + m, x, (n - m) * sizeof(double));", "its offsets are not a constant apart"),
+    ("memmove(C[1], C[0], m * sizeof(double));", "it moves elements across rows of its array"),
+    ("memmove(C, D, n * m * sizeof(double));", "it moves elements of 'D' into 'C'"),
+], ids=["two-arrays", "offset-apart-by-a-variable", "rows", "whole-arrays"])
+def test_memmove_left_as_call(call: str, why: str, tmp_path: Path):
+    """A memmove a loop would not copy as it does stays a call to a function without a body: the GPU
+    targets say why."""
     source = tmp_path / "move.c"
-    source.write_text(_source("memmove(x + 1, x, (n - 1) * sizeof(double));\n"))
+    source.write_text(_source(call + "\n"))
     status, messages = polypragma(source, tmp_path / "opencl", ["--target", "opencl"])
     assert status == 0 and "call to 'memmove' is not supported by the GPU targets" in messages, messages
+    assert why in messages, messages
+    status, messages = polypragma(source, tmp_path / "c")
+    assert status == 0 and messages == "", messages
+    assert program_output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
+        program_output(source, tmp_path / "original")

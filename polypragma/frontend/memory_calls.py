@@ -1,4 +1,4 @@
-"""``memcpy`` and ``memset`` of whole elements, as the loops they mean.
+"""``memcpy``, ``memmove`` and ``memset`` of whole elements, as the loops they mean.
 
 ``memcpy(B[i], A[i - 1], n * sizeof(double))`` copies ``n`` elements: it is the statement
 ``for (int k = 0; k < n; k++) B[i][k] = A[i - 1][k];``, whose accesses the model reads exactly (a call
@@ -19,8 +19,13 @@ A call is lowered when C says it copies or sets whole elements of one arithmetic
   into ``double B[n][m]``) becomes a loop per dimension when both arrays have the same extents below the
   first and the count's factors name them.
 
-Anything else is left as the call it is (:func:`lower` says why): ``memmove`` (its copy is exact for
-overlapping arrays, where a loop is not), bytes of one type copied into another, structs.
+``memmove`` copies as if through a temporary, which a loop does where it runs away from the overlap: a
+move within one row of one array, between offsets a constant apart (``memmove(&h[1], &h[0], (n - 1) *
+sizeof h[0])``, a history shifted up by one), is the loop that runs down when it moves elements up and up
+when it moves them down.
+
+Anything else is left as the call it is (:func:`lower` says why): a ``memmove`` between arrays that may
+overlap otherwise, bytes of one type copied into another, structs.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from polypragma.frontend.c_tree import has_side_effects, subtree, text
 from polypragma.frontend.symbols import TypeTable
 from polypragma.model import CType
 
-LOWERED = frozenset({"memcpy", "memset"})
+LOWERED = frozenset({"memcpy", "memmove", "memset"})
 _CHAR = frozenset({"char", "signed char", "unsigned char"})
 
 
@@ -57,7 +62,7 @@ class _Pointer:
 
 def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: TypeTable,
           taken: set[str], assigned: set[str]) -> c_ast.Compound | str | None:
-    """The loops a call to ``memcpy`` or ``memset`` means (a block; one element is an assignment), why
+    """The loops a call to ``memcpy``, ``memmove`` or ``memset`` means (a block; one element is an assignment), why
     it is left as a call (a reason that follows the function's name in a diagnostic), or None for a
     call to another function.  ``variable(name)``: the type of a variable the call names (None: unknown).
     ``taken``: names the loops' iterators must not take (those chosen are added).  ``assigned``: the
@@ -71,9 +76,10 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
     for arg in args:
         if has_side_effects(arg):
             return f"is left as a call: its argument '{text(arg)}' has side effects"
+    copies = name != "memset"
     target = _pointer(args[0], variable)
-    source = _pointer(args[1], variable) if name == "memcpy" else None
-    for arg, pointer in ((args[0], target), (args[1], source)) if name == "memcpy" else ((args[0], target),):
+    source = _pointer(args[1], variable) if copies else None
+    for arg, pointer in ((args[0], target), (args[1], source)) if copies else ((args[0], target),):
         if isinstance(pointer, str):
             return f"is left as a call: its argument '{text(arg)}' {pointer}"
     element = _element(target.ctype)
@@ -98,6 +104,12 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
             # memset stores the value converted to unsigned char
             stored = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
                 None, [], None, c_ast.IdentifierType(["unsigned", "char"]))), value)
+    down = False  # the loop runs from the last element to the first
+    if name == "memmove":
+        moved = _moved(target, source, counts, types)
+        if isinstance(moved, str):
+            return "is left as a call: " + moved
+        down = moved > 0
     if len(counts) == 1 and constant_value(counts[0]) == 1:
         counts = []  # one element: the assignment alone
     iterators = []
@@ -113,14 +125,36 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
     body: c_ast.Node = c_ast.Assignment("=", lhs, rhs, coord=call.coord)
     wide = any(_is_wide(n, variable) for count in counts for n in subtree(count))
     for iterator, count in reversed(list(zip(iterators, counts))):
+        at = call.coord
+        first = c_ast.BinaryOp("-", count, c_ast.Constant("int", "1", coord=at), coord=at) if down else \
+            c_ast.Constant("int", "0", coord=at)
         declaration = c_ast.Decl(iterator, [], [], [], [], c_ast.TypeDecl(
-            iterator, [], None, c_ast.IdentifierType(["long" if wide else "int"])),
-            c_ast.Constant("int", "0"), None, coord=call.coord)
-        body = c_ast.For(c_ast.DeclList([declaration], coord=call.coord),
-                         c_ast.BinaryOp("<", c_ast.ID(iterator, coord=call.coord), count, coord=call.coord),
-                         c_ast.UnaryOp("p++", c_ast.ID(iterator, coord=call.coord), coord=call.coord),
-                         body, coord=call.coord)
+            iterator, [], None, c_ast.IdentifierType(["long" if wide else "int"])), first, None, coord=at)
+        condition = c_ast.BinaryOp(">=", c_ast.ID(iterator, coord=at), c_ast.Constant("int", "0", coord=at),
+                                   coord=at) if down else \
+            c_ast.BinaryOp("<", c_ast.ID(iterator, coord=at), count, coord=at)
+        body = c_ast.For(c_ast.DeclList([declaration], coord=at), condition,
+                         c_ast.UnaryOp("p--" if down else "p++", c_ast.ID(iterator, coord=at), coord=at),
+                         body, coord=at)
     return c_ast.Compound([body], coord=call.coord)
+
+
+def _moved(target: _Pointer, source: _Pointer, counts: list[c_ast.Node], types: TypeTable) -> int | str:
+    """How many elements a ``memmove`` moves its elements up (down where negative) within one row, or why
+    a loop would not copy as it does."""
+    if target.name != source.name:
+        return (f"it moves elements of '{source.name}' into '{target.name}', which may overlap it (memcpy says "
+                "they do not)")
+    if len(counts) != 1 or [text(f) for f in target.fixed] != [text(f) for f in source.fixed]:
+        return "it moves elements across rows of its array (only a move within a row is a loop)"
+    zero = c_ast.Constant("int", "0")
+    forms = [linear_form(p.offset if p.offset is not None else zero, types.enumerators) for p in (target, source)]
+    if forms[0] is None or forms[1] is None:
+        return "its offsets are not sums of names and constants"
+    difference = {n: forms[0].get(n, 0) - forms[1].get(n, 0) for n in set(forms[0]) | set(forms[1])}
+    if any(c for n, c in difference.items() if n):
+        return "its offsets are not a constant apart (which way the elements move is not known)"
+    return difference.get("", 0)
 
 
 def _pointer(node: c_ast.Node, variable: Callable[[str], CType | None]) -> _Pointer | str:

@@ -2,11 +2,12 @@
 // RUN: -DN=7 -DM=5 -- 2
 // RUN: -DN=130 -DM=67 -- 3
 // covers: memcpy-rows, memcpy-whole-array, memcpy-offset, memset-zero, memset-bytes, sizeof-expression,
-//         memcpy-time-loop, memcpy-left-as-call
-// memcpy and memset of whole elements are the loops they mean, so they run in kernels: a row copied
+//         memcpy-time-loop, memcpy-left-as-call, memmove-within-a-row
+// memcpy, memmove and memset of whole elements are the loops they mean, so they run in kernels: a row copied
 // into a shifted row, a whole array copied each time step of a stencil (its count spelled as the
 // product of the extents, and as sizeof of the array), rows copied from an offset (&A[i][1], x + 1),
-// arrays cleared with memset(.., 0, ..), a byte array set to a character.  A memcpy across the end of
+// arrays cleared with memset(.., 0, ..), a byte array set to a character, a history moved up by one
+// element each time step and rows moved up by one (memmove: loops that run away from the overlap).  A memcpy across the end of
 // a row, and a memset of a non-zero byte into ints, are left as calls: region 1 stays on the CPU for
 // the GPU targets (a warning says why), and prints the same.
 #include <string.h>
@@ -48,9 +49,13 @@ static void kernel_copies(void)
                 next[i][j] = 0.25 * (grid[i - 1][j] + grid[i + 1][j] + grid[i][j - 1] + grid[i][j + 1]);
         memcpy(grid, next, N * M * sizeof(double));
         memcpy(next, grid, sizeof next);
+        memmove(&x[1], &x[0], N * sizeof(double));
+        x[0] = grid[N / 2][M / 2];
     }
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N; i++) {
+        memmove(A[i] + 1, A[i], (M - 1) * sizeof(real));
         memcpy(&A[i][1], &B[i][0], (M - 1) * sizeof *B[i]);
+    }
     memcpy(x + 1, y, N * sizeof(x[0]));
     memset(hits, 0, sizeof(int) * N * M);
     memset(total, 0, N * sizeof(long));
@@ -108,6 +113,6 @@ int main(int argc, char **argv)
     return 0;
 }
 // CHECK-DEFINES: -DN=130 -DM=67
-// CHECK-OPENCL: B[{{.*}}] = A[{{.*}}];  /* {{.*}}memory_calls.c:43 */
+// CHECK-OPENCL: B[{{.*}}] = A[{{.*}}];  /* {{.*}}memory_calls.c:44 */
 // CHECK-OPENCL: mask[t0] = (unsigned char) 255;
 // CHECK-OPENCL: x[t0 + 1] = y[t0];
