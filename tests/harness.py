@@ -12,6 +12,8 @@ from contextlib import redirect_stderr
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 # the tests import them from here
 from outputs import kernel_absolute_tolerance, kernel_tolerance, outputs_match  # noqa: F401
 from polypragma.cli import main as polypragma_main
@@ -91,6 +93,21 @@ def polypragma_process(source: Path, outdir: Path, options=(), timeout: float | 
     command = [sys.executable, "-m", "polypragma", *polypragma_argv(source, outdir, options)]
     result = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
     return result.returncode, result.stderr
+
+
+# the targets a generated program runs on here, by name: the command's options, the libraries it links
+TARGETS = {"c": (("--target", "c"), ()), "openmp": (("--target", "c", "--openmp"), ("-fopenmp",)),
+           "opencl": (("--target", "opencl", "--no-fp-contract"), ("-lOpenCL",))}
+
+
+def generated_for(source: Path, outdir: Path, target: str) -> Path:
+    """``source`` through polypragma for ``target`` (a name of TARGETS), which must say nothing; the
+    generated file.  The test is skipped where opencl programs cannot run."""
+    if target == "opencl" and opencl_device():
+        pytest.skip(opencl_device())
+    status, messages = polypragma(source, outdir, list(TARGETS[target][0]))
+    assert status == 0 and messages == "", messages
+    return generated_path(source, outdir)
 
 
 def generated_path(source: Path, outdir: Path) -> Path:

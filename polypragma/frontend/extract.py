@@ -29,6 +29,7 @@ from polypragma.frontend.exits import Exit, ExitWalk
 from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.library import PURE_FUNCTIONS, is_assert
 from polypragma.frontend.loop_walk import LoopWalk
+from polypragma.frontend.member_parameters import member_parameters
 from polypragma.frontend.normalise import normalise
 from polypragma.frontend.region_checks import check_aliases, extended_type_use, external_call_records
 from polypragma.frontend.symbols import Scope, TypeTable
@@ -107,12 +108,15 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)
+        self.items, members = member_parameters(self.items, scope.lookup, types, self.reserved)
+        for variable, _ in members:
+            scope.add(variable)
         self.statements: list[Statement] = []
         self.records: list[AccessRecord] = []
         self.read_only_scalars: set[str] = set()
         self.hoisted: dict[int, Hoisted] = {}  # id(Variable.decl) -> hoisting
         self.hoisted_names: set[str] = set()
-        self.outer_declarations: list[str] = []
+        self.outer_declarations: list[str] = [declaration for _, declaration in members]
         self.region_declarations: list[tuple[int, int, str, str]] = []  # see Scop.region_declarations
         self.hoisted_declarations: list[str] = []
         self.written: set[str] = set()
