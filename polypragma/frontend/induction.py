@@ -39,6 +39,9 @@ from polypragma.model import CType
 _STEPS = {"++": 1, "p++": 1, "--": -1, "p--": -1}
 _NARROW = frozenset({"int", "signed int", "signed", "short", "short int", "signed short", "signed short int",
                      "char", "signed char"})
+# signed integers wider than int, whose counters' values are computed in their type (_widened)
+_WIDE = frozenset({"long", "long int", "signed long", "signed long int", "long signed int", "long long",
+                   "long long int", "signed long long", "signed long long int", "long long signed int"})
 
 
 # -- x++ inside a statement -------------------------------------------------------------------------
@@ -83,7 +86,9 @@ def substitute_inductions(items: list[c_ast.Node], used_after: set[str],
     while k < len(out):
         if isinstance(out[k], c_ast.For):
             for name in sorted(n for n in _stepped(out[k].stmt) if _steps_alike(variable_type(n))):
-                replaced = _substitute(out, k, name, used_after)
+                ctype = variable_type(name)
+                wide = ctype.resolved if not ctype.pointer_depth and ctype.resolved in _WIDE else None
+                replaced = _substitute(out, k, name, used_after, wide)
                 if replaced is not None:
                     out, k = replaced
         k += 1
@@ -92,13 +97,30 @@ def substitute_inductions(items: list[c_ast.Node], used_after: set[str],
 
 def _steps_alike(ctype: CType | None) -> bool:
     """Whether a variable of type ``ctype`` takes the values the iterators' arithmetic gives it: a signed
-    integer no wider than ``int`` (a wider one may hold counts past ``int``'s range, an unsigned one wraps
-    below 0), or a pointer to elements."""
+    integer (one wider than ``int`` may hold counts past ``int``'s range: its values are computed in its
+    type, :func:`_widened`; an unsigned one wraps below 0), or a pointer to elements."""
     if ctype is None or ctype.dims:
         return False
     if ctype.pointer_depth:
         return ctype.pointer_depth == 1 and (ctype.is_integer or ctype.is_float)
-    return ctype.is_integer and not ctype.is_unsigned and ctype.resolved in _NARROW
+    return ctype.is_integer and not ctype.is_unsigned and (ctype.resolved in _NARROW or ctype.resolved in _WIDE)
+
+
+def _widened(node: c_ast.Node, type_name: str | None) -> c_ast.Node:
+    """``node`` (a value of a counter, sums and products) with each product computed in ``type_name`` (a
+    counter's type wider than ``int``: ``(long)i * m + j`` counts past ``int``'s range as the counter did):
+    the first factor of each product converted, products and sums inside them too; as it is for None."""
+    if type_name is None or not isinstance(node, (c_ast.BinaryOp, c_ast.UnaryOp)):
+        return node
+    if isinstance(node, c_ast.UnaryOp):
+        return c_ast.UnaryOp("-", _widened(node.expr, type_name), coord=node.coord) if node.op == "-" else node
+    if node.op not in ("+", "-", "*"):
+        return node
+    left, right = _widened(node.left, type_name), _widened(node.right, type_name)
+    if node.op == "*" and not (isinstance(node.left, c_ast.BinaryOp) and node.left.op in ("+", "-", "*")):
+        left = c_ast.Cast(c_ast.Typename(None, [], None, c_ast.TypeDecl(
+            None, [], None, c_ast.IdentifierType(type_name.split()))), left, coord=node.coord)
+    return c_ast.BinaryOp(node.op, left, right, coord=node.coord)
 
 
 def _stepped(node: c_ast.Node | None) -> set[str]:
@@ -124,9 +146,10 @@ class _NotInduction(Exception):
     pass
 
 
-def _substitute(items: list[c_ast.Node], k: int, name: str,
-                used_after: set[str]) -> tuple[list[c_ast.Node], int] | None:
-    """The items with ``name`` written as its value in loop ``items[k]``, and where that loop is now."""
+def _substitute(items: list[c_ast.Node], k: int, name: str, used_after: set[str],
+                wide: str | None = None) -> tuple[list[c_ast.Node], int] | None:
+    """The items with ``name`` written as its value in loop ``items[k]``, and where that loop is now;
+    ``wide``: the variable's type where it is wider than ``int`` (its values computed in it)."""
     loop = items[k]
     init = None
     for j in range(k - 1, -1, -1):
@@ -149,10 +172,11 @@ def _substitute(items: list[c_ast.Node], k: int, name: str,
     if any(isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Return, c_ast.Label))
            for n in subtree(loop.stmt)):
         return None  # iterations cut short: the counts would not hold
-    walker = _Walker(name, start, loop)
+    walker = _Walker(name, start, loop, wide)
     try:
         body = walker.loop(loop, [])
-        final = _plain(_sum(start, _product(_trip(loop, exact=False), walker.increment(loop.stmt, set()))))
+        final = _widened(_plain(_sum(start, _product(_trip(loop, exact=False), walker.increment(loop.stmt, set())))),
+                         wide)
     except _NotInduction:
         return None
     if walker.subscripted and walker.element is None:
@@ -194,8 +218,9 @@ class _Walker:
     """The rewriting of one loop for one variable: ``frames`` are the enclosing counted loops of a point,
     each with the items of its body before the point."""
 
-    def __init__(self, name: str, start: c_ast.Node, outer: c_ast.For):
+    def __init__(self, name: str, start: c_ast.Node, outer: c_ast.For, wide: str | None = None):
         self.name = name
+        self.wide = wide
         self.start = start
         self.outer = outer
         self.written = _written_names(outer)
@@ -281,7 +306,7 @@ class _Walker:
             base = copy.deepcopy(target.name if kind == "element" else target)
             return c_ast.ArrayRef(base, subscript, coord=node.coord)
         if isinstance(node, c_ast.ID) and node.name == self.name:
-            return _plain(_sum(self.start, self.offset(frames)))
+            return _widened(_plain(_sum(self.start, self.offset(frames))), self.wide)
         skip = ("field",) if isinstance(node, c_ast.StructRef) else \
             ("name",) if isinstance(node, c_ast.FuncCall) else ()
         return rewrite_children(node, lambda child: self.reads(child, frames), skip)
