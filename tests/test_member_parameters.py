@@ -1,6 +1,7 @@
-"""Integer members of structs a region only reads are parameters (polypragma/frontend/member_parameters.py):
-loops bounded by ``g->n`` and flat subscripts strided by ``g->m`` run in kernels, and every target prints
-what the original prints; a member the region may change stays data."""
+"""Integer and pointer members of structs a region only reads are names of their own
+(polypragma/frontend/member_parameters.py): loops bounded by ``g->n``, flat subscripts strided by ``g->m``
+and a matrix reached through ``g->data`` run in kernels, and every target prints what the original prints;
+a member the region may change stays data."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ static void step(const grid_t *g, struct shape s, double *u, double *v, double *
 
 int main(int argc, char **argv)
 {
-    grid_t g = {atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), NULL};
+    grid_t g = {atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), malloc((atoi(argv[1]) * atoi(argv[2]) + 1) * sizeof(double))};
     struct shape s = {atoi(argv[4]), atoi(argv[5])};
     long size = (long)g.n * g.m + (long)s.rows * s.cols + 1;
     double *u = malloc(size * sizeof(double)), *v = malloc(size * sizeof(double));
@@ -34,10 +35,14 @@ int main(int argc, char **argv)
         u[e] = (e * 37 % 101) / 7.0;
         v[e] = (e * 53 % 97) / 3.0;
     }
-    step(&g, s, u, v, v + (long)g.n * g.m, &g);
     double sum = 0;
+    for (long e = 0; e < (long)g.n * g.m; e++)
+        g.data[e] = (e * 29 % 89) / 5.0;
+    step(&g, s, u, v, v + (long)g.n * g.m, &g);
     for (long e = 0; e < size; e++)
         sum += (e % 11 + 1) * (u[e] + 2 * v[e]);
+    for (long e = 0; e < (long)g.n * g.m; e++)
+        sum += (e % 7 + 1) * g.data[e];
     printf("%.17g %d\\n", sum, g.n);
     return 0;
 }
@@ -56,7 +61,10 @@ READ = """\
     }
     for (unsigned r = 0; r < s.rows; r++)
         for (int c = 0; c < s.cols; c++)
-            w[r * s.cols + c] += 0.5 * r;"""
+            w[r * s.cols + c] += 0.5 * r;
+    for (int i = 0; i < g->n; i++)
+        for (int j = 0; j < g->m; j++)
+            g->data[i * g->m + j] = 0.5 * g->data[i * g->m + j] + u[i * g->m + j];"""
 RUNS = ("10 12 3 4 5", "1 1 1 0 0", "30 17 5 6 9", "5 5 0 3 3")
 
 
@@ -67,6 +75,7 @@ def test_members_read_are_parameters(target: str, tmp_path: Path):
     generated = generated_for(source, tmp_path / target, target)
     text = generated.read_text()
     assert "long g__steps = g->steps;" in text and "int g__m = g->m;" in text and "unsigned s__rows = s.rows;" in text
+    assert "double *g__data = g->data;" in text
     if target != "opencl":
         region = text.split("/* polypragma: region 0")[1]
         assert "c0 < g__steps" in region and "->" not in region.split("\n}\n")[0].split("= s.cols;")[1], region

@@ -1,15 +1,18 @@
-"""Integer members of structs the region only reads, as names of their own: ``m->rows`` is ``m__rows``.
+"""Integer and pointer members of structs the region only reads, as names of their own: ``m->rows`` is
+``m__rows``, ``m->data`` is ``m__data``.
 
 ``for (i = 0; i < m->rows; i++) m->data[i * m->cols + j] ...`` bounds its loops and subscripts by members
 of a struct (a matrix, an image, a grid).  A member is data to the model, so such loops were not affine
 and the region stayed as written.  Read as it is at the region's start, the member is a read-only integer
-like any other, and becomes a parameter: the region starts with ``const int m__rows = m->rows;`` (every
-target prints it before the region's code, and the CPU fallback reads the members as written).
+like any other, and becomes a parameter: the region starts with ``int m__rows = m->rows;`` (every target
+prints it before the region's code, and the CPU fallback reads the members as written).  A pointer to
+numbers, ``double *m__data = m->data;``, is then a flat array like a pointer parameter: ``m__data[i *
+m__cols + j]`` is delinearised, and the GPU targets copy what it points to.
 
-A member ``X->f`` or ``X.f`` (``X`` a variable declared before the region, ``f`` an integer of the struct) is
-read so when the region changes neither of them: no assignment, step or address of ``X`` or of a member
-``f`` of any struct (another pointer may name the same struct), and ``X`` given to no call (a function
-could change its members).  As for read-only scalars, a write through a pointer of the member's type that
+A member ``X->f`` or ``X.f`` (``X`` a variable declared before the region, ``f`` an integer or a pointer to
+numbers) is read so when the region changes neither of them: no assignment, step or address of ``X`` or of
+a member ``f`` of any struct (another pointer may name the same struct; a write through a pointer member,
+``m->data[k] = v``, leaves it as it is), and ``X`` given to no call (a function could change its members).  As for read-only scalars, a write through a pointer of the member's type that
 the program makes point at the member is not seen.
 """
 
@@ -49,17 +52,21 @@ def member_parameters(items: list[c_ast.Node], lookup: Callable[[str], Variable 
                 changed |= {n.name for arg in node.args.exprs for n in subtree(arg) if isinstance(n, c_ast.ID)}
             if target is not None:
                 # the members on the way (m->v[k], &m->rows) may change; the variable itself, or all its
-                # members, where none is on the way (m = q, *m = s, s[k] = t, &m); m->data[k] changes a
-                # member only as far as 'data' goes
-                through_member = False
+                # members, where none is on the way (m = q, *m = s, s[k] = t, &m); m->data[k] changes what
+                # the pointer member 'data' points to, not the member
+                through_member = dereferenced = False
                 while isinstance(target, (c_ast.ArrayRef, c_ast.StructRef, c_ast.UnaryOp)):
                     if isinstance(target, c_ast.StructRef):
-                        written_fields.add(target.field.name)
+                        if not (dereferenced and _pointer_member(target, lookup, types)):
+                            written_fields.add(target.field.name)
                         through_member = True
+                        dereferenced = False
                         target = target.name
                     elif isinstance(target, c_ast.ArrayRef):
+                        dereferenced = True
                         target = target.name
                     elif target.op == "*":
+                        dereferenced = True
                         target = target.expr
                     else:
                         break
@@ -67,7 +74,7 @@ def member_parameters(items: list[c_ast.Node], lookup: Callable[[str], Variable 
                     changed.add(target.name)
             key = _key(node)
             if key is not None and key not in candidates:
-                decl = _integer_member(node, lookup, types)
+                decl = _member(node, lookup, types)
                 if decl is not None:
                     candidates[key] = decl
     chosen = {key: decl for key, decl in candidates.items() if key[0] not in changed and key[2] not in written_fields}
@@ -83,8 +90,10 @@ def member_parameters(items: list[c_ast.Node], lookup: Callable[[str], Variable 
         names[key] = name
         decl = copy.deepcopy(member)
         decl.name, decl.bitsize = name, None
-        decl.quals = ["const"] + [q for q in decl.quals if q != "const"]
-        decl.type.declname = name
+        inner = decl.type
+        while not isinstance(inner, c_ast.TypeDecl):
+            inner = inner.type
+        inner.declname = name
         decl.init = c_ast.StructRef(c_ast.ID(key[0]), key[1], c_ast.ID(key[2]))
         declared.append((Variable(name, types.ctype(decl.type), False, decl), text(decl) + ";"))
 
@@ -104,10 +113,34 @@ def _key(node: c_ast.Node) -> tuple[str, str, str] | None:
     return None
 
 
-def _integer_member(node: c_ast.StructRef, lookup: Callable[[str], Variable | None],
-                    types: TypeTable) -> c_ast.Decl | None:
-    """The declaration of the member ``node`` reads where it is an integer of a struct variable declared
-    before the region (``X->f`` through a pointer to a struct, ``X.f`` of a struct); else None."""
+def _member(node: c_ast.StructRef, lookup: Callable[[str], Variable | None],
+            types: TypeTable) -> c_ast.Decl | None:
+    """The declaration of the member ``node`` reads where it is an integer, or a pointer to numbers, of a
+    struct variable declared before the region (``X->f`` through a pointer to a struct, ``X.f`` of a
+    struct); else None."""
+    member = _declaration(node, lookup, types)
+    if member is None or member.bitsize is not None:
+        return None
+    ctype = types.ctype(member.type)
+    if isinstance(member.type, c_ast.TypeDecl):
+        return member if ctype.is_scalar and ctype.is_integer else None
+    if isinstance(member.type, c_ast.PtrDecl) and isinstance(member.type.type, c_ast.TypeDecl):
+        return member if ctype.pointer_depth == 1 and (ctype.is_integer or ctype.is_float) else None
+    return None
+
+
+def _pointer_member(node: c_ast.StructRef, lookup: Callable[[str], Variable | None], types: TypeTable) -> bool:
+    """Whether ``node`` is a member of pointer type (a write through it leaves the member as it is)."""
+    member = _declaration(node, lookup, types)
+    return member is not None and isinstance(member.type, c_ast.PtrDecl)
+
+
+def _declaration(node: c_ast.StructRef, lookup: Callable[[str], Variable | None],
+                 types: TypeTable) -> c_ast.Decl | None:
+    """The declaration of member ``X->f`` or ``X.f``, ``X`` a variable of the struct type (through one
+    pointer for ``->``) declared before the region; else None."""
+    if not isinstance(node.name, c_ast.ID):
+        return None
     variable = lookup(node.name.name)
     if variable is None or variable.declared_in_region or not isinstance(variable.decl, c_ast.Decl):
         return None
@@ -118,8 +151,4 @@ def _integer_member(node: c_ast.StructRef, lookup: Callable[[str], Variable | No
         depth += 1
     if depth != (1 if node.type == "->" else 0) or isinstance(types.aggregate(variable.decl.type), c_ast.Union):
         return None
-    member = types.member(variable.decl.type, node.field.name)
-    if member is None or member.bitsize is not None or not isinstance(member.type, c_ast.TypeDecl):
-        return None
-    ctype = types.ctype(member.type)
-    return member if ctype.is_scalar and ctype.is_integer else None
+    return types.member(variable.decl.type, node.field.name)
