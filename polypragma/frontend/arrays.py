@@ -143,7 +143,8 @@ def _within_extents(components: list[Polynomial], sizes: list[str],
     None where no parameters give it.  An inner component below 0 borrows one extent from the component
     outside it: ``i * n + n - 1`` is ``(i + 1) * n - 1`` as written, and ``[i][n - 1]`` in bounds.  A
     component within its extent only for some parameters needs them: ``A[i * lda + p]`` with ``p < k`` is
-    ``A[i][p]`` where ``k <= lda``, and ``x[i * m]`` is ``x[i][0]`` where ``m >= 1`` (or no ``i`` runs)."""
+    ``A[i][p]`` where ``k <= lda``, and ``x[i * m]`` is ``x[i][0]`` where ``m >= 1`` (or no ``i`` runs); not
+    where the extent also bounds the loops around the access."""
     components = [dict(c) for c in components]
     builder = record.builder
     assumed = None
@@ -165,6 +166,11 @@ def _within_extents(components: list[Polynomial], sizes: list[str],
             if outside.is_empty():
                 options = [(borrow, None)]
                 break
+            # a size that also bounds the loops around the access (a band's rows, Ab[i * (2 * bw + 1) + j - i +
+            # bw] read as rows of bw, j up to i + bw) would be assumed past them, where the loops barely run
+            position = record.domain.get_space().find_dim_by_name(isl.dim_type.param, size)
+            if position >= 0 and record.domain.involves_dims(isl.dim_type.param, position, 1):
+                continue
             # where the access runs at all (elsewhere any parameters do): the simplest condition
             runs = record.domain.params()
             holds = coalesced(outside.params().complement().gist(runs))
