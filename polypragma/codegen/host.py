@@ -649,18 +649,19 @@ def where_literal(region: GpuRegion, source: str) -> str:
     """The C string literal naming the region in the host code's messages: ``"file.c:12: region 0"``."""
     scop = region.scop
     text = f"{source}:{scop.region.begin_line}: region {scop.region.index}"
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return '"' + _escaped(text) + '"'
+
+
+def _escaped(text: str) -> str:
+    """``text`` inside a C string literal (one line)."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
 def _in_format(text: str) -> str:
     """``text`` inside the format string of a C printf."""
-    return text.replace("\\", "\\\\").replace('"', '\\"').replace("%", "%%")
+    return _escaped(text).replace("%", "%%")
 
 
 def c_string(text: str) -> list[str]:
     """``text`` as the lines of a C string literal."""
-    out = []
-    for line in text.split("\n"):
-        escaped = line.replace("\\", "\\\\").replace('"', '\\"')
-        out.append(f'  "{escaped}\\n"')
-    return out
+    return [f'  "{_escaped(line)}\\n"' for line in text.split("\n")]

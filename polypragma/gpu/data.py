@@ -153,15 +153,16 @@ def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
     return box
 
 
-def _flat_elements(array: Array, extents: list[isl.PwAff], scop: Scop) -> str:
-    """How many elements of a delinearised flat array (``A[i * lda + p]`` as ``A[i][p]``) the buffer holds:
-    up to the last element the region may touch, no further: the last row (``p < k <= lda``) may end
-    before its extent, and the host's array with it (a submatrix's last row).  ``0`` where none is."""
+def _flat_elements(array: Array, extents: list[isl.PwAff], scop: Scop) -> str | None:
+    """How many elements of a delinearised flat array (``A[i * lda + p]`` as ``A[i][p]``) the buffer holds
+    where its last row is not whole: up to the last element the region may touch, no further (the last row,
+    ``p < k <= lda``, may end before its extent, and the host's array with it: a submatrix's last row).
+    ``0`` where none is; None where the last row is whole (the box of the extents)."""
     footprint = array.footprint
     names = scop.signed_names
     box = _box(array, extents).intersect_params(footprint.params())
-    if footprint.is_empty() or box.lexmax().is_equal(footprint.lexmax()):  # the last row is whole
-        return " * ".join(f"(size_t)({_c(e, names)})" for e in extents)
+    if footprint.is_empty() or box.lexmax().is_equal(footprint.lexmax()):
+        return None
     last = footprint.lexmax_pw_multi_aff()
     ends = [last.get_pw_aff(d) for d in range(array.rank)]
     ends[-1] = ends[-1].add_constant_val(isl.Val.one(footprint.get_ctx()))
@@ -350,7 +351,7 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             extents, indexed, rows_in, rows_out, fully = _rows(array, scop, written, must)
         else:
             extents = indexed = _extents(array, scop) if array.rank else []
-        elements = _flat_elements(array, extents, scop) if array.delinearised else \
+        elements = (_flat_elements(array, extents, scop) if array.delinearised else None) or \
             " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
         inner = tuple(_c(e, scop.signed_names) for e in indexed[1:])
         # a local of the region's top level is declared before the call (code after the region sees it):
