@@ -1043,14 +1043,17 @@ def test_bound_on_written_variable_message(body: str, expected: tuple[str, ...],
 
 @pytest.mark.parametrize("target", ["opencl", "cuda"])
 @pytest.mark.parametrize("statement, col, expected", [
-    ("B[i] = A[i * i];", 18, ("subscript 'i * i' of 'A'", "is not affine", "cannot be bounded")),
-    ("B[i] = A[len[i]];", 18, ("subscript 'len[i]' of 'A'", "depends on data", "cannot be bounded",
-                                "declare how many elements it has: 'double A[size]'")),
-], ids=["square", "indirect"])
+    ("B[i] = A[i * i] + A[(int) B[i]];", 29, ("subscript '(int) B[i]' of 'A'", "depends on data",
+                                               "cannot be bounded", "reads 'B[i]', which the region changes")),
+    ("B[i] = A[len[i]]; len[i] = 0;", 18, ("subscript 'len[i]' of 'A'", "depends on data", "cannot be bounded",
+                                            "declare how many elements it has: 'double A[size]'")),
+], ids=["written-data", "indirect-written"])
 def test_unbounded_subscript_message(statement: str, col: int, expected: tuple[str, ...], target: str,
                                      tmp_path: Path):
-    """The GPU targets need a bounded footprint for a pointer of unknown size: the warning once said 'a
-    subscript depends on data' at the pragma for A[i * i]; it names the subscript, at its column."""
+    """The GPU targets need a bounded footprint for a pointer of unknown size, which the host finds before
+    each call where it can compute the subscripts (tests/test_inspection.py); where a subscript reads what
+    the region writes it cannot: the warning names that subscript, at its column (it once said 'a subscript
+    depends on data' at the pragma), and what it reads."""
     text = PROLOGUE + f"    for (i = 0; i < n; i++)\n        {statement}\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
     status, stderr = polypragma(source, tmp_path / "out", ["--target", target])

@@ -45,6 +45,7 @@ import islpy as isl
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder
 from polypragma.codegen.body import ASSERT_FLAG
 from polypragma.codegen.gpu import kernel_arrays, kernel_checks, kernel_scalar_params
+from polypragma.codegen.inspector import inspection_lines, ordered
 from polypragma.codegen.overflow import LARGEST
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import ROW, DeviceArray, RowRanges
@@ -186,18 +187,36 @@ def _index_range_check(region: GpuRegion, caller_buffers: bool) -> list[str]:
 
 def _assumption_check(region: GpuRegion, syntax: HostSyntax, caller_buffers: bool) -> list[str]:
     """The check that the parameters are among those the region's model holds for (Scop.assumed: flat
-    subscripts read as rows where the rows do not overlap): elsewhere, the original loops run (an error
-    where the caller's buffers are used, which cannot fall back), after every array a data scope keeps is
-    brought to the host, since the model bounds none of their accesses there."""
+    subscripts read as rows where the rows do not overlap)."""
     condition = region.scop.assumed_condition()
     if condition is None:
         return []
+    return _original_where(region, syntax, f"!({condition})", "outside the parameters the kernels are for",
+                           f"the kernels are for parameters where {_in_format(condition)}, which do not hold",
+                           caller_buffers)
+
+
+def _negative_check(region: GpuRegion, inspected: list[DeviceArray], syntax: HostSyntax) -> list[str]:
+    """The check that no inspection found a negative subscript (the region reads before the pointer)."""
+    lines = []
+    for a in inspected:
+        lines += _original_where(region, syntax, a.inspection.below, f"before the start of '{a.host_name}'",
+                                 f"a subscript of '{a.host_name}' is negative "
+                                 f"({_in_format(', '.join(a.inspection.subscripts))})", False)
+    return lines
+
+
+def _original_where(region: GpuRegion, syntax: HostSyntax, condition: str, comment: str, message: str,
+                    caller_buffers: bool) -> list[str]:
+    """Where ``condition`` holds, the original loops run, once saying ``message``, after every array a data
+    scope keeps is brought to the host, since the model bounds none of their accesses there (an error where
+    the caller's buffers are used, which cannot fall back)."""
     written = int(any(a.written for a in region.arrays if not a.local))
-    lines = [f"  if (!({condition})) {{  /* outside the parameters the kernels are for: the original loops */",
+    lines = [f"  if ({condition}) {{  /* {comment}: the original loops */",
              "    static int said = 0;",
              "    if (!said)",
-             f'      POLYPRAGMA_REPORT("polypragma: %s: the kernels are for parameters where {_in_format(condition)}, '
-             f"which do not hold{'' if caller_buffers else '; running the original loops'}\\n\", polypragma_where);",
+             f'      POLYPRAGMA_REPORT("polypragma: %s: {message}'
+             f"{'' if caller_buffers else '; running the original loops'}\\n\", polypragma_where);",
              "    said = 1;"]
     if not caller_buffers:
         lines += [f"    if (polypragma_every_current{syntax.suffix}({written}, polypragma_where) != 0)",
@@ -252,9 +271,18 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
     lines = [f"{syntax.storage}int {name}({params})", "{",
              f"  const char *const polypragma_where = {where};"]
     for a in region.arrays:
-        lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
+        if a.inspection is None:
+            lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
     visible = [a for a in region.arrays if not a.local]
     lines += _assumption_check(region, syntax, caller_buffers)
+    inspected = ordered(region)
+    helpers: set[str] = set()
+    for a in inspected:  # (each after those its inspection reads)
+        found, used = inspection_lines(region, a, None if caller_buffers else f"polypragma_host_current{syntax.suffix}")
+        lines += found + [f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});"]
+        helpers |= used
+    if inspected and not caller_buffers:
+        lines += _negative_check(region, inspected, syntax)
     lines.append(f"  if ({syntax.setup}(polypragma_where) != 0) {{")
     if not caller_buffers:  # a data scope's device copies are brought to the host for the original loops
         for a in visible:
@@ -399,7 +427,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
                 lines.append("  }")
     lines += syntax.at(region, "released")
     lines += ["  return POLYPRAGMA_STATUS(polypragma_status);", "}"]
-    return lines, printer.helpers_used
+    return lines, printer.helpers_used | helpers
 
 
 def _row_loop(ranges: RowRanges, body, pad: str) -> list[str]:

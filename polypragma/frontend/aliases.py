@@ -2,7 +2,8 @@
 
 ``double *row = A[i];`` followed by ``row[j] = B[j] + i;`` is ``A[i][j] = B[j] + i;``, and ``const double *a
 = &x[i * m];`` (or ``x + i * m``) makes ``a[k]`` the element ``x[i * m + k]``; ``int j = n - 1 - i;`` makes
-``y[j]`` ``y[n - 1 - i]``, and ``int len = n - i;`` a loop bound ``j < len`` the bound ``j < n - i``.  The model
+``y[j]`` ``y[n - 1 - i]``, ``int len = n - i;`` a loop bound ``j < len`` the bound ``j < n - i``, and ``int r =
+perm[i];`` makes ``A[r][j]`` ``A[perm[i]][j]``.  The model
 has no pointers, and takes a scalar the region writes for data: the substitution keeps the accesses and
 bounds exact.  It is what C means where nothing changes the name or what its value was computed from:
 
@@ -10,8 +11,10 @@ bounds exact.  It is what C means where nothing changes the name or what its val
   element of a one-dimensional one (``&x[e]``, ``x + e``), whose subscripts read no memory, and after it
   only subscripted (``*p`` and ``*(p + e)`` are ``p[0]`` and ``p[e]`` by then) or given whole to ``memcpy``
   or ``memset``;
-* a signed integer (``int``, ``long``) set to an expression of constants and signed integer variables no
-  wider than it, which reads no memory and calls nothing;
+* a signed integer (``int``, ``long``) set to an expression of constants, signed integer variables and at
+  most one element of an array of signed integers, none wider than it, which calls nothing (``int r = perm[i];``,
+  ``int start = rowptr[i];``: a subscript, a loop's bound on data), where nothing after it in its block
+  writes those arrays' elements;
 * after it, in its block, the name is never assigned nor declared again; nothing assigns or declares again
   a variable its value reads; and the function does not use it after the region.
 
@@ -91,18 +94,59 @@ def _integer(decl: c_ast.Node, rest: list[c_ast.Node], used_after: set[str],
             and set(decl.type.type.names) <= _SIGNED_WORDS) or decl.name in used_after:
         return None
     wide = "long" in decl.type.type.names
+
+    def narrow(ctype: CType | None, rank: int) -> bool:  # a signed integer no wider than the declaration
+        return ctype is not None and ctype.rank == rank and ctype.is_integer and not ctype.is_unsigned \
+            and set(ctype.resolved.split()) <= _SIGNED_WORDS and ("long" not in ctype.resolved or wide)
+
+    elements = set()  # the arrays whose elements it reads
     for node in subtree(decl.init):
-        if isinstance(node, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall, c_ast.Assignment, c_ast.InitList,
-                             c_ast.ExprList)) or (isinstance(node, c_ast.UnaryOp) and node.op in _NOT_VALUES):
-            return None
-        if isinstance(node, c_ast.ID):
-            ctype = variable_type(node.name)
-            if ctype is None or ctype.rank or not ctype.is_integer or ctype.is_unsigned \
-                    or not (set(ctype.resolved.split()) <= _SIGNED_WORDS) or ("long" in ctype.resolved and not wide):
+        if isinstance(node, c_ast.ArrayRef):
+            if isinstance(node.name, c_ast.ArrayRef):
+                continue
+            subscripts, base = _element(node)
+            if base is None or not narrow(variable_type(base), subscripts):
                 return None
-    if any(writes(item, decl.name) for item in rest) or not _unchanged(decl, rest):
+            elements.add(base)
+        elif isinstance(node, (c_ast.StructRef, c_ast.FuncCall, c_ast.Assignment, c_ast.InitList, c_ast.ExprList)) \
+                or (isinstance(node, c_ast.UnaryOp) and node.op in _NOT_VALUES):
+            return None
+        elif isinstance(node, c_ast.ID) and node.name not in elements and not narrow(variable_type(node.name), 0):
+            return None
+    if sum(isinstance(n, c_ast.ArrayRef) and not isinstance(n.name, c_ast.ArrayRef) for n in subtree(decl.init)) > 1:
+        return None  # (each use would read them all again: int cnt = G[i - 1][j] + G[i + 1][j] + ...)
+    if any(writes(item, decl.name) for item in rest) or not _unchanged(decl, rest) \
+            or any(_writes_elements(item, elements) for item in rest):
         return None
     return decl.name, decl.init, None
+
+
+def _element(node: c_ast.ArrayRef) -> tuple[int, str | None]:
+    """The number of subscripts of an element access and its array's name (None: not a variable's)."""
+    count = 0
+    while isinstance(node, c_ast.ArrayRef):
+        count += 1
+        node = node.name
+    return count, node.name if isinstance(node, c_ast.ID) else None
+
+
+def _writes_elements(node: c_ast.Node, arrays: set[str]) -> bool:
+    """Whether ``node`` may write an element of one of ``arrays``: through a subscript, a step, its address,
+    or a call given the array."""
+    if not arrays:
+        return False
+    for n in subtree(node):
+        targets = []
+        if isinstance(n, c_ast.Assignment):
+            targets.append(n.lvalue)
+        elif isinstance(n, c_ast.UnaryOp) and n.op in _NOT_VALUES:
+            targets.append(n.expr)
+        elif isinstance(n, c_ast.FuncCall) and n.args is not None:
+            targets += n.args.exprs
+        for target in targets:
+            if any(isinstance(i, c_ast.ID) and i.name in arrays for i in subtree(target)):
+                return True
+    return False
 
 
 def _unchanged(decl: c_ast.Decl, rest: list[c_ast.Node]) -> bool:

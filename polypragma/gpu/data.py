@@ -38,6 +38,7 @@ from pycparser import c_ast
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Location, Unsupported
+from polypragma.gpu.inspection import Inspection, extent_parameter, inspection, outer_unmodelled, refusal
 from polypragma.isl_helpers import coalesced
 from polypragma.model import Array, Member, Scop, c_condition, c_expression
 
@@ -94,6 +95,9 @@ class DeviceArray:
     # rows through a struct's pointer member: the fields from the struct to it (".a" for p[i].a[j], whose row r
     # is p[r].a; host_name is the struct variable's), "" for an array of rows (row r is A[r])
     row_member: str = ""
+    # a pointer whose outermost subscripts read data (x[col[j]]): its extent is found on the host before each
+    # call (elements then names the C variable the inspection sets)
+    inspection: Inspection | None = None
 
     @property
     def rows(self) -> bool:
@@ -175,13 +179,15 @@ def _flat_elements(array: Array, extents: list[isl.PwAff], scop: Scop) -> str | 
     return text
 
 
-def _extents(array: Array, scop: Scop) -> list[isl.PwAff]:
+def _extents(array: Array, scop: Scop) -> tuple[list[isl.PwAff], Inspection | None]:
     """The extent of each dimension of ``array``'s buffer: declared, or for the outermost dimension of a
-    pointer, one past the largest element the region may touch."""
+    pointer, one past the largest element the region may touch (found on the host before each call where
+    subscripts on data reach it: the inspection)."""
     location = scop.region.location
     space = array.footprint.get_space()
     footprint = array.footprint
-    extents = []
+    extents: list[isl.PwAff] = []
+    inspected = None
     for d, extent in enumerate(array.extents):
         if extent is not None:
             extents.append(extent)
@@ -196,9 +202,14 @@ def _extents(array: Array, scop: Scop) -> list[isl.PwAff]:
                                   "'double (*A)[m][k]', or a flat array)")
             raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
                               "is not supported by the GPU targets")
+        if not footprint.is_bounded():
+            inspected = inspection(array, scop)
+        if inspected is not None:
+            extents.append(extent_parameter(array, space))
+            continue
         _check_bounded(array, scop, (0,))
         extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
-    return extents
+    return extents, inspected
 
 
 def _check_bounded(array: Array, scop: Scop, dims: tuple[int, ...]) -> None:
@@ -341,7 +352,7 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
     for array in scop.arrays:
         footprint = array.footprint
         is_written = array.name in written_names
-        rows_in = rows_out = None
+        rows_in = rows_out = inspected = None
         if array.member is not None and array.member.pointer and not _is_rows(array):
             raise Unsupported("struct member access", _first_access(array, scop),
                               f"is not supported by the GPU targets: member '{array.member.path[-1][0]}' is a "
@@ -350,7 +361,8 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
         if _is_rows(array):
             extents, indexed, rows_in, rows_out, fully = _rows(array, scop, written, must)
         else:
-            extents = indexed = _extents(array, scop) if array.rank else []
+            extents, inspected = _extents(array, scop) if array.rank else ([], None)
+            indexed = extents
         elements = (_flat_elements(array, extents, scop) if array.delinearised else None) or \
             " * ".join(f"(size_t)({_c(e, scop.signed_names)})" for e in extents) or "1"
         inner = tuple(_c(e, scop.signed_names) for e in indexed[1:])
@@ -371,7 +383,7 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             elements=elements, copy_in=not local and (has_live_in or (is_written and not fully)),
             copy_out=not local and is_written, written=is_written, local=local,
             linearise=array.rank >= 2 and not array.delinearised, live_in=has_live_in,
-            constant_elements=_constant_elements(extents), rows_in=rows_in, rows_out=rows_out)
+            constant_elements=_constant_elements(extents), rows_in=rows_in, rows_out=rows_out, inspection=inspected)
         if array.member is not None and array.member.pointer:
             # a buffer of its own, its rows' pointers read from the host's structs (p[r].a): the host function
             # takes the struct variable (GpuRegion.signature_parameters), which needs no buffer for this member
@@ -382,12 +394,30 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
             members.setdefault(array.member.struct, []).append((device, extents))
         else:
             result.append(device)
+    _check_inspections(result, scop)
     buffers = [_struct_buffer(struct, parts, scop.signed_names) for struct, parts in sorted(members.items())]
     taken = {a.name for a in result}
     for buffer in buffers:
         if buffer.name in taken:  # (the model names members p__x: a clash would be a bug)
             raise AssertionError(f"struct buffer '{buffer.name}' clashes with an array of the model")
     return result + buffers + [m for struct, parts in sorted(members.items()) for m, _ in parts]
+
+
+def _check_inspections(arrays: list[DeviceArray], scop: Scop) -> None:
+    """Refuse inspections that read each other's arrays in a cycle (each needs the other's extent first to
+    bring its host copy up to date: ``x[x[i]]``, a linked list)."""
+    reads = {a.name: set(a.inspection.reads) for a in arrays if a.inspection is not None}
+    done: set[str] = set()
+    while len(done) < len(reads):
+        ready = [name for name in sorted(reads) if name not in done and not (reads[name] & set(reads)) - done]
+        if not ready:
+            name = min(n for n in reads if n not in done)
+            array = next(x for x in scop.arrays if x.name == name)
+            reference = next(r for r in scop.references if r.array == name and outer_unmodelled(r))
+            needs = ", ".join(f"'{r}'" for r in sorted(reads[name] & set(reads)))
+            raise refusal(array, reference, scop, f"finding them reads {needs}, whose extent must be found first: "
+                          "a cycle")
+        done |= set(ready)
 
 
 def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]],

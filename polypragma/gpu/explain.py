@@ -162,6 +162,8 @@ def explain(region: GpuRegion) -> list[str]:
             why.insert(0, f"rows through pointers, a dense copy on the device: the rows {ranges.first} to "
                           f"{ranges.last}{taken} cross packed, one copy each way (of row polypragma_row, its elements {ranges.low} "
                           f"to {ranges.high})")
+        if a.inspection is not None:
+            why.insert(0, a.inspection.describe())
         out.append(f"  {a.name}: {a.elements} element(s) of {a.device_type}; " + "; ".join(why))
     for name in region.registers_only:
         out.append(f"  {name}: in registers only (each thread keeps its copy in registers all along): no device "
