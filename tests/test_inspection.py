@@ -67,6 +67,19 @@ static void rows(int n, int m, const int *perm, double (*A)[8], double *out)
 #pragma endscop
 }
 
+/* a subscript on data in an inner dimension stays within its declared extent */
+static void columns(int n, int nnz, const int *col, double (*A)[8], double *out)
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        double s = 0.0;
+        for (int j = 0; j < nnz; j++)
+            s += A[i][col[j] & 7];
+        out[i] = s;
+    }
+#pragma endscop
+}
+
 /* count elements that end where a page no one may touch starts: a copy past the last one stops the program */
 static void *fenced(long count, long size)
 {
@@ -151,6 +164,8 @@ int main(int argc, char **argv)
     double *out = doubles((long)n * 8);
     rows(n, mm, perm, A, out);
     print("rows", out, (long)n * 8);
+    columns(n, nnz < 40 ? nnz : 40, col, A, out);
+    print("columns", out, n);
     return 0;
 }
 """

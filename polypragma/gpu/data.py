@@ -142,13 +142,15 @@ def _c(pa: isl.PwAff, names: dict[str, str]) -> str:
     return c_expression(pa, names)  # plain C: host code has no min/max
 
 
-def _box(array: Array, extents: list[isl.PwAff]) -> isl.Set:
-    """``{ A[a] : 0 <= a_d < extent_d }``."""
+def _box(array: Array, extents: list[isl.PwAff | None]) -> isl.Set:
+    """``{ A[a] : 0 <= a_d < extent_d }`` (no bound in a dimension whose extent is None)."""
     space = array.footprint.get_space()
     box = isl.Set.universe(space)
     local = isl.LocalSpace.from_space(space)
     zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(local))
     for d, extent in enumerate(extents):
+        if extent is None:
+            continue
         var = isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d))
         lifted = extent.add_dims(isl.dim_type.in_, space.dim(isl.dim_type.set))
         lifted = lifted.set_tuple_id(isl.dim_type.in_, space.get_tuple_id(isl.dim_type.set)) \
@@ -202,20 +204,24 @@ def _extents(array: Array, scop: Scop) -> tuple[list[isl.PwAff], Inspection | No
                                   "'double (*A)[m][k]', or a flat array)")
             raise Unsupported(f"array '{array.c_name}' with unknown extent in dimension {d}", location,
                               "is not supported by the GPU targets")
+        if array.rank > 1 and all(e is not None for e in array.extents[1:]):
+            # a subscript on data of an inner dimension stays within its declared extent (A[i][col[j]] with
+            # double (*A)[m]), as in an array whose extents are all declared
+            footprint = footprint.intersect(_box(array, [None, *array.extents[1:]]))
         if not footprint.is_bounded():
             inspected = inspection(array, scop)
         if inspected is not None:
             extents.append(extent_parameter(array, space))
             continue
-        _check_bounded(array, scop, (0,))
+        _check_bounded(array, scop, (0,), footprint)
         extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
     return extents, inspected
 
 
-def _check_bounded(array: Array, scop: Scop, dims: tuple[int, ...]) -> None:
-    """Refuse ``array`` unless the region's footprint in it is bounded, with no negative subscript in
-    dimensions ``dims`` (those whose extent comes from the footprint)."""
-    footprint = array.footprint
+def _check_bounded(array: Array, scop: Scop, dims: tuple[int, ...], footprint: isl.Set | None = None) -> None:
+    """Refuse ``array`` unless the region's footprint in it (``footprint``, the array's unless given) is
+    bounded, with no negative subscript in dimensions ``dims`` (those whose extent comes from the footprint)."""
+    footprint = array.footprint if footprint is None else footprint
     if not footprint.is_bounded():
         # (a pointer: its declaration with an extent bounds it, as 'double x[n]' in the parameters)
         hint = f" (declare how many elements it has: '{array.element_type} {array.c_name}[size]' with size " \

@@ -22,6 +22,7 @@ import islpy as isl
 from pycparser import c_ast, c_parser
 
 from polypragma.diagnostics import Unsupported
+from polypragma.frontend.c_tree import text
 from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.model import Array, Reference, Scop, Statement, c_expression
 
@@ -99,7 +100,7 @@ def inspection(array: Array, scop: Scop) -> Inspection | None:
             slicer = _Slicer(scop, statement, targets, readable, array)
             bodies.append((statement, slicer.slice()))
             reads |= slicer.reads
-    subscripts = tuple(dict.fromkeys(f"'{_text(_outer_subscript(r.node))}' at line {r.node.coord.line}"
+    subscripts = tuple(dict.fromkeys(f"'{text(_outer_subscript(r.node))}' at line {r.node.coord.line}"
                                      for r in unmodelled if r.node.coord is not None))
     return Inspection(array.name, f"polypragma_extent_{array.name}", f"polypragma_below_{array.name}", start,
                       tuple(bodies), tuple(sorted(reads)), subscripts)
@@ -129,11 +130,6 @@ def _outer_subscript(node: c_ast.ArrayRef) -> c_ast.Node:
     while isinstance(node.name, c_ast.ArrayRef):
         node = node.name
     return node.subscript
-
-
-def _text(node: c_ast.Node) -> str:
-    from polypragma.frontend.c_tree import text
-    return text(node)
 
 
 # the action standing for an access: raise the extent to one past the subscript, or note a negative one
@@ -206,7 +202,7 @@ class _Slicer:
             while isinstance(base, c_ast.ArrayRef):
                 base = base.name
             if not isinstance(base, c_ast.ID) or base.name not in self.readable:
-                return f"'{_text(node)}'"
+                return f"'{text(node)}'"
             for sub in _subscripts(node):
                 culprit = self._culprit(sub, safe)
                 if culprit is not None:
@@ -215,11 +211,11 @@ class _Slicer:
         if isinstance(node, c_ast.FuncCall):
             name = node.name.name if isinstance(node.name, c_ast.ID) else None
             if name not in PURE_FUNCTIONS:
-                return f"a call of '{_text(node.name)}'"
+                return f"a call of '{text(node.name)}'"
             return next((c for a in (node.args.exprs if node.args else []) if (c := self._culprit(a, safe))), None)
         if isinstance(node, (c_ast.Assignment, c_ast.StructRef)) or \
                 (isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&")):
-            return f"'{_text(node)}'"
+            return f"'{text(node)}'"
         if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
             return None
         if isinstance(node, c_ast.Typename):
@@ -273,7 +269,7 @@ class _Slicer:
                                            _block(self._statement(node.iffalse)) if node.iffalse else None, node.coord)]
             # both branches (more elements, never fewer), unless one leaves the loop
             if any(isinstance(n, _LEAVES) for n in _walk(node)):
-                raise self._refused(node.cond, f"the condition '{_text(node.cond)}' reads {culprit}, which the region "
+                raise self._refused(node.cond, f"the condition '{text(node.cond)}' reads {culprit}, which the region "
                                     "changes, and a branch leaves the loop")
             return actions + self._statement(node.iftrue) + self._statement(node.iffalse)
         if isinstance(node, c_ast.For):
@@ -309,7 +305,7 @@ class _Slicer:
             if id(n) in self.targets:
                 self.covered.add(id(n))
                 subscript = _outer_subscript(n)
-                self._required(subscript, f"its subscript '{_text(subscript)}'", self.targets[id(n)])
+                self._required(subscript, f"its subscript '{text(subscript)}'", self.targets[id(n)])
                 actions.append(_action(subscript, self.array.name))
         return actions
 
