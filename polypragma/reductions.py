@@ -1,6 +1,6 @@
 """Reductions: statements that accumulate into one element with an associative, commutative operator.
 
-A statement ``x[f] op= e`` (or ``x[f] = x[f] op e``, ``x[f] = e op x[f]``, ``x[f]++``, ``x[f]--``, the
+A statement ``x[f] op= e`` (``x`` a scalar, an array or a struct's member: ``s->sum``; or ``x[f] = x[f] op e``, ``x[f] = e op x[f]``, ``x[f]++``, ``x[f]--``, the
 minimum and maximum written ``x = x < e ? x : e``, ``x = fmin(x, e)`` and their mirrors), possibly
 under a condition on data (``if (c) x[f] += e``, without ``else``), whose only write is ``x[f]``, whose
 read of the accumulator is the same element and whose ``e`` (and ``c``) read nothing of ``x``, is a
@@ -97,6 +97,8 @@ def _same(a: c_ast.Node, b: c_ast.Node) -> bool:
         return a.name == b.name
     if isinstance(a, c_ast.ArrayRef):
         return _same(a.name, b.name) and _same_expression(a.subscript, b.subscript)
+    if isinstance(a, c_ast.StructRef):  # a member (s->sum, p[i].count, g.o.total)
+        return a.type == b.type and a.field.name == b.field.name and _same(a.name, b.name)
     return False
 
 
@@ -116,13 +118,14 @@ def _guarded(body: c_ast.Node):
 
 
 _STEPS = {"p++": False, "++": False, "p--": True, "--": True}  # -> negate
+_ACCUMULATORS = (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)  # a scalar, an element, a member
 
 
 def _form(body: c_ast.Node):
     """(op, target, the target's reads, operand, negate) of a body of a reduction's form, else None."""
-    if isinstance(body, c_ast.UnaryOp) and body.op in _STEPS and isinstance(body.expr, (c_ast.ID, c_ast.ArrayRef)):
+    if isinstance(body, c_ast.UnaryOp) and body.op in _STEPS and isinstance(body.expr, _ACCUMULATORS):
         return "+", body.expr, (body.expr,), c_ast.Constant("int", "1"), _STEPS[body.op]
-    if not isinstance(body, c_ast.Assignment) or not isinstance(body.lvalue, (c_ast.ID, c_ast.ArrayRef)):
+    if not isinstance(body, c_ast.Assignment) or not isinstance(body.lvalue, _ACCUMULATORS):
         return None
     target, value = body.lvalue, body.rvalue
     if body.op in _COMPOUND:

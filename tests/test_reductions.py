@@ -330,3 +330,69 @@ def test_openmp_runs_integer_reductions_in_parallel(tmp_path):
     for threads in ("1", "4"):
         got = run(generated, env={"OMP_NUM_THREADS": threads})
         assert got.returncode == 0 and got.stdout == expected, (threads, got.stdout, expected)
+
+
+MEMBERS_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct { double sum; int count; double hist[8]; int largest; } stats;
+struct cell { int n; double total; };
+
+static void kernel(int n, int m, const double *x, const int *k, stats *s, struct cell *c, const double *y)
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        s->sum += x[i];
+        s->count++;
+        s->hist[k[i] & 7] += 1.0;
+        s->largest = s->largest > k[i] ? s->largest : k[i];
+    }
+    for (int d = 0; d < 3; d++)
+        for (int i = 0; i < m; i++)
+            c[d].total += y[i] * (d + 1);
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]), m = atoi(argv[2]);
+    double *x = malloc(sizeof(double) * (n + 1)), *y = malloc(sizeof(double) * (m + 1));
+    int *k = malloc(sizeof(int) * (n + 1));
+    for (int i = 0; i < n; i++) {
+        x[i] = (i % 17) / 4.0;
+        k[i] = (i * 37) % 101;
+    }
+    for (int i = 0; i < m; i++)
+        y[i] = i % 9 / 8.0;
+    stats s = {1.0, 2, {0}, -5};
+    struct cell c[3] = {{1, 0.5}, {2, 0.25}, {3, 0}};
+    kernel(n, m, x, k, &s, c, y);
+    printf("%.17g %d %d", s.sum, s.count, s.largest);
+    for (int b = 0; b < 8; b++)
+        printf(" %g", s.hist[b]);
+    printf(" %.17g %.17g %.17g\\n", c[0].total, c[1].total, c[2].total);
+    return 0;
+}
+"""
+
+
+def test_members_of_structs_are_reductions(tmp_path):
+    """Accumulators that are members of a struct (``s->sum += x[i]``, a maximum, a histogram in one): each
+    thread (each update atomically, for the histogram) accumulates into the member in the struct variable's
+    buffer; every value is a sum of quarters and eighths, exact in any order.  (``c[d].total`` runs its
+    ``d`` loop in parallel, each thread's element in registers.)"""
+    source = tmp_path / "members.c"
+    source.write_text(MEMBERS_SOURCE)
+    status, messages = polypragma(source, tmp_path / "opencl", ["--target", "opencl", "--explain"])
+    assert status == 0, messages
+    for reduction in ("reduction s__sum += ... (line 11)", "reduction s__count += ... (line 12)",
+                      "reduction s__hist += ... (line 13)", "reduction s__largest = max(s__largest, ...) (line 14)"):
+        assert reduction in messages, messages
+    text = generated_path(source, tmp_path / "opencl").read_text()
+    assert "(&s[0].sum, polypragma_reduction" in text and "(&s[0].count, polypragma_reduction" in text, text
+    if opencl_device():
+        return
+    runs = ("1000 40", "1 1", "0 0", "5000 3")
+    assert program_output(generated_path(source, tmp_path / "opencl"), tmp_path / "ocl.exe", runs, ("-lOpenCL",)) \
+        == program_output(source, tmp_path / "original", runs)

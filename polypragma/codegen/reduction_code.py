@@ -190,12 +190,26 @@ def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl:
         r = kr.reduction
         array = arrays[r.array]
         macros.add(atomic_macro(r.op, r.element_type, opencl))
-        update = (f"{atomic_name(r.op, r.element_type)}(&{r.array}[{_flat(array, kr.element)}], "
-                  f"{accumulator(k)});")
+        update = f"{atomic_name(r.op, r.element_type)}(&{_element(array, kr.element, arrays)}, {accumulator(k)});"
         condition = _condition(kr.where, kernel.context)
         out += [f"      {update}"] if condition is None else [f"      if ({condition})", f"        {update}"]
     out += ["    }", "  }"]
     return out
+
+
+def _element(array, element, arrays: dict) -> str:
+    """The accumulator's element in kernel code: of its own buffer, or of its struct variable's (a member:
+    ``s[0].sum`` for ``s->sum``, ``p[i].w[k]``, which live in the buffer of the structs)."""
+    member = array.member
+    if member is None:
+        return f"{array.name}[{_flat(array, element)}]"
+    coordinates = [c_expression(pa) for pa in element]
+    text = f"{member.struct}[{_flat(arrays[member.struct], element[:member.rank])}]"
+    taken = member.rank
+    for field, count in member.path:
+        text += f".{field}" + "".join(f"[{c}]" for c in coordinates[taken:taken + count])
+        taken += count
+    return text
 
 
 def _condition(where: isl.Set | None, context: isl.Set) -> str | None:

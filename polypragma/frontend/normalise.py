@@ -307,6 +307,8 @@ def _counted(before: c_ast.Node, loop: c_ast.While, rest: list[c_ast.Node]) -> c
 def _lift_exits(body: c_ast.Node | None) -> c_ast.Node | None:
     """``body`` of a loop with the breaks and continues inside its ifs brought to its top level (see the
     module); an if that cannot be so rewritten stays as it is (the extractor says why)."""
+    if isinstance(body, c_ast.If) and _exit_in(body) is not None:
+        body = c_ast.Compound([body], coord=body.coord)  # (a body that is one if, without braces)
     if not isinstance(body, c_ast.Compound):
         return body
     items: list[c_ast.Node] = []

@@ -4,7 +4,8 @@
 // covers: inspected-extent (pointers without extents reached through subscripts on data: the host finds
 //         how many elements each call needs), csr-spmv with its row's start and end in locals,
 //         gather-with-holes (if (map[i] >= 0) ... x[map[i]]), scatter through a permutation, histogram on
-//         pointers, permuted rows (int r = perm[i]; A[r][j]), transposed spmv (scatter-add)
+//         pointers, permuted rows (int r = perm[i]; A[r][j]), transposed spmv (scatter-add), a search
+//         whose loop body is one if, without braces, holding a break on data
 // Sparse and indirect code as libraries write it: every array a pointer, no extent declared.  The GPU
 // targets copy as many elements of x, col, val, h and A as the subscripts on data reach, found on the host
 // before each call from the index arrays (gpu/inspection.py); the locals holding a row's start and end,
@@ -58,6 +59,21 @@ static void permuted_rows(int n, int m, const int *perm, double (*A)[5], double 
 #pragma endscop
 }
 
+/* each key's first position in a table (-1: absent) */
+static void lookup(int m, int n, const int *keys, const int *table, int *pos)
+{
+#pragma scop
+    for (int i = 0; i < m; i++) {
+        pos[i] = -1;
+        for (int j = 0; j < n; j++)
+            if (table[j] == keys[i]) {
+                pos[i] = j;
+                break;
+            }
+    }
+#pragma endscop
+}
+
 int main(int argc, char **argv)
 {
     int seed = arg_int(argc, argv, 1, 1);
@@ -100,6 +116,12 @@ int main(int argc, char **argv)
         printf("h%d %d\n", b, h[b]);
     permuted_rows(n, m < 5 ? m : 5, perm, A, out);
     print_array_1d("out", out, n * 5);
+    for (int i = 0; i < n; i++)
+        key[i] %= 2 * n;
+    int keys = m < n ? m : n;
+    lookup(keys, n, perm, key, h);
+    for (int i = 0; i < keys; i++)
+        printf("pos%d %d\n", i, h[i]);
     free(rowptr);
     free(col);
     free(map);
