@@ -205,13 +205,23 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     has_data = bool(directives) and target.gpu
     with timing.recording() as parts:
         if gpu_regions or has_data:
-            block = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data,
-                                      device_entries=options.device_entries)
+            block, each = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data,
+                                            device_entries=options.device_entries)
             first = min([r.scop.region.begin_line for r in gpu_regions] + [d.line for d in directives])
-            after = max([_insertion_line(text, first)] + [
+            start = min(max([_insertion_line(text, first)] + [
                 _definition_end(text, line) for r in gpu_regions for line in r.scop.type_declaration_lines
-                if line < first])
-            insertions.append(Insertion(min(after, first - 1), block))
+                if line < first]), first - 1)
+            # each region's part after the types it names, which may be defined after the first region
+            # (before the function holding it: file-scope definitions come between functions)
+            places = [max([start] + [_definition_end(text, line) for line in r.scop.type_declaration_lines
+                                     if line < r.scop.region.begin_line]) for r in gpu_regions]
+            for place, lines in zip(places, each):
+                if place <= start:
+                    block = block + lines
+            insertions.append(Insertion(start, block))
+            for place in sorted({p for p in places if p > start}):
+                insertions.append(Insertion(place, [line for p, lines in zip(places, each) if p == place
+                                                    for line in lines]))
             if options.dump_sizes:
                 for r in gpu_regions:
                     print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)

@@ -569,16 +569,17 @@ def texture_arrays(region: GpuRegion) -> list[DeviceArray]:
             if any(region.placement(k, a) is Placement.TEXTURE for k in region.mapping.kernels)]
 
 
-def prototypes(regions: list[GpuRegion], data_source: str | None = None) -> list[str]:
-    """Declarations of the host functions, for the C file; with ``data_source``, those of the data
-    scope's entry points of that source's .cu too."""
+def prototypes(regions: list[GpuRegion], data_source: str | None = None) -> tuple[list[str], list[list[str]]]:
+    """Declarations for the C file: with ``data_source``, of the data scope's entry points of that
+    source's .cu; and of each region's host function (which names the region's types)."""
     out = []
     if data_source is not None:
         out += ["#include <stddef.h>"] + host_data.types() + host_data.prototypes(symbol_stem(data_source))
+    each = []
     for region in regions:
         params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
-        out.append(f"int {region.function}({params});")
-    return out
+        each.append([f"int {region.function}({params});"])
+    return out, each
 
 
 def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,

@@ -529,10 +529,11 @@ def _opencl_types(program: str) -> str:
 
 
 def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
-             device_entries: bool = False) -> list[str]:
-    """The block inserted into the C file: the OpenCL runtime, the kernels' source and the host functions;
-    with ``device_entries``, each region's host function also in the form taking the caller's buffers
-    (``<function>_device``) and the function adopting the caller's context (for the Python API)."""
+             device_entries: bool = False) -> tuple[list[str], list[list[str]]]:
+    """What the C file holds: the OpenCL runtime and the kernels' source (before the first region), and
+    each region's host function (before the region, after the types it names); with ``device_entries``,
+    each region's host function also in the form taking the caller's buffers (``<function>_device``)
+    and the function adopting the caller's context (for the Python API)."""
     stem = symbol_stem(source)
     syntax = OpenCLSyntax(stem)
     kernel_text: list[str] = []
@@ -540,7 +541,7 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
     host_helpers: set[str] = set()  # helper names the host code uses
     names: list[str] = []
     uses_double = any(r.uses_double for r in regions)
-    host: list[str] = []
+    host: list[list[str]] = []
     offset = 0
     for region in regions:
         syntax.kernel_offsets[region.function] = offset
@@ -553,9 +554,9 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
         with timing.part(f"{region.scop.region}: host function"):
             function, used = host_function(region, syntax, source)
             host_helpers |= used
-            host += function + [""]
+            host.append(function + [""])
             if device_entries:
-                host += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
+                host[-1] += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
         offset += len(region.mapping.kernels)
     prologue = []
     if uses_double:
@@ -577,4 +578,4 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
     prelude += host_data.runtime(syntax.suffix, syntax.setup, stem, syntax.storage)
     if device_entries:
         prelude += ADOPT.substitute(suffix=syntax.suffix, kernels=offset).rstrip("\n").split("\n")
-    return prelude + [""] + helper_macros(host_helpers) + host
+    return prelude + [""] + helper_macros(host_helpers), host

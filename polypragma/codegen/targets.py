@@ -27,10 +27,11 @@ class Target:
         return with_plain_asts(with_kernel_asts(region, self.kernel_syntax.registers_across_barriers))
 
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False,
-                   device_entries: bool = False) -> list[str]:
-        """What the C file holds before its first generated region (or data directive: ``data``, the file
-        has some; ``device_entries``: as for ``unit``)."""
-        return []
+                   device_entries: bool = False) -> tuple[list[str], list[list[str]]]:
+        """What the C file holds at file scope: what goes before its first generated region (or data
+        directive: ``data``, the file has some; ``device_entries``: as for ``unit``), and what goes before
+        each region, after the types it names (its prototype or host function)."""
+        return [], [[] for _ in regions]
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
              device_entries: bool = False, data: bool = False) -> list[str]:
@@ -52,7 +53,7 @@ class Cuda(Target):
     kernel_syntax = cuda_target.CudaSyntax
 
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False,
-                   device_entries: bool = False) -> list[str]:
+                   device_entries: bool = False) -> tuple[list[str], list[list[str]]]:
         return cuda_target.prototypes(regions, source if data else None)
 
     def unit(self, regions: list[GpuRegion], source: str, *, fp_contract: bool,
@@ -68,7 +69,7 @@ class OpenCL(Target):
     kernel_syntax = opencl_target.OpenCLSyntax
 
     def file_scope(self, regions: list[GpuRegion], source: str, *, fp_contract: bool, data: bool = False,
-                   device_entries: bool = False) -> list[str]:
+                   device_entries: bool = False) -> tuple[list[str], list[list[str]]]:
         return opencl_target.generate(regions, source, fp_contract=fp_contract, device_entries=device_entries)
 
 
