@@ -49,6 +49,13 @@ def _suite() -> list[Benchmark]:
     # the copies to shared memory two elements at a time (--vector-copies: off until measured)
     out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="vector",
                          note="matrix product, vector copies", gpu_options=("--vector-copies",)))
+    # a sparse matrix through pointers: the host inspects the compressed rows to size col, val and x
+    # (polypragma/gpu/inspection.py); two products, each reading rowptr, col and val, x, writing y
+    rows, per_row = 2_000_000, 16
+    nnz = rows * per_row
+    out.append(Benchmark("spmv_csr", (1, rows, per_row), 2 * 2.0 * nnz,
+                         2 * ((rows + 1) * 4 + nnz * (4 + DOUBLE) + 2 * rows * DOUBLE),
+                         note="CSR sparse matrix times a vector, twice, through pointers (inspected extents)"))
     # the product as people write it, with a local sum (polypragma/gpu/extend.py), and a row sum
     out.append(Benchmark("local_accumulators", (1, n, n, n), 2.0 * n**3 + 2.0 * n * n, (3 * n * n + 2 * n) * DOUBLE,
                          note="C = A B with a local sum per element, and y = A x + 1"))
