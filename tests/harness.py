@@ -95,6 +95,20 @@ def polypragma_process(source: Path, outdir: Path, options=(), timeout: float | 
     return result.returncode, result.stderr
 
 
+# C: ``count`` elements of ``size`` bytes that end where a page the program may not touch starts (mmap,
+# mprotect), so that a copy past the last one stops the program (with <stdlib.h>, <sys/mman.h>, <unistd.h>)
+FENCED = """\
+static void *fenced(long count, long size)
+{
+    long page = sysconf(_SC_PAGESIZE), bytes = count * size;
+    long pages = (bytes + page - 1) / page;
+    char *base = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED || mprotect(base + pages * page, page, PROT_NONE) != 0)
+        exit(2);
+    return base + pages * page - bytes;
+}
+"""
+
 # the targets a generated program runs on here, by name: the command's options, the libraries it links
 TARGETS = {"c": (("--target", "c"), ()), "openmp": (("--target", "c", "--openmp"), ("-fopenmp",)),
            "opencl": (("--target", "opencl", "--no-fp-contract"), ("-lOpenCL",))}

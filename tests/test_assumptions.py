@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import TARGETS, generated_for, generated_path, opencl_device, polypragma, program_output
+from harness import FENCED, TARGETS, generated_for, generated_path, opencl_device, polypragma, program_output
 
 # the arrays end where a page the program may not touch starts (mmap, mprotect): a copy past a submatrix's
 # last element, or past a row of windows, stops the program
@@ -45,20 +45,10 @@ static void windows(int count, int w, int s, double *y)
 #pragma endscop
 }
 
-/* count doubles that end where a page no one may touch starts */
-static double *fenced(long count)
-{
-    long page = sysconf(_SC_PAGESIZE), bytes = count * (long)sizeof(double);
-    long pages = (bytes + page - 1) / page;
-    char *base = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED || mprotect(base + pages * page, page, PROT_NONE) != 0)
-        exit(2);
-    return (double *)(base + pages * page - bytes);
-}
-
+@FENCED@
 static double *filled(long count, unsigned *seed)
 {
-    double *a = fenced(count);
+    double *a = fenced(count, sizeof(double));
     for (long e = 0; e < count; e++)
         a[e] = (double)((*seed = *seed * 1103515245u + 12345u) % 1000) / 7.0;
     return a;
@@ -86,6 +76,8 @@ int main(int argc, char **argv)
     return 0;
 }
 """
+
+SOURCE = SOURCE.replace("@FENCED@", FENCED)
 
 CALLS = "gemm_ld(m, n, k, A, lda, B, n, C, ldc);\n    windows(count, w, s, y);"
 # a data scope keeps y on the device: the first call writes it there (its windows apart where w <= s); the

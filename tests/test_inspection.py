@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness import TARGETS, generated_for, opencl_device, polypragma, program_output, run
+from harness import FENCED, TARGETS, generated_for, opencl_device, polypragma, program_output, run
 
 SOURCE = """\
 #include <stdio.h>
@@ -81,16 +81,7 @@ static void columns(int n, int nnz, const int *col, double (*A)[8], double *out)
 }
 
 /* count elements that end where a page no one may touch starts: a copy past the last one stops the program */
-static void *fenced(long count, long size)
-{
-    long page = sysconf(_SC_PAGESIZE), bytes = count * size;
-    long pages = (bytes + page - 1) / page;
-    char *base = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED || mprotect(base + pages * page, page, PROT_NONE) != 0)
-        exit(2);
-    return base + pages * page - bytes;
-}
-
+@FENCED@
 static unsigned seed = 7;
 static unsigned draw(unsigned bound) { seed = seed * 1103515245u + 12345u; return (seed >> 8) % bound; }
 
@@ -169,6 +160,8 @@ int main(int argc, char **argv)
     return 0;
 }
 """
+
+SOURCE = SOURCE.replace("@FENCED@", FENCED)
 
 # n, m (columns, the gather's and the histogram's range), entries a row at most, the columns' offset (below
 # 0: subscripts before x)
@@ -337,16 +330,7 @@ static void kernel(int n, const int *idx, const int *ptr, double *x, double *y)
 #pragma endscop
 }
 
-static void *fenced(long count, long size)
-{
-    long page = sysconf(_SC_PAGESIZE), bytes = count * size;
-    long pages = (bytes + page - 1) / page;
-    char *base = mmap(NULL, (pages + 1) * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (base == MAP_FAILED || mprotect(base + pages * page, page, PROT_NONE) != 0)
-        exit(2);
-    return base + pages * page - bytes;
-}
-
+@FENCED@
 int main(int argc, char **argv)
 {
     int n = atoi(argv[1]), m = atoi(argv[2]);
@@ -373,6 +357,9 @@ int main(int argc, char **argv)
     return 0;
 }
 """
+
+
+INDIRECT = INDIRECT.replace("@FENCED@", FENCED)
 
 
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
