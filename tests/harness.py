@@ -156,9 +156,6 @@ def opencl_device() -> str | None:
 
 # kernels the GPU targets leave as written, and the diagnostic that says why
 LEFT_AS_WRITTEN = {
-    # Ab[i * (2 * bw + 1) + j - i + bw]: the row length is no single parameter, so the access is taken to
-    # touch the whole of a pointer of unknown size, which cannot be transferred
-    "banded": "elements of 'Ab' accessed cannot be bounded",
     # kernels have no _Float16: that region is left as written, the other generated
     "extended_types": "extended_types.c:15:23: warning: region left as written: value of type '_Float16'",
     # kernels have no version of a library's functions
