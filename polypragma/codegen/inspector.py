@@ -24,14 +24,20 @@ class _InspectionPrinter(CFamilyPrinter):
         self.body = body
         self.arrays = arrays
         self.inspection = inspection
-        self.outermost = True
+        self.open_loops = 0
+
+    def enter_for(self, n: isl.AstNode) -> None:
+        self.open_loops += 1
+
+    def leave_for(self, n: isl.AstNode) -> None:
+        self.open_loops -= 1
 
     def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
-        """The outermost loop in parallel where the file is built with OpenMP: its iterations only read, but
-        for the extent and the flag, which are reductions (the body's locals are its own)."""
-        if not self.outermost:
+        """Each outermost loop in parallel where the file is built with OpenMP: its iterations only read, but
+        for the extent and the flag, which are reductions (the body's locals are its own).  (Called once the
+        loop's body is printed: the loops still open are those around it.)"""
+        if self.open_loops:
             return []
-        self.outermost = False
         return ["#ifdef _OPENMP",
                 f"{self.pad(depth)}#pragma omp parallel for reduction(max: {self.inspection.extent}) "
                 f"reduction(|: {self.inspection.below})",

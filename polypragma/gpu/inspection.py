@@ -16,7 +16,7 @@ the assignments of the locals they need, and in place of each access the subscri
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import islpy as isl
 from pycparser import c_ast, c_parser
@@ -43,9 +43,9 @@ class Inspection:
     subscripts: tuple[str, ...]  # as written, with their lines (for --explain)
 
     def describe(self) -> str:
-        reads = ", ".join(f"'{r}'" for r in self.reads)
-        return (f"as many elements as its subscripts on data reach, found on the host before each call by reading "
-                f"{reads}: {', '.join(self.subscripts)}")
+        reads = f" by reading {', '.join(repr(r) for r in self.reads)}" if self.reads else ""
+        return (f"as many elements as its subscripts on data reach, found on the host before each call{reads}: "
+                f"{', '.join(self.subscripts)}")
 
 
 def extent_parameter(array: Array, space: isl.Space) -> isl.PwAff:
@@ -98,12 +98,30 @@ def inspection(array: Array, scop: Scop) -> Inspection | None:
         targets = {id(r.node): r for r in unmodelled if r.statement == statement.name}
         if targets:
             slicer = _Slicer(scop, statement, targets, readable, array)
-            bodies.append((statement, slicer.slice()))
+            body = slicer.slice()
+            bodies.append((_projected(statement, body), body))
             reads |= slicer.reads
     subscripts = tuple(dict.fromkeys(f"'{text(_outer_subscript(r.node))}' at line {r.node.coord.line}"
                                      for r in unmodelled if r.node.coord is not None))
     return Inspection(array.name, f"polypragma_extent_{array.name}", f"polypragma_below_{array.name}", start,
                       tuple(bodies), tuple(sorted(reads)), subscripts)
+
+
+def _projected(statement: Statement, body: c_ast.Node) -> Statement:
+    """``statement`` over the iterators ``body`` reads only (its domain projected on them): an inspection
+    of ``A[i * lda + k]`` in a statement of ``i``, ``j``, ``k`` walks each ``(i, k)`` once, not ``n`` times."""
+    used = {n.name for n in _walk(body) if isinstance(n, c_ast.ID)}
+    domain = statement.domain
+    kept = []
+    for position in reversed(range(len(statement.iterators))):
+        if statement.iterators[position] in used:
+            kept.insert(0, position)
+        else:
+            domain = domain.project_out(isl.dim_type.set, position, 1)
+    if len(kept) == len(statement.iterators):
+        return statement
+    return replace(statement, domain=domain, iterators=tuple(statement.iterators[k] for k in kept),
+                   iterator_types=tuple(statement.iterator_types[k] for k in kept))
 
 
 def refusal(array: Array, reference: Reference, scop: Scop, why: str) -> Unsupported:
