@@ -182,19 +182,17 @@ class _Slicer:
         return names - self.known
 
     def _assignments(self) -> list[tuple[str, c_ast.Node | None]]:
-        """(local, the value it gets: None where it is not a plain value) for every assignment of a local."""
+        """(local, the value it gets: None where it is not a plain value) for every assignment of a local
+        (its address taken, it may get any)."""
         out = []
         for node in _walk(self.statement.body):
-            if isinstance(node, c_ast.Decl) and node.name in self.locals:
-                if node.init is not None:
-                    out.append((node.name, node.init if not isinstance(node.init, c_ast.InitList) else None))
-            elif isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
-                if node.lvalue.name in self.locals:
-                    out.append((node.lvalue.name, node.rvalue if node.op == "=" else
-                                c_ast.BinaryOp(node.op[:-1], node.lvalue, node.rvalue)))
-            elif isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") \
-                    and isinstance(node.expr, c_ast.ID) and node.expr.name in self.locals:
-                out.append((node.expr.name, node.expr))
+            if isinstance(node, c_ast.Decl) and node.name in self.locals and node.init is not None:
+                out.append((node.name, None if isinstance(node.init, c_ast.InitList) else node.init))
+            elif _assigned(node) in self.locals:
+                out.append((_assigned(node), _values(node)))
+            elif isinstance(node, c_ast.UnaryOp) and node.op == "&" and isinstance(node.expr, c_ast.ID) \
+                    and node.expr.name in self.locals:
+                out.append((node.expr.name, None))
         return out
 
     def _safe_locals(self) -> set[str]:
