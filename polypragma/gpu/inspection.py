@@ -259,7 +259,7 @@ class _Slicer:
         missed = [r for key, r in self.targets.items() if key not in self.covered]
         if missed:  # (in a loop's header)
             raise self._refused(missed[0].node, "the host does not inspect a subscript in a loop's header")
-        sliced = _pruned(kept, self._needed(kept)) or c_ast.Compound([])
+        sliced = _ranged(_pruned(kept, self._needed(kept)) or c_ast.Compound([]))
         for n in _walk(sliced):
             if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID):
                 self.reads.add(n.name.name)
@@ -391,6 +391,76 @@ def _pruned(node: c_ast.Node | None, needed: set[str]) -> c_ast.Node | None:
             return c_ast.For(node.init, node.cond, node.next, body, node.coord)
         return type(node)(node.cond, body, node.coord)
     return node  # break, continue
+
+
+def _ranged(node: c_ast.Node) -> c_ast.Node:
+    """``node`` with each counted loop whose body only inspects its iterator (``for (j = lo; j < hi; j++)``
+    around ``val[j]``) replaced by the inspection of its first and last values: a row's entries in two
+    steps, not one a entry."""
+    if isinstance(node, c_ast.For):
+        header = _counted_header(node)
+        if header is not None:
+            name, first, bound, inclusive = header
+            actions = [n for n in _statements(node.stmt)]
+            if actions and all(_is_action_block(a) and _inspected(a) == ("id", name) for a in actions):
+                last = bound if inclusive else c_ast.BinaryOp("-", bound, c_ast.Constant("int", "1"))
+                steps = [_retarget(a, subscript) for a in actions for subscript in (first, last)]
+                return c_ast.If(c_ast.BinaryOp("<=" if inclusive else "<", first, bound), c_ast.Compound(steps),
+                                None, node.coord)
+        return c_ast.For(node.init, node.cond, node.next, _ranged(node.stmt), node.coord)
+    if isinstance(node, c_ast.Compound) and not _is_action_block(node):
+        return c_ast.Compound([_ranged(item) for item in node.block_items or []], node.coord)
+    if isinstance(node, c_ast.If):
+        return c_ast.If(node.cond, _ranged(node.iftrue), _ranged(node.iffalse) if node.iffalse else None, node.coord)
+    if isinstance(node, (c_ast.While, c_ast.DoWhile)):
+        return type(node)(node.cond, _ranged(node.stmt), node.coord)
+    return node
+
+
+def _counted_header(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node, bool] | None:
+    """(iterator, first value, bound, whether the bound is included) of ``for (j = e1; j < e2; j++)`` (or
+    ``int j = e1``, ``j <= e2``, ``++j``, ``j += 1``), else None."""
+    init = loop.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+        name, first = init.decls[0].name, init.decls[0].init
+    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        name, first = init.lvalue.name, init.rvalue
+    else:
+        return None
+    cond, step = loop.cond, loop.next
+    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=") and isinstance(cond.left, c_ast.ID)
+            and cond.left.name == name) or any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(cond.right)):
+        return None
+    stepped = (isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and isinstance(step.expr, c_ast.ID)
+               and step.expr.name == name) or \
+        (isinstance(step, c_ast.Assignment) and step.op == "+=" and isinstance(step.lvalue, c_ast.ID)
+         and step.lvalue.name == name and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.value == "1")
+    return (name, first, cond.right, cond.op == "<=") if stepped else None
+
+
+def _statements(node: c_ast.Node) -> list[c_ast.Node]:
+    """The statements of ``node``, blocks opened (an action's block is one)."""
+    if isinstance(node, c_ast.Compound) and not _is_action_block(node):
+        return [s for item in node.block_items or [] for s in _statements(item)]
+    return [node]
+
+
+def _inspected(action: c_ast.Compound) -> tuple[str, str] | None:
+    """``("id", name)`` where an action inspects a plain variable."""
+    subscript = action.block_items[0].init.expr
+    return ("id", subscript.name) if isinstance(subscript, c_ast.ID) else None
+
+
+def _retarget(action: c_ast.Compound, subscript: c_ast.Node) -> c_ast.Compound:
+    """A copy of ``action`` inspecting ``subscript``."""
+    copied = c_ast.Compound(list(action.block_items), action.coord)
+    declaration = action.block_items[0]
+    cast = declaration.init
+    copied.block_items[0] = c_ast.Decl(declaration.name, declaration.quals, declaration.align, declaration.storage,
+                                       declaration.funcspec, declaration.type,
+                                       c_ast.Cast(cast.to_type, subscript, cast.coord), declaration.bitsize,
+                                       declaration.coord)
+    return copied
 
 
 def _is_action_block(node: c_ast.Node) -> bool:
