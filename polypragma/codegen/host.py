@@ -45,7 +45,7 @@ import islpy as isl
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder
 from polypragma.codegen.body import ASSERT_FLAG
 from polypragma.codegen.gpu import kernel_arrays, kernel_checks, kernel_scalar_params
-from polypragma.codegen.inspector import inspection_lines, ordered
+from polypragma.codegen.inspector import inspection_lines, ordered_arrays
 from polypragma.codegen.overflow import LARGEST
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import ROW, DeviceArray, RowRanges
@@ -275,7 +275,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
             lines.append(f"  const size_t bytes_{a.name} = {a.elements} * sizeof({a.device_type});")
     visible = [a for a in region.arrays if not a.local]
     lines += _assumption_check(region, syntax, caller_buffers)
-    inspected = ordered(region)
+    inspected = ordered_arrays(region)
     helpers: set[str] = set()
     for a in inspected:  # (each after those its inspection reads)
         found, used = inspection_lines(region, a, None if caller_buffers else f"polypragma_host_current{syntax.suffix}")

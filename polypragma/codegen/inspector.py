@@ -9,7 +9,7 @@ from polypragma.codegen.ast_build import ast_builder
 from polypragma.codegen.body import DeviceBodyPrinter
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.gpu.data import DeviceArray
-from polypragma.gpu.inspection import Inspection
+from polypragma.gpu.inspection import Inspection, ordered
 from polypragma.gpu.region import GpuRegion
 from polypragma.model import Statement
 
@@ -53,17 +53,12 @@ class _InspectionPrinter(CFamilyPrinter):
         return [f"{pad}{{", *declared, *lines, f"{pad}}}"] if declared else lines
 
 
-def ordered(region: GpuRegion) -> list[DeviceArray]:
+def ordered_arrays(region: GpuRegion) -> list[DeviceArray]:
     """The arrays whose extents inspections find, each after those its inspection reads
     (gpu/data.py refuses a cycle)."""
-    pending = sorted((a for a in region.arrays if a.inspection is not None), key=lambda a: a.name)
-    done: list[DeviceArray] = []
-    names = {a.name for a in pending}
-    while pending:
-        ready = next(a for a in pending if not (set(a.inspection.reads) & names) - {d.name for d in done})
-        done.append(ready)
-        pending.remove(ready)
-    return done
+    by_name = {a.name: a for a in region.arrays if a.inspection is not None}
+    inspections, _ = ordered([a.inspection for a in by_name.values()])
+    return [by_name[i.array] for i in inspections]
 
 
 def inspection_lines(region: GpuRegion, array: DeviceArray, current: str | None) -> tuple[list[str], set[str]]:

@@ -12,9 +12,9 @@ bounds exact.  It is what C means where nothing changes the name or what its val
   only subscripted (``*p`` and ``*(p + e)`` are ``p[0]`` and ``p[e]`` by then) or given whole to ``memcpy``
   or ``memset``;
 * a signed integer (``int``, ``long``) set to an expression of constants, signed integer variables and at
-  most one element of an array of signed integers, none wider than it, which calls nothing (``int r = perm[i];``,
-  ``int start = rowptr[i];``: a subscript, a loop's bound on data), where nothing after it in its block
-  writes those arrays' elements;
+  most one element of a one-dimensional array of signed integers, none wider than it, which calls nothing
+  (``int r = perm[i];``, ``int start = rowptr[i];``: a subscript, a loop's bound on data), where nothing
+  after it in its block writes that array's elements;
 * after it, in its block, the name is never assigned nor declared again; nothing assigns or declares again
   a variable its value reads; and the function does not use it after the region.
 
@@ -99,42 +99,26 @@ def _integer(decl: c_ast.Node, rest: list[c_ast.Node], used_after: set[str],
         return ctype is not None and ctype.rank == rank and ctype.is_integer and not ctype.is_unsigned \
             and set(ctype.resolved.split()) <= _SIGNED_WORDS and ("long" not in ctype.resolved or wide)
 
-    elements = set()  # the arrays whose elements it reads
+    array = None  # the array of the one element it may read (each use reads it again)
     for node in subtree(decl.init):
         if isinstance(node, c_ast.ArrayRef):
-            if isinstance(node.name, c_ast.ArrayRef):
-                continue
-            subscripts, base = _element(node)
-            if base is None or not narrow(variable_type(base), subscripts):
-                return None
-            elements.add(base)
+            if array is not None or not isinstance(node.name, c_ast.ID) or not narrow(variable_type(node.name.name), 1):
+                return None  # (int cnt = G[i - 1] + G[i + 1] + ...: every use would read them all again)
+            array = node.name.name
         elif isinstance(node, (c_ast.StructRef, c_ast.FuncCall, c_ast.Assignment, c_ast.InitList, c_ast.ExprList)) \
                 or (isinstance(node, c_ast.UnaryOp) and node.op in _NOT_VALUES):
             return None
-        elif isinstance(node, c_ast.ID) and node.name not in elements and not narrow(variable_type(node.name), 0):
+        elif isinstance(node, c_ast.ID) and node.name != array and not narrow(variable_type(node.name), 0):
             return None
-    if sum(isinstance(n, c_ast.ArrayRef) and not isinstance(n.name, c_ast.ArrayRef) for n in subtree(decl.init)) > 1:
-        return None  # (each use would read them all again: int cnt = G[i - 1][j] + G[i + 1][j] + ...)
     if any(writes(item, decl.name) for item in rest) or not _unchanged(decl, rest) \
-            or any(_writes_elements(item, elements) for item in rest):
+            or (array is not None and any(_writes_elements(item, array) for item in rest)):
         return None
     return decl.name, decl.init, None
 
 
-def _element(node: c_ast.ArrayRef) -> tuple[int, str | None]:
-    """The number of subscripts of an element access and its array's name (None: not a variable's)."""
-    count = 0
-    while isinstance(node, c_ast.ArrayRef):
-        count += 1
-        node = node.name
-    return count, node.name if isinstance(node, c_ast.ID) else None
-
-
-def _writes_elements(node: c_ast.Node, arrays: set[str]) -> bool:
-    """Whether ``node`` may write an element of one of ``arrays``: through a subscript, a step, its address,
-    or a call given the array."""
-    if not arrays:
-        return False
+def _writes_elements(node: c_ast.Node, array: str) -> bool:
+    """Whether ``node`` may write an element of ``array``: through a subscript, a step, its address, or a
+    call given the array."""
     for n in subtree(node):
         targets = []
         if isinstance(n, c_ast.Assignment):
@@ -144,7 +128,7 @@ def _writes_elements(node: c_ast.Node, arrays: set[str]) -> bool:
         elif isinstance(n, c_ast.FuncCall) and n.args is not None:
             targets += n.args.exprs
         for target in targets:
-            if any(isinstance(i, c_ast.ID) and i.name in arrays for i in subtree(target)):
+            if any(isinstance(i, c_ast.ID) and i.name == array for i in subtree(target)):
                 return True
     return False
 

@@ -38,7 +38,7 @@ from pycparser import c_ast
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Location, Unsupported
-from polypragma.gpu.inspection import Inspection, extent_parameter, inspection, outer_unmodelled, refusal
+from polypragma.gpu.inspection import Inspection, extent_parameter, inspection, ordered, outer_unmodelled, refusal
 from polypragma.isl_helpers import coalesced
 from polypragma.model import Array, Member, Scop, c_condition, c_expression
 
@@ -211,7 +211,7 @@ def _extents(array: Array, scop: Scop) -> tuple[list[isl.PwAff], Inspection | No
         if not footprint.is_bounded():
             inspected = inspection(array, scop)
         if inspected is not None:
-            extents.append(extent_parameter(array, space))
+            extents.append(extent_parameter(inspected, space))
             continue
         _check_bounded(array, scop, (0,), footprint)
         extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
@@ -412,18 +412,14 @@ def device_arrays(scop: Scop, deps: Dependences) -> list[DeviceArray]:
 def _check_inspections(arrays: list[DeviceArray], scop: Scop) -> None:
     """Refuse inspections that read each other's arrays in a cycle (each needs the other's extent first to
     bring its host copy up to date: ``x[x[i]]``, a linked list)."""
-    reads = {a.name: set(a.inspection.reads) for a in arrays if a.inspection is not None}
-    done: set[str] = set()
-    while len(done) < len(reads):
-        ready = [name for name in sorted(reads) if name not in done and not (reads[name] & set(reads)) - done]
-        if not ready:
-            name = min(n for n in reads if n not in done)
-            array = next(x for x in scop.arrays if x.name == name)
-            reference = next(r for r in scop.references if r.array == name and outer_unmodelled(r))
-            needs = ", ".join(f"'{r}'" for r in sorted(reads[name] & set(reads)))
-            raise refusal(array, reference, scop, f"finding them reads {needs}, whose extent must be found first: "
-                          "a cycle")
-        done |= set(ready)
+    inspections = [a.inspection for a in arrays if a.inspection is not None]
+    _, cycle = ordered(inspections)
+    if cycle is not None:
+        array = next(x for x in scop.arrays if x.name == cycle.array)
+        reference = next(r for r in scop.references if r.array == cycle.array and outer_unmodelled(r))
+        needs = ", ".join(f"'{r}'" for r in sorted(set(cycle.reads) & {i.array for i in inspections}))
+        raise refusal(array, reference, scop, f"finding them reads {needs}, whose extent must be found first: "
+                      "a cycle")
 
 
 def _struct_buffer(struct: str, parts: list[tuple[DeviceArray, list[isl.PwAff]]],

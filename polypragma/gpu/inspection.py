@@ -22,8 +22,9 @@ import islpy as isl
 from pycparser import c_ast, c_parser
 
 from polypragma.diagnostics import Unsupported
-from polypragma.frontend.c_tree import text
+from polypragma.frontend.c_tree import STEPS, assigned_name, subtree, text
 from polypragma.frontend.library import PURE_FUNCTIONS
+from polypragma.frontend.loops import rising_loop
 from polypragma.model import Array, Reference, Scop, Statement, c_expression
 
 
@@ -48,16 +49,31 @@ class Inspection:
                 f"{', '.join(self.subscripts)}")
 
 
-def extent_parameter(array: Array, space: isl.Space) -> isl.PwAff:
-    """The extent of ``array``'s outermost dimension an inspection finds, as an isl parameter of its own
-    (the C variable of the same name)."""
-    name = f"polypragma_extent_{array.name}"
+def extent_parameter(inspected: Inspection, space: isl.Space) -> isl.PwAff:
+    """The extent an inspection finds, as an isl parameter of its own (the C variable of the same name),
+    in ``space``'s parameters."""
     params = space.params()
-    position = params.find_dim_by_name(isl.dim_type.param, name)
+    position = params.find_dim_by_name(isl.dim_type.param, inspected.extent)
     if position < 0:
         position = params.dim(isl.dim_type.param)
-        params = params.add_dims(isl.dim_type.param, 1).set_dim_name(isl.dim_type.param, position, name)
-    return isl.PwAff.var_on_domain(isl.LocalSpace.from_space(params.params()), isl.dim_type.param, position)
+        params = params.add_dims(isl.dim_type.param, 1).set_dim_name(isl.dim_type.param, position, inspected.extent)
+    return isl.PwAff.var_on_domain(isl.LocalSpace.from_space(params), isl.dim_type.param, position)
+
+
+def ordered(inspections: list[Inspection]) -> tuple[list[Inspection], Inspection | None]:
+    """``inspections``, each after those whose arrays it reads (the first ready by array name, then the
+    next), and the first of them in a cycle, which cannot be ordered (None: there is none)."""
+    pending = sorted(inspections, key=lambda i: i.array)
+    names = {i.array for i in pending}
+    done: list[Inspection] = []
+    while pending:
+        finished = {i.array for i in done}
+        ready = next((i for i in pending if not (set(i.reads) & names) - finished), None)
+        if ready is None:
+            return done, pending[0]
+        done.append(ready)
+        pending.remove(ready)
+    return done, None
 
 
 def outer_unmodelled(reference: Reference) -> bool:
@@ -110,7 +126,7 @@ def inspection(array: Array, scop: Scop) -> Inspection | None:
 def _projected(statement: Statement, body: c_ast.Node) -> Statement:
     """``statement`` over the iterators ``body`` reads only (its domain projected on them): an inspection
     of ``A[i * lda + k]`` in a statement of ``i``, ``j``, ``k`` walks each ``(i, k)`` once, not ``n`` times."""
-    used = {n.name for n in _walk(body) if isinstance(n, c_ast.ID)}
+    used = {n.name for n in subtree(body) if isinstance(n, c_ast.ID)}
     domain = statement.domain
     kept = []
     for position in reversed(range(len(statement.iterators))):
@@ -176,7 +192,7 @@ class _Slicer:
     # -- what may be computed ahead of the region ------------------------------------------------------
     def _locals(self) -> set[str]:
         names = {name for name, _ in self.statement.private_iterators}
-        for node in _walk(self.statement.body):
+        for node in subtree(self.statement.body):
             if isinstance(node, c_ast.Decl) and node.name is not None:
                 names.add(node.name)
         return names - self.known
@@ -185,14 +201,11 @@ class _Slicer:
         """(local, the value it gets: None where it is not a plain value) for every assignment of a local
         (its address taken, it may get any)."""
         out = []
-        for node in _walk(self.statement.body):
+        for node in subtree(self.statement.body):
             if isinstance(node, c_ast.Decl) and node.name in self.locals and node.init is not None:
                 out.append((node.name, None if isinstance(node.init, c_ast.InitList) else node.init))
-            elif _assigned(node) in self.locals:
-                out.append((_assigned(node), _values(node)))
-            elif isinstance(node, c_ast.UnaryOp) and node.op == "&" and isinstance(node.expr, c_ast.ID) \
-                    and node.expr.name in self.locals:
-                out.append((node.expr.name, None))
+            elif assigned_name(node) in self.locals:
+                out.append((assigned_name(node), None if node.op == "&" else _values(node)))
         return out
 
     def _safe_locals(self) -> set[str]:
@@ -230,7 +243,7 @@ class _Slicer:
                 return f"a call of '{text(node.name)}'"
             return next((c for a in (node.args.exprs if node.args else []) if (c := self._culprit(a, safe))), None)
         if isinstance(node, (c_ast.Assignment, c_ast.StructRef)) or \
-                (isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--", "&")):
+                (isinstance(node, c_ast.UnaryOp) and node.op in (*STEPS, "&")):
             return f"'{text(node)}'"
         if isinstance(node, c_ast.UnaryOp) and node.op == "sizeof":
             return None
@@ -260,7 +273,7 @@ class _Slicer:
         if missed:  # (in a loop's header)
             raise self._refused(missed[0].node, "the host does not inspect a subscript in a loop's header")
         sliced = _ranged(_pruned(kept, self._needed(kept)) or c_ast.Compound([]))
-        for n in _walk(sliced):
+        for n in subtree(sliced):
             if isinstance(n, c_ast.ArrayRef) and isinstance(n.name, c_ast.ID):
                 self.reads.add(n.name.name)
         return sliced
@@ -284,7 +297,7 @@ class _Slicer:
                 return actions + [c_ast.If(node.cond, _block(self._statement(node.iftrue)),
                                            _block(self._statement(node.iffalse)) if node.iffalse else None, node.coord)]
             # both branches (more elements, never fewer), unless one leaves the loop
-            if any(isinstance(n, _LEAVES) for n in _walk(node)):
+            if any(isinstance(n, _LEAVES) for n in subtree(node)):
                 raise self._refused(node.cond, f"the condition '{text(node.cond)}' reads {culprit}, which the region "
                                     "changes, and a branch leaves the loop")
             return actions + self._statement(node.iftrue) + self._statement(node.iffalse)
@@ -307,7 +320,7 @@ class _Slicer:
             return [type(node)(node.cond, _block(self._statement(node.stmt)), node.coord)]
         if isinstance(node, (c_ast.Break, c_ast.Continue)):
             return [node]
-        if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)) and _assigned(node) in self.safe:
+        if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)) and assigned_name(node) in self.safe:
             return self._actions(node) + [node]
         if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp, c_ast.FuncCall, c_ast.ExprList, c_ast.BinaryOp,
                              c_ast.TernaryOp, c_ast.ArrayRef, c_ast.ID, c_ast.Constant, c_ast.Cast)):
@@ -317,7 +330,7 @@ class _Slicer:
     def _actions(self, node: c_ast.Node) -> list[c_ast.Node]:
         """The actions for the accesses to inspect inside expression ``node``, in order."""
         actions = []
-        for n in _walk(node):
+        for n in subtree(node):
             if id(n) in self.targets:
                 self.covered.add(id(n))
                 subscript = _outer_subscript(n)
@@ -332,7 +345,7 @@ class _Slicer:
             return needed
         uses = []
         defs: dict[str, list[c_ast.Node]] = {}
-        for n in _walk(kept):
+        for n in subtree(kept):
             if isinstance(n, (c_ast.If, c_ast.While, c_ast.DoWhile)):
                 uses.append(n.cond)
             elif isinstance(n, c_ast.For):
@@ -341,17 +354,17 @@ class _Slicer:
                     uses.append(n.init)
             elif isinstance(n, c_ast.Decl) and n.name in self.safe and n.init is not None:
                 defs.setdefault(n.name, []).append(n.init)
-            elif isinstance(n, (c_ast.Assignment, c_ast.UnaryOp)) and _assigned(n) in self.safe:
-                defs.setdefault(_assigned(n), []).append(_values(n))
+            elif isinstance(n, (c_ast.Assignment, c_ast.UnaryOp)) and assigned_name(n) in self.safe:
+                defs.setdefault(assigned_name(n), []).append(_values(n))
             elif _is_action_block(n):
                 uses.append(n.block_items[0].init)
-        pending = [i.name for u in uses for i in _walk(u) if isinstance(i, c_ast.ID) and i.name in self.safe]
+        pending = [i.name for u in uses for i in subtree(u) if isinstance(i, c_ast.ID) and i.name in self.safe]
         while pending:
             name = pending.pop()
             if name in needed:
                 continue
             needed.add(name)
-            pending += [i.name for d in defs.get(name, []) for i in _walk(d)
+            pending += [i.name for d in defs.get(name, []) for i in subtree(d)
                         if isinstance(i, c_ast.ID) and i.name in self.safe]
         return needed
 
@@ -377,7 +390,7 @@ def _pruned(node: c_ast.Node | None, needed: set[str]) -> c_ast.Node | None:
     if isinstance(node, c_ast.Decl):
         return node if node.name in needed else None
     if isinstance(node, (c_ast.Assignment, c_ast.UnaryOp)):
-        return node if _assigned(node) in needed else None
+        return node if assigned_name(node) in needed else None
     if isinstance(node, c_ast.If):
         then, other = _pruned(node.iftrue, needed), _pruned(node.iffalse, needed)
         if not any(_matters(b, needed) for b in (then, other) if b is not None):
@@ -398,15 +411,14 @@ def _ranged(node: c_ast.Node) -> c_ast.Node:
     around ``val[j]``) replaced by the inspection of its first and last values: a row's entries in two
     steps, not one a entry."""
     if isinstance(node, c_ast.For):
-        header = _counted_header(node)
-        if header is not None:
-            name, first, bound, inclusive = header
-            actions = [n for n in _statements(node.stmt)]
-            if actions and all(_is_action_block(a) and _inspected(a) == ("id", name) for a in actions):
-                last = bound if inclusive else c_ast.BinaryOp("-", bound, c_ast.Constant("int", "1"))
-                steps = [_retarget(a, subscript) for a in actions for subscript in (first, last)]
-                return c_ast.If(c_ast.BinaryOp("<=" if inclusive else "<", first, bound), c_ast.Compound(steps),
-                                None, node.coord)
+        header = rising_loop(node)
+        if header is not None and header[3] == 1 and not any(
+                isinstance(n, c_ast.ID) and n.name == header[0] for n in subtree(header[2])):
+            name, first, past, _ = header
+            actions = _statements(node.stmt)
+            if actions and all(_is_action_block(a) and _inspected(a) == name for a in actions):
+                steps = [_retarget(a, subscript) for a in actions for subscript in (first, _before(past))]
+                return c_ast.If(c_ast.BinaryOp("<", first, past), c_ast.Compound(steps), None, node.coord)
         return c_ast.For(node.init, node.cond, node.next, _ranged(node.stmt), node.coord)
     if isinstance(node, c_ast.Compound) and not _is_action_block(node):
         return c_ast.Compound([_ranged(item) for item in node.block_items or []], node.coord)
@@ -417,25 +429,12 @@ def _ranged(node: c_ast.Node) -> c_ast.Node:
     return node
 
 
-def _counted_header(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node, bool] | None:
-    """(iterator, first value, bound, whether the bound is included) of ``for (j = e1; j < e2; j++)`` (or
-    ``int j = e1``, ``j <= e2``, ``++j``, ``j += 1``), else None."""
-    init = loop.init
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
-        name, first = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        name, first = init.lvalue.name, init.rvalue
-    else:
-        return None
-    cond, step = loop.cond, loop.next
-    if not (isinstance(cond, c_ast.BinaryOp) and cond.op in ("<", "<=") and isinstance(cond.left, c_ast.ID)
-            and cond.left.name == name) or any(isinstance(n, c_ast.ID) and n.name == name for n in _walk(cond.right)):
-        return None
-    stepped = (isinstance(step, c_ast.UnaryOp) and step.op in ("++", "p++") and isinstance(step.expr, c_ast.ID)
-               and step.expr.name == name) or \
-        (isinstance(step, c_ast.Assignment) and step.op == "+=" and isinstance(step.lvalue, c_ast.ID)
-         and step.lvalue.name == name and isinstance(step.rvalue, c_ast.Constant) and step.rvalue.value == "1")
-    return (name, first, cond.right, cond.op == "<=") if stepped else None
+def _before(past: c_ast.Node) -> c_ast.Node:
+    """The value before ``past``: ``e`` for ``e + 1`` (a loop to ``j <= e``), else ``past - 1``."""
+    if isinstance(past, c_ast.BinaryOp) and past.op == "+" and isinstance(past.right, c_ast.Constant) \
+            and past.right.value == "1":
+        return past.left
+    return c_ast.BinaryOp("-", past, c_ast.Constant("int", "1"))
 
 
 def _statements(node: c_ast.Node) -> list[c_ast.Node]:
@@ -445,10 +444,10 @@ def _statements(node: c_ast.Node) -> list[c_ast.Node]:
     return [node]
 
 
-def _inspected(action: c_ast.Compound) -> tuple[str, str] | None:
-    """``("id", name)`` where an action inspects a plain variable."""
+def _inspected(action: c_ast.Compound) -> str | None:
+    """The variable an action inspects, where its subscript is a plain variable."""
     subscript = action.block_items[0].init.expr
-    return ("id", subscript.name) if isinstance(subscript, c_ast.ID) else None
+    return subscript.name if isinstance(subscript, c_ast.ID) else None
 
 
 def _retarget(action: c_ast.Compound, subscript: c_ast.Node) -> c_ast.Compound:
@@ -471,7 +470,7 @@ def _is_action_block(node: c_ast.Node) -> bool:
 def _matters(node: c_ast.Node, needed: set[str]) -> bool:
     """Whether ``node`` holds an action or sets a needed local."""
     return any(_is_action_block(n) or (isinstance(n, c_ast.Decl) and n.name in needed)
-               or _assigned(n) in needed for n in _walk(node))
+               or assigned_name(n) in needed for n in subtree(node))
 
 
 def _block(items: list[c_ast.Node]) -> c_ast.Node:
@@ -479,20 +478,11 @@ def _block(items: list[c_ast.Node]) -> c_ast.Node:
     return items[0] if len(items) == 1 else c_ast.Compound(items)
 
 
-def _assigned(node: c_ast.Node) -> str | None:
-    """The local an assignment or increment statement sets."""
-    if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
-        return node.lvalue.name
-    if isinstance(node, c_ast.UnaryOp) and node.op in ("++", "--", "p++", "p--") and isinstance(node.expr, c_ast.ID):
-        return node.expr.name
-    return None
-
-
 def _values(node: c_ast.Node) -> c_ast.Node:
     """What an assignment, an increment or a list of them reads (the values, not the locals set)."""
     if isinstance(node, c_ast.Assignment) and isinstance(node.lvalue, c_ast.ID):
         return node.rvalue if node.op == "=" else c_ast.BinaryOp(node.op[:-1], node.lvalue, node.rvalue)
-    if isinstance(node, c_ast.UnaryOp) and _assigned(node) is not None:
+    if isinstance(node, c_ast.UnaryOp) and node.op in STEPS and isinstance(node.expr, c_ast.ID):
         return node.expr
     if isinstance(node, c_ast.ExprList):
         return c_ast.ExprList([_values(e) for e in node.exprs])
@@ -505,12 +495,5 @@ def _subscripts(node: c_ast.ArrayRef) -> list[c_ast.Node]:
         out.insert(0, node.subscript)
         node = node.name
     return out
-
-
-def _walk(node: c_ast.Node):
-    """``node`` and every node below it, in source order."""
-    yield node
-    for _, child in node.children():
-        yield from _walk(child)
 
 
