@@ -275,7 +275,9 @@ class Scop:
     # view, ``A[i * lda + p]`` as ``A[i][p]`` where ``k <= lda``), within ``context``, which includes them: each
     # target runs its code only where they hold (checked at run time), and the original loops elsewhere
     assumed: isl.Set | None = None
-    assumed_by: tuple[str, ...] = ()  # the C names of the arrays whose views need ``assumed``
+    # why the model needs ``assumed``, each as a clause after "only there": "are the flat subscripts of 'A'
+    # rows of a view that do not overlap", "do the subscripts through 'row' ... stay in that row"
+    assumed_by: tuple[str, ...] = ()
 
     @property
     def signed_names(self) -> dict[str, str]:
@@ -288,9 +290,8 @@ class Scop:
         """What --explain and -v say of ``assumed``."""
         if self.assumed is None:
             return None
-        arrays = ", ".join(f"'{name}'" for name in self.assumed_by)
         return (f"runs where {self.assumed_condition()} (checked at each call; the original loops run "
-                f"elsewhere): only there are the flat subscripts of {arrays} rows of a view that do not overlap")
+                f"elsewhere): only there {', and '.join(self.assumed_by)}")
 
     def assumed_condition(self) -> str | None:
         """``assumed`` as a C condition on the parameters (None where the model holds for all), written as

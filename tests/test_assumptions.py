@@ -1,7 +1,8 @@
-"""Flat subscripts that are rows of a view only for some parameters (frontend/arrays.py, Scop.assumed): the
-generated code runs where they are, checked at run time, and the original loops elsewhere; every target
-prints what the original prints on both sides of the condition, and the GPU targets copy such an array no
-further than its last element the region touches."""
+"""Flat subscripts that are rows of a view only for some parameters (frontend/arrays.py, Scop.assumed), and
+pointers to rows whose subscripts stay in the row only for some (frontend/row_bounds.py): the generated code
+runs where they do, checked at run time, and the original loops elsewhere; every target prints what the
+original prints on both sides of the condition, and the GPU targets copy such an array no further than its
+last element the region touches."""
 
 from __future__ import annotations
 
@@ -226,3 +227,105 @@ def test_random_strides_on_the_c_target(body: str, tmp_path_factory):
         generated = generated_path(source, tmp_path / name)
         libs = ("-fopenmp",) if name == "omp" else ()
         assert program_output(generated, tmp_path / f"{name}.exe", sizes, libs) == expected, body
+
+
+# pointers to rows of a declared matrix whose subscripts stay in the row only for some parameters: a helper
+# inlined with a row (m <= 12), a pointer declared in the region (m <= 12), a range of a row given to a
+# helper (lo >= 0 and hi <= 12, or an empty range), memset from a row's third element (m <= 12): beyond, the original loops write on into the next rows, which C's memory
+# holds and the model would take for elements of this row (rows set from the last: a row's overflow is what
+# the next row keeps, which the generated code, taking the rows for independent, would set first)
+ROWS_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define R 10
+#define C 12
+
+static double A[R][C], B[R][C];
+
+static void set_row(int m, double row[], double v)
+{
+    for (int j = 0; j < m; j++)
+        row[j] = v + 0.25 * j;
+}
+
+static void scale_range(int lo, int hi, double f, double *r)
+{
+    for (int k = lo; k < hi; k++)
+        r[k] *= f;
+}
+
+static void rows(int n, int m, int lo, int hi)
+{
+#pragma scop
+    for (int i = n - 1; i >= 0; i--)
+        set_row(m, A[i], 10.0 * i);
+    for (int i = 0; i < n; i++) {
+        double *row = B[i];
+        for (int j = 0; j < m; j++)
+            row[j] += 0.5 * A[i][j % C];
+    }
+    for (int i = 1; i < n; i++)
+        scale_range(lo, hi, 1.0 + 0.125 * i, A[i]);
+    for (int i = 0; i < n; i += 3)
+        memset(&B[i][2], 0, (m - 2) * sizeof(double));
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    for (int i = 0; i < R; i++)
+        for (int j = 0; j < C; j++)
+            B[i][j] = (i * 7 + j * 3) % 11 / 4.0;
+    rows(atoi(argv[1]), atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
+    for (int i = 0; i < R; i++) {
+        double a = 0.0, b = 0.0;
+        for (int j = 0; j < C; j++) {
+            a += (j + 1) * A[i][j];
+            b += (j + 1) * B[i][j];
+        }
+        printf("%d %.17g %.17g\\n", i, a, b);
+    }
+    return 0;
+}
+"""
+ROWS_RUNS = (
+    "8 12 0 12",   # every row exactly: the generated code
+    "8 5 2 7",
+    "8 13 0 12",   # m past the rows' end: the original loops
+    "8 20 3 5",
+    "8 12 2 13",   # hi past it
+    "8 12 -1 4",   # lo before it
+    "8 12 9 3",    # an empty range anywhere: the generated code
+    "0 30 0 40",
+)
+
+
+@pytest.mark.parametrize("target", ["c", "opencl"])
+def test_rows_through_pointers_stay_in_them_where_checked(target: str, tmp_path: Path):
+    source = tmp_path / "rows.c"
+    source.write_text(ROWS_SOURCE)
+    status, messages = polypragma(source, tmp_path / "explain", ["--target", target, "-v"])
+    assert status == 0 and "warning" not in messages, messages
+    assert "(m <= 12 && lo >= 0 && hi <= 12) (checked at each call" in messages, messages
+    assert "do the subscripts through 'row' of 'set_row', given the row 'A[i]', stay in that row (line 26)" \
+        in messages and "do the subscripts through 'row', the row 'B[i]', stay in that row (line 28)" in messages \
+        and "through 'r' of 'scale_range', given the row 'A[i]', stay in that row (line 33)" in messages \
+        and "does 'memset' stay in the row of 'B' it starts in (line 35)" in messages, messages
+    generated = generated_for(source, tmp_path / target, target)
+    assert program_output(generated, tmp_path / f"{target}.out", ROWS_RUNS, TARGETS[target][1]) == \
+        program_output(source, tmp_path / "original", ROWS_RUNS)
+
+
+def test_rows_past_their_end_on_names_the_region_changes(tmp_path: Path):
+    """A row's subscripts bounded by what the region changes (a loop's iterator, a scalar it writes) cannot be
+    checked before it runs: the GPU targets refuse the region as before, and the c target keeps the call."""
+    source = tmp_path / "rows.c"
+    source.write_text(ROWS_SOURCE.replace("set_row(m, A[i], 10.0 * i);", "set_row(i + 3, A[i], 10.0 * i);"))
+    status, messages = polypragma(source, tmp_path / "opencl", ["--target", "opencl"])
+    assert status == 0 and "call to 'set_row' is not supported by the GPU targets: 'set_row' cannot be inlined: " \
+        "its subscripts through 'row', given the row 'A[i]', may reach past the row's end" in messages, messages
+    generated = generated_for(source, tmp_path / "c", "c")
+    runs = ("8 12 0 12", "10 5 -1 13")
+    assert program_output(generated, tmp_path / "c.out", runs) == program_output(source, tmp_path / "original", runs)

@@ -33,7 +33,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.c_tree import STEPS, subtree, text, writes
 from polypragma.frontend.functions import array_part, substitute
-from polypragma.frontend.row_bounds import stays_in_row
+from polypragma.frontend.row_bounds import Assumptions, RowAssumption, row_condition
 from polypragma.model import CType
 
 _COPIES = frozenset({"memcpy", "memset"})  # calls the frontend lowers to loops (memory_calls.py)
@@ -42,15 +42,18 @@ _NOT_VALUES = ("*", "&", *STEPS)  # a dereference, an address, a step
 
 
 def substitute_aliases(items: list[c_ast.Node], used_after: set[str],
-                       variable_type: Callable[[str], CType | None], notes: dict[int, str]) -> list[c_ast.Node]:
+                       variable_type: Callable[[str], CType | None], notes: dict[int, str],
+                       assumptions: Assumptions | None = None) -> list[c_ast.Node]:
     """``items`` (a block's) with each declaration that names a part of an array or an integer expression
     dropped and the name replaced by what it names in the items after it (copies, the given ones rewritten
     in place).  ``variable_type(name)``: a variable's type (None: unknown).  ``notes`` receives, by ``id`` of
-    a pointer declaration left as it is, why, where the diagnostic has more to say than that."""
+    a pointer declaration left as it is, why, where the diagnostic has more to say than that.  A pointer to
+    a row whose subscripts stay in it only where a condition on names the region does not change holds is
+    replaced where ``assumptions`` is given, which receives the condition (row_bounds.RowAssumption)."""
     out = list(items)
     k = 0
     while k < len(out):
-        alias = _alias(out[k], out[k + 1:], used_after, variable_type, notes) \
+        alias = _alias(out[k], out[k + 1:], used_after, variable_type, notes, assumptions) \
             or _integer(out[k], out[k + 1:], used_after, variable_type)
         if alias is None:
             k += 1
@@ -63,7 +66,7 @@ def substitute_aliases(items: list[c_ast.Node], used_after: set[str],
 
 
 def _alias(decl: c_ast.Node, rest: list[c_ast.Node], used_after: set[str],
-           variable_type: Callable[[str], CType | None], notes: dict[int, str]):
+           variable_type: Callable[[str], CType | None], notes: dict[int, str], assumptions: Assumptions | None):
     """(name, value, part) for a pointer declaration that can be replaced, else None."""
     if not (isinstance(decl, c_ast.Decl) and decl.name and decl.init is not None
             and isinstance(decl.type, c_ast.PtrDecl) and isinstance(decl.type.type, c_ast.TypeDecl)
@@ -78,11 +81,16 @@ def _alias(decl: c_ast.Node, rest: list[c_ast.Node], used_after: set[str],
             return None
     if not all(_only_subscripted(item, decl.name) for item in rest) or not _unchanged(decl, rest):
         return None
-    if part is not None and part[0] == "row" and not stays_in_row(part[1], rest, decl.name, variable_type):
-        notes[id(decl)] = (f"in the region is not supported: it points to the row '{text(value)}', and its subscripts "
-                           "may reach past the row's end (the next rows, which the model would take for elements "
-                           "of this row)")
-        return None
+    if part is not None and part[0] == "row":
+        refusal = (f"in the region is not supported: it points to the row '{text(value)}', and its subscripts "
+                   "may reach past the row's end (the next rows, which the model would take for elements of this row)")
+        condition = row_condition(part[1], rest, decl.name, variable_type)
+        if condition is False or (condition is not True and (assumptions is None or not assumptions.fixed(condition))):
+            notes[id(decl)] = refusal
+            return None
+        if condition is not True:
+            assumptions.made.append(RowAssumption(condition, f"do the subscripts through '{decl.name}', the row "
+                                                  f"'{text(value)}', stay in that row", f"pointer '{decl.name}'", refusal, decl))
     return decl.name, value, part
 
 

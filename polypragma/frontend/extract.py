@@ -23,7 +23,7 @@ from polypragma.frontend.accesses import AccessCollector, AccessRecord, ExitOnDa
 from polypragma.frontend.affine import AffineBuilder, NonAffine, constant_value
 from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.c_tree import (assigned_outside_loop_headers, contains_for, declaration_text,
-                                        subtree, text)
+                                        subtree, text, writes)
 from polypragma.frontend import memory_calls
 from polypragma.frontend.exits import Exit, ExitWalk
 from polypragma.frontend.functions import FileFunctions, inline_call
@@ -32,6 +32,7 @@ from polypragma.frontend.loop_walk import LoopWalk
 from polypragma.frontend.member_parameters import member_parameters
 from polypragma.frontend.normalise import normalise
 from polypragma.frontend.region_checks import check_aliases, extended_type_use, external_call_records
+from polypragma.frontend.row_bounds import Assumptions
 from polypragma.frontend.symbols import Scope, TypeTable
 from polypragma.frontend.walk import Frame, Hoisted, Loop, Walk, sequence
 from polypragma.isl_helpers import coalesced
@@ -79,6 +80,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
         self.external: list[tuple[str, isl.Set, AffineBuilder, c_ast.Node]] = []  # statements calling them
 
         variable_type = self._variable_type(items, scope, types)
+        self.assumptions = Assumptions(self._unchanged_by(items, scope, variable_type))
         lowering: list = []  # (names taken, variables assigned), found at the first memcpy or memset
 
         def inline(call: c_ast.FuncCall):
@@ -88,10 +90,10 @@ class RegionExtractor(LoopWalk, ExitWalk):
                     and call.name.name not in self.functions.definitions:
                 if not lowering:
                     lowering.extend((self._taken_names(items, scope), assigned_outside_loop_headers(items)))
-                result = memory_calls.lower(call, variable_type, types, *lowering)
+                result = memory_calls.lower(call, variable_type, types, *lowering, self.assumptions)
             else:
                 result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope),
-                                     variable_type)
+                                     variable_type, self.assumptions)
             if isinstance(result, str):
                 self.not_inlined.setdefault(call.name.name, result)
             return result
@@ -104,7 +106,8 @@ class RegionExtractor(LoopWalk, ExitWalk):
                     raise Unsupported(f"label '{n.name}'", self.location(n),
                                       "is the target of a 'goto' outside the region; not supported")
         self.notes: dict[int, str] = {}  # why normalise left a statement as it was (by id)
-        self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes, variable_type)
+        self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes, variable_type,
+                               self.assumptions)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)
@@ -689,6 +692,22 @@ class RegionExtractor(LoopWalk, ExitWalk):
         return variable_type
 
     @staticmethod
+    def _unchanged_by(items: list[c_ast.Node], scope: Scope, variable_type):
+        """Whether a condition reads only integer variables declared before the region that the region
+        neither declares again nor changes: the region's parameters, which a check before it can read."""
+        def fixed(condition: c_ast.Node) -> bool:
+            for node in subtree(condition):
+                if not isinstance(node, c_ast.ID):
+                    continue
+                ctype = variable_type(node.name)
+                if scope.lookup(node.name) is None or ctype is None or not ctype.is_integer or ctype.rank \
+                        or any(writes(item, node.name) for item in items):
+                    return False
+            return True
+
+        return fixed
+
+    @staticmethod
     def _local_names(scope: Scope) -> set[str]:
         """The names the function declares (parameters and locals): they hide globals of the same name,
         so an inlined body that means a global cannot name them."""
@@ -727,8 +746,13 @@ class RegionExtractor(LoopWalk, ExitWalk):
             hoisted = self.hoisted.get(id(variable.decl)) if variable.decl is not None else None
             return hoisted is not None and hoisted.at_region_level
 
-        arrays, reads, must, may, references, (assumed, assuming) = build_arrays(self.records, self._extents,
-                                                                                 region_level)
+        arrays, reads, must, may, references, (assumed, viewed) = build_arrays(self.records, self._extents,
+                                                                               region_level)
+        assuming = (f"are the flat subscripts of {', '.join(repr(name) for name in viewed)} rows of a view that "
+                    "do not overlap",) if viewed else ()
+        for holds, reason in self._row_assumptions():
+            assumed = holds if assumed is None else assumed.intersect(holds)
+            assuming += (reason,)
         statements = []
         for s in self.statements:
             empty = s.reads
@@ -745,10 +769,29 @@ class RegionExtractor(LoopWalk, ExitWalk):
             references = [replace(r, relation=r.relation.intersect_params(assumed)) for r in references]
         return arrays, statements, tuple(references), (assumed, assuming)
 
-    def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
+    def _row_assumptions(self) -> list[tuple[isl.Set, str]]:
+        """The parameters for which the subscripts through each pointer to a row replaced under a condition
+        (row_bounds.RowAssumption) stay in the row, with why, for Scop.assumed."""
+        out = []
+        for assumption in self.assumptions.made:
+            try:
+                holds = self._region_builder().condition(assumption.condition).params()
+            except NonAffine:
+                holds = None
+            if holds is None or any(n.name not in self.params for n in subtree(assumption.condition)
+                                    if isinstance(n, c_ast.ID)):
+                raise Unsupported(assumption.construct, self.location(assumption.node), assumption.refusal)
+            out.append((holds, f"{assumption.reason} (line {assumption.node.coord.line})"))
+        return out
+
+    def _region_builder(self) -> AffineBuilder:
+        """A builder of expressions on the region's parameters, outside every loop."""
         universe_walk = Walk([], isl.Set.universe(isl.Space.create_from_names(self.ctx, set=[], params=self.params)),
                               self.outer)
-        builder = self._builder(universe_walk)
+        return self._builder(universe_walk)
+
+    def _extents(self, variable: Variable, shape) -> list[isl.PwAff | None]:
+        builder = self._region_builder()
         if shape.delinearised:
             return [None] + [builder.pwaff(c_ast.ID(p)) for p in shape.sizes]
         out: list[isl.PwAff | None] = []

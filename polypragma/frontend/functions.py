@@ -16,7 +16,7 @@ from pycparser import c_ast, c_generator
 
 from polypragma.frontend.c_tree import has_side_effects, rewrite_children
 from polypragma.frontend.library import PURE_FUNCTIONS
-from polypragma.frontend.row_bounds import stays_in_row
+from polypragma.frontend.row_bounds import Assumptions, RowAssumption, row_condition
 from polypragma.frontend.symbols import TypeTable
 from polypragma.model import CType
 
@@ -117,12 +117,15 @@ class FileFunctions:
 
 def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], types: TypeTable,
                 globals_: set[str], variable_type: Callable[[str], CType | None] = lambda name: None,
-                ) -> c_ast.Compound | str | None:
+                assumptions: Assumptions | None = None) -> c_ast.Compound | str | None:
     """The body of the ``void`` function ``call`` calls, its parameters replaced by the arguments, or None
     when that would not mean the same: a pointer or array argument that is not a plain name, an argument
     with side effects, a parameter the function assigns, a name other than its parameters, locals and
     the file's globals, a ``return`` other than a last one, or a ``goto`` (then why, for a diagnostic;
-    None for a function the file does not define or that returns a value)."""
+    None for a function the file does not define or that returns a value).  A row given for a pointer
+    parameter whose subscripts stay in it only for some values of names the region does not change
+    (``set_row(m, A[i])`` with ``row[j]``, ``j < m``, in rows of 20) is inlined where ``assumptions`` is
+    given, which receives the condition (``m <= 20``) for the run-time check."""
     name = call.name.name if isinstance(call.name, c_ast.ID) else None
     definition = definitions.get(name)
     if definition is None:
@@ -159,13 +162,22 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
             continue
         substitution[param.name] = arg
     rows = {name: part[1] for name, part in parts.items() if part[0] == "row"}
+    pending: list[RowAssumption] = []
+    function_name = name
     if rows:
         # (its scalars given their values: 'k < len' is 'k < m' where the call passes m)
         scalars_given = substitute(copy.deepcopy(definition.body), substitution, {})
         for name, row in rows.items():
-            if not stays_in_row(row, [scalars_given], name, variable_type):
-                return (f"cannot be inlined: its subscripts through '{name}', given the row '{_G.visit(row)}', may "
-                        "reach past the row's end")
+            refusal = (f"cannot be inlined: its subscripts through '{name}', given the row '{_G.visit(row)}', may "
+                       "reach past the row's end")
+            condition = row_condition(row, [scalars_given], name, variable_type)
+            if condition is True:
+                continue
+            if condition is False or assumptions is None or not assumptions.fixed(condition):
+                return refusal
+            pending.append(RowAssumption(condition, f"do the subscripts through '{name}' of '{function_name}', given "
+                                         f"the row '{_G.visit(row)}', stay in that row", f"call to '{function_name}'",
+                                         refusal, call))
     body = copy.deepcopy(definition.body)
     items = list(body.block_items or [])
     if items and isinstance(items[-1], c_ast.Return) and items[-1].expr is None:
@@ -236,6 +248,8 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
         _rename_locals(body, renames)
     body = substitute(body, substitution, parts)
     body.coord = call.coord
+    if pending:
+        assumptions.made.extend(pending)
     return body
 
 

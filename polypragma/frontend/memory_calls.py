@@ -37,6 +37,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.affine import constant_value, linear_form
 from polypragma.frontend.c_tree import has_side_effects, subtree, text
+from polypragma.frontend.row_bounds import Assumptions, RowAssumption, span_condition
 from polypragma.frontend.symbols import TypeTable
 from polypragma.model import CType
 
@@ -61,12 +62,15 @@ class _Pointer:
 
 
 def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: TypeTable,
-          taken: set[str], assigned: set[str]) -> c_ast.Compound | str | None:
+          taken: set[str], assigned: set[str], assumptions: Assumptions | None = None) -> c_ast.Compound | str | None:
     """The loops a call to ``memcpy``, ``memmove`` or ``memset`` means (a block; one element is an assignment), why
     it is left as a call (a reason that follows the function's name in a diagnostic), or None for a
     call to another function.  ``variable(name)``: the type of a variable the call names (None: unknown).
     ``taken``: names the loops' iterators must not take (those chosen are added).  ``assigned``: the
-    region's variables assigned other than as loop iterators, which cannot bound a loop."""
+    region's variables assigned other than as loop iterators, which cannot bound a loop.  Elements of a
+    row that stay in it only where a condition on the region's parameters holds (``memset(A[i], 0, m *
+    sizeof(double))`` in rows of 20: ``m <= 20``) are lowered where ``assumptions`` is given, which receives
+    the condition."""
     name = call.name.name if isinstance(call.name, c_ast.ID) else None
     if name not in LOWERED:
         return None
@@ -88,7 +92,9 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
     if source is not None and _element(source.ctype) != element:
         return (f"is left as a call: it copies bytes of '{source.ctype.base}' elements into '{target.ctype.base}' "
                 "elements")
-    counts = _counts(args[2], element, target, source, variable, types)
+    pending: list[tuple[_Pointer, c_ast.Node, c_ast.Node]] | None = [] if assumptions is not None else None
+    counts = _counts(args[2], element, target, source, variable, types,
+                     (pending, assumptions.fixed) if assumptions is not None else None)
     if isinstance(counts, str):
         return "is left as a call: " + counts
     changed = sorted({n.name for count in counts for n in subtree(count) if isinstance(n, c_ast.ID)} & assigned)
@@ -136,6 +142,10 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
         body = c_ast.For(c_ast.DeclList([declaration], coord=at), condition,
                          c_ast.UnaryOp("p--" if down else "p++", c_ast.ID(iterator, coord=at), coord=at),
                          body, coord=at)
+    for pointer, condition, count in pending or ():
+        assumptions.made.append(RowAssumption(
+            condition, f"does '{name}' stay in the row of '{pointer.name}' it starts in", f"call to '{name}'",
+            f"is not supported: '{name}' {_past_row(pointer, count)}", call))
     return c_ast.Compound([body], coord=call.coord)
 
 
@@ -195,9 +205,12 @@ def _element(ctype: CType) -> str | None:
 
 
 def _counts(size: c_ast.Node, element: str, target: _Pointer, source: _Pointer | None,
-            variable: Callable[[str], CType | None], types: TypeTable) -> list[c_ast.Node] | str:
+            variable: Callable[[str], CType | None], types: TypeTable,
+            assuming: tuple[list, Callable[[c_ast.Node], bool]] | None = None) -> list[c_ast.Node] | str:
     """The number of iterations of each loop the byte count ``size`` means (outermost first), or why it
-    is not a number of whole elements."""
+    is not a number of whole elements.  ``assuming``: (a list that receives (pointer, condition, count) for
+    elements that stay in their row only where the condition holds, whether a condition can be checked
+    before the region): without it, such elements are a reason."""
     if isinstance(size, c_ast.UnaryOp) and size.op == "sizeof" and isinstance(size.expr, c_ast.ID) \
             and size.expr.name == target.name and not target.fixed and target.offset is None:
         # sizeof A: the whole array, when its extents are constants
@@ -257,11 +270,20 @@ def _counts(size: c_ast.Node, element: str, target: _Pointer, source: _Pointer |
         count = factor if text(count) == "1" else c_ast.BinaryOp("*", count, factor)
     for pointer in (target, source):
         if pointer is not None and not _within_row(pointer, count, types):
-            return (f"it may reach past the end of a row of '{pointer.name}' ('{text(count)}' from "
-                    f"'{text(pointer.offset) if pointer.offset is not None else '0'}' in rows of "
-                    f"'{text(pointer.ctype.dims[len(pointer.fixed)])}'), where the loop's subscripts would not "
-                    "reach the next row as the bytes do")
+            condition = span_condition(pointer.offset, count, pointer.ctype.extents[len(pointer.fixed)]) \
+                if assuming is not None else False
+            if condition is False or (condition is not True and not assuming[1](condition)):
+                return _past_row(pointer, count)
+            if condition is not True:
+                assuming[0].append((pointer, condition, count))
     return [count] + inner
+
+
+def _past_row(pointer: _Pointer, count: c_ast.Node) -> str:
+    return (f"it may reach past the end of a row of '{pointer.name}' ('{text(count)}' from "
+            f"'{text(pointer.offset) if pointer.offset is not None else '0'}' in rows of "
+            f"'{text(pointer.ctype.dims[len(pointer.fixed)])}'), where the loop's subscripts would not "
+            "reach the next row as the bytes do")
 
 
 def _within_row(pointer: _Pointer, count: c_ast.Node, types: TypeTable) -> bool:

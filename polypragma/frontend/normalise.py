@@ -43,6 +43,7 @@ from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.induction import split_increments, substitute_inductions
 from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.frontend.loops import loop_step
+from polypragma.frontend.row_bounds import Assumptions
 from polypragma.frontend.switch import switch_conditions
 from polypragma.model import CType
 
@@ -53,12 +54,15 @@ _INLINE_DEPTH = 8  # calls inlined into inlined bodies, at most (a recursive fun
 def normalise(items: list[c_ast.Node], goto_targets: set[str],
               inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None,
               used_after: set[str] = frozenset(), notes: dict[int, str] | None = None,
-              variable_type: Callable[[str], CType | None] = lambda name: None) -> list[c_ast.Node]:
+              variable_type: Callable[[str], CType | None] = lambda name: None,
+              assumptions: Assumptions | None = None) -> list[c_ast.Node]:
     """The region's ``items`` rewritten (a copy).  ``used_after``: names the function reads after the
     region.  ``notes`` receives, by ``id`` of a statement left as it is, why it could not be rewritten
     (a switch), for the diagnostic.  ``variable_type(name)``: the type of a variable of the region (None:
-    unknown), for the counters of loops."""
+    unknown), for the counters of loops.  ``assumptions`` receives the conditions under which pointers to
+    rows were replaced (aliases.substitute_aliases)."""
     _State.inline = inline
+    _State.assumptions = assumptions
     _State.variable_type = variable_type
     _State.depth = 0
     _State.notes = notes if notes is not None else {}
@@ -73,6 +77,7 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
         return _block(items, goto_targets)
     finally:
         _State.inline = None
+        _State.assumptions = None
 
 
 class _State:
@@ -82,6 +87,7 @@ class _State:
     uses: dict[str, int] = {}  # occurrences of each name in the region
     used_after: set[str] = set()
     variable_type: Callable[[str], CType | None] = staticmethod(lambda name: None)
+    assumptions: Assumptions | None = None
 
 
 def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
@@ -98,7 +104,8 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
     flat: list[c_ast.Node] = []
-    for item in substitute_aliases(items, _State.used_after, _State.variable_type, _State.notes):
+    for item in substitute_aliases(items, _State.used_after, _State.variable_type, _State.notes,
+                                   _State.assumptions):
         parts = _split_header(item) if isinstance(item, c_ast.For) else None
         flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
     items = [split for item in flat for split in _split_increments(_statement(item, targets))]
