@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import generated_path, opencl_device, polypragma, program_output
+from harness import compile_c, generated_path, opencl_device, polypragma, program_output, run
 
 SOURCE = """\
 #include <stdio.h>
@@ -158,3 +158,26 @@ def test_row_given_to_a_function_that_walks_past_its_end(tmp_path: Path):
     assert status == 0 and messages == "", messages
     assert program_output(generated_path(source, tmp_path / "c"), tmp_path / "c.out") == \
         program_output(source, tmp_path / "original")
+
+
+def test_locals_of_two_inlined_bodies_in_kernels(tmp_path: Path):
+    """Two calls of a function with a local, inlined: the second body's local is hoisted under another name
+    (s_1), which each kernel's statements read through its buffer, in the original order too (the kernel
+    read 's', which it did not declare: the OpenCL build failed)."""
+    if opencl_device():
+        pytest.skip(opencl_device())
+    definition = ("static void rowsum(int n, const double *a, double *out)\n{\n    double s = 0.0;\n"
+                  "    for (int k = 0; k < n; k++)\n        s += a[k];\n    *out = s;\n}\n\n")
+    body = ("    for (int i = 0; i < n; i++)\n        rowsum(m, A[i], &x[i]);\n"
+            "    for (int i = 0; i < n; i++)\n        rowsum(m, A[i], &y[i + 1]);")
+    source = tmp_path / "sums.c"
+    source.write_text(SOURCE.format(body=body).replace("static void kernel(", definition + "static void kernel("))
+    expected = program_output(source, tmp_path / "original")
+    for options in ([], ["--no-reschedule"]):
+        outdir = tmp_path / f"opencl{len(options)}"
+        status, messages = polypragma(source, outdir, ["--target", "opencl", *options])
+        assert status == 0 and messages == "", messages
+        generated = generated_path(source, outdir)
+        compile_c(generated, outdir / "gen", libs=["-lOpenCL"])
+        result = run(outdir / "gen", env={"POLYPRAGMA_DEVICE": "gpu"})
+        assert result.returncode == 0 and result.stdout == expected, result.stderr

@@ -49,10 +49,17 @@ class DeviceBodyPrinter(BodyPrinter):
         self.replace = replace  # node -> text of a promoted reference, or None
         self.access = access  # (array, flat index) -> text of a read through constant memory or a texture
 
+    def _named(self, name: str) -> str:
+        """The name ``name`` stands for in this statement: a local hoisted under another name (the second of
+        two inlined bodies' ``s`` is ``s_1``), else itself."""
+        renamed = self.substitutions.get(name, name)
+        return renamed if renamed.isidentifier() else name
+
     def visit_ID(self, n: c_ast.ID) -> str:
-        array = self.arrays.get(n.name)
+        name = self._named(n.name)
+        array = self.arrays.get(name)
         if array is not None and array.scalar:
-            return f"{n.name}[0]"
+            return f"{name}[0]"
         return super().visit_ID(n)
 
     def visit_ArrayRef(self, n: c_ast.ArrayRef) -> str:
@@ -71,7 +78,7 @@ class DeviceBodyPrinter(BodyPrinter):
             if member is not None and member.row_member:
                 subscripts = _struct_subscripts(base) + subscripts
                 base = c_ast.ID(member.name)
-        array = self.arrays.get(base.name) if isinstance(base, c_ast.ID) else None
+        array = self.arrays.get(self._named(base.name)) if isinstance(base, c_ast.ID) else None
         if array is None or (not array.linearise and len(subscripts) != 1):
             return super().visit_ArrayRef(n)
         if array.linearise:
@@ -85,7 +92,7 @@ class DeviceBodyPrinter(BodyPrinter):
             return special
         if not array.linearise and not array.row_member:
             return super().visit_ArrayRef(n)
-        return f"{base.name}[{index}]"
+        return f"{array.name}[{index}]"
 
     def visit_StructRef(self, n: c_ast.StructRef) -> str:
         # a member of a struct variable promoted to shared memory or registers (p[i].x); else as written,
