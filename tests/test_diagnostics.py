@@ -1093,26 +1093,43 @@ def test_pointer_set_from_another_array_only_read(tmp_path: Path):
     assert status == 0 and stderr == "", stderr
 
 
-@pytest.mark.parametrize("definition, why", [
-    ("static int calls;\nstatic double f(double x) { calls++; return x; }", "uses 'calls'"),
-    ("static double f(double *x) { return x[0]; }", "takes the pointer or array 'x'"),
-    ("static double f(double x) { return x > 1.0 ? f(x / 2.0) : x; }", "is recursive"),
-    ("static double f(double x) { return x + side_effect(1); }", "calls 'side_effect'"),
-], ids=["global", "pointer", "recursive", "impure-callee"])
-def test_impure_file_function_message(definition: str, why: str, tmp_path: Path):
-    """A function the file defines is a device function when it is pure; otherwise the c target models it
-    as one without a body (its arguments read, the calls in order) and the GPU targets say why not."""
+@pytest.mark.parametrize("definition, argument, why, at", [
+    ("static double f(double *x) { if (x[0] > 1.0) return 1.0; return x[0]; }", "&A[i]",
+     "call to 'f' is not supported by the GPU targets: 'f' cannot be inlined: it returns early", "f(&A[i])"),
+    ("static double f(double x) { return x > 1.0 ? f(x / 2.0) : x; }", "A[i]",
+     "call to 'f' is not supported by the GPU targets: 'f' is recursive", "f(A[i])"),
+    # (inlined, as a function returning a value: the call it makes is the region's)
+    ("static double f(double x) { return x + side_effect(1); }", "A[i]",
+     "call to 'side_effect' is not supported by the GPU targets: the file declares it without a body",
+     "side_effect(1)"),
+], ids=["early-return", "recursive", "impure-callee"])
+def test_impure_file_function_message(definition: str, argument: str, why: str, at: str, tmp_path: Path):
+    """A function the file defines is a device function when it is pure, and inlined where it returns its
+    value at its end; otherwise the c target models it as one without a body (its arguments read, the
+    calls in order) and the GPU targets say why not."""
     text = PROLOGUE.replace("void kernel(", definition + "\n\nvoid kernel(") + \
-        "    for (i = 0; i < n; i++)\n        B[i] = f(A[i]);\n" + EPILOGUE
+        f"    for (i = 0; i < n; i++)\n        B[i] = f({argument});\n" + EPILOGUE
     source = write_source(tmp_path, "kernel.c", text)
     status, stderr = polypragma(source, tmp_path / "c", ["--target", "c"])
     assert status == 0 and stderr == "", stderr
     status, stderr = polypragma(source, tmp_path / "out", ["--target", "opencl"])
     assert status == 0
     (diag,) = diagnostics(stderr)
-    assert "not supported by the GPU targets" in diag.message, stderr
-    assert (diag.line, diag.col) == (line_of(text, "B[i] = f(A[i]);"), 16), stderr
-    assert "call to 'f'" in diag.message and why in diag.message, stderr
+    line = line_of(text, at)
+    assert (diag.line, diag.col) == (line, text.splitlines()[line - 1].index(at) + 1), stderr
+    assert why in diag.message, stderr
+
+
+def test_file_function_counting_in_a_global_is_inlined(tmp_path: Path):
+    """A function returning a value that also counts its calls in a global: inlined, the count is the
+    region's (a reduction), and every target runs the region."""
+    text = PROLOGUE.replace("void kernel(", "static int calls;\nstatic double f(double x) { calls++; return x; }"
+                            "\n\nvoid kernel(") + "    for (i = 0; i < n; i++)\n        B[i] = f(A[i]);\n" + EPILOGUE
+    source = write_source(tmp_path, "kernel.c", text)
+    for target in ("c", "opencl"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert status == 0 and stderr == "", stderr
+    assert "calls++" in generated_path(source, tmp_path / "c").read_text()
 
 
 _DECLARED_PURE = """\

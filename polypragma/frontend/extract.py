@@ -13,6 +13,7 @@ local declared in the region.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 
 import islpy as isl
@@ -98,6 +99,26 @@ class RegionExtractor(LoopWalk, ExitWalk):
                 self.not_inlined.setdefault(call.name.name, result)
             return result
 
+        def inline_value(call: c_ast.FuncCall):
+            name = call.name.name if isinstance(call.name, c_ast.ID) else None
+            if name not in self.functions.definitions or self.functions.is_pure(name) or self.functions.recursive(name):
+                return None  # (a pure function runs as a function of the kernels; a recursive one stays a call)
+            if not lowering:
+                lowering.extend((self._taken_names(items, scope), assigned_outside_loop_headers(items)))
+            fresh, k = f"{name}_value", 1
+            while fresh in lowering[0]:
+                fresh, k = f"{name}_value_{k}", k + 1
+            result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope),
+                                 variable_type, self.assumptions, result=fresh)
+            if not isinstance(result, c_ast.Compound):
+                if isinstance(result, str):
+                    self.not_inlined.setdefault(name, result)
+                return None
+            lowering[0].add(fresh)
+            returned = copy.deepcopy(self.functions.definitions[name].decl.type.type)
+            returned.declname, returned.quals = fresh, []
+            return c_ast.Decl(fresh, [], [], [], [], returned, None, None, coord=call.coord), result
+
         # a label of the region that only gotos outside it target: the generated code would lose it
         inside = {n.name for item in items for n in subtree(item) if isinstance(n, c_ast.Goto)}
         for item in items:
@@ -107,7 +128,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
                                       "is the target of a 'goto' outside the region; not supported")
         self.notes: dict[int, str] = {}  # why normalise left a statement as it was (by id)
         self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes, variable_type,
-                               self.assumptions)
+                               self.assumptions, inline_value)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)

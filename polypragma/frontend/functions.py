@@ -52,6 +52,20 @@ class FileFunctions:
             visit(name)
         return order
 
+    def recursive(self, name: str) -> bool:
+        """Whether ``name`` calls itself, directly or through other functions of the file."""
+        seen: set[str] = set()
+        pending = list(_calls(self.definitions[name].body)) if name in self.definitions else []
+        while pending:
+            callee = pending.pop()
+            if callee == name:
+                return True
+            if callee in seen or callee not in self.definitions:
+                continue
+            seen.add(callee)
+            pending.extend(_calls(self.definitions[callee].body))
+        return False
+
     def device_definition(self, name: str) -> c_ast.FuncDef:
         """A copy of the definition without storage class or inline, for a kernel's unit."""
         definition = copy.deepcopy(self.definitions[name])
@@ -117,7 +131,7 @@ class FileFunctions:
 
 def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], types: TypeTable,
                 globals_: set[str], variable_type: Callable[[str], CType | None] = lambda name: None,
-                assumptions: Assumptions | None = None) -> c_ast.Compound | str | None:
+                assumptions: Assumptions | None = None, result: str | None = None) -> c_ast.Compound | str | None:
     """The body of the ``void`` function ``call`` calls, its parameters replaced by the arguments, or None
     when that would not mean the same: a pointer or array argument that is not a plain name, an argument
     with side effects, a parameter the function assigns, a name other than its parameters, locals and
@@ -125,13 +139,17 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
     None for a function the file does not define or that returns a value).  A row given for a pointer
     parameter whose subscripts stay in it only for some values of names the region does not change
     (``set_row(m, A[i])`` with ``row[j]``, ``j < m``, in rows of 20) is inlined where ``assumptions`` is
-    given, which receives the condition (``m <= 20``) for the run-time check."""
+    given, which receives the condition (``m <= 20``) for the run-time check.  With ``result``, the
+    function returns a number instead, as its last statement, ``return e;``, which becomes ``result = e;``
+    (``result`` a fresh name the caller declares)."""
     name = call.name.name if isinstance(call.name, c_ast.ID) else None
     definition = definitions.get(name)
     if definition is None:
         return None
     function_type = definition.decl.type
-    if types.ctype(function_type.type).base != "void" or types.ctype(function_type.type).pointer_depth:
+    returned = types.ctype(function_type.type)
+    if (returned.base == "void" and not returned.pointer_depth) != (result is None) or returned.pointer_depth \
+            or not returned.is_scalar:
         return None
     _G = c_generator.CGenerator()
     params = [p for p in (function_type.args.params if function_type.args is not None else [])
@@ -180,9 +198,15 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
                                          refusal, call))
     body = copy.deepcopy(definition.body)
     items = list(body.block_items or [])
-    if items and isinstance(items[-1], c_ast.Return) and items[-1].expr is None:
+    if result is not None:
+        if not items or not isinstance(items[-1], c_ast.Return) or items[-1].expr is None:
+            return "cannot be inlined: its last statement is not the 'return' of its value"
+        last = items[-1]
+        body.block_items = items = items[:-1] + [c_ast.Assignment("=", c_ast.ID(result, coord=last.coord), last.expr,
+                                                                  coord=last.coord)]
+    elif items and isinstance(items[-1], c_ast.Return) and items[-1].expr is None:
         body.block_items = items = items[:-1]
-    local = {n.name for n in _walk(body) if isinstance(n, c_ast.Decl) and n.name}
+    local = {n.name for n in _walk(body) if isinstance(n, c_ast.Decl) and n.name} | ({result} if result else set())
     replaced = set(substitution) | set(parts)
     if local & replaced:
         return "cannot be inlined: it declares a local named as a parameter"
@@ -226,9 +250,12 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
                 return (f"cannot be inlined: the argument '{_G.visit(arg)}' reads memory the body writes "
                         "(C reads it once, at the call)")
     if parts:
+        # (given whole to a function of the file, inlined in turn with the row or element as its argument)
         through = {id(n.name) for n in _walk(body) if isinstance(n, c_ast.ArrayRef)} | \
             {id(n.expr) for n in _walk(body) if isinstance(n, c_ast.UnaryOp) and n.op == "*"
-             and isinstance(n.expr, c_ast.ID) and parts.get(n.expr.name, ("",))[0] == "element"}
+             and isinstance(n.expr, c_ast.ID) and parts.get(n.expr.name, ("",))[0] == "element"} | \
+            {id(a) for n in _walk(body) if isinstance(n, c_ast.FuncCall) and isinstance(n.name, c_ast.ID)
+             and n.name.name in definitions and n.args is not None for a in n.args.exprs}
         for node in _walk(body):
             if isinstance(node, c_ast.ID) and node.name in parts and id(node) not in through:
                 return (f"cannot be inlined: it uses its pointer parameter '{node.name}' other than through a "
@@ -295,9 +322,13 @@ def substitute(node: c_ast.Node, substitution: dict[str, c_ast.Node],
     """``node`` with its parameters replaced by the arguments, in one pass (an argument is not rewritten
     again, even where it names a parameter of the callee): a name by its argument, and for a row
     ``A[i]``, ``x[k]`` by ``A[i][k]``; for an element ``&A[i][j]``, ``x[k]`` by ``A[i][j + k]`` and ``*x`` by
-    ``A[i][j]``.  Member names and callees are not parameters."""
+    ``A[i][j]``; a row or element given whole (to a call) by ``A[i]`` or ``&A[i][j]``.  Member names and callees
+    are not parameters."""
     if isinstance(node, c_ast.ID) and node.name in substitution:
         return copy.deepcopy(substitution[node.name])
+    if isinstance(node, c_ast.ID) and node.name in parts:
+        kind, target = parts[node.name]
+        return copy.deepcopy(target) if kind == "row" else c_ast.UnaryOp("&", copy.deepcopy(target), coord=node.coord)
     if isinstance(node, c_ast.ArrayRef) and isinstance(node.name, c_ast.ID) and node.name.name in parts:
         kind, target = parts[node.name.name]
         subscript = substitute(node.subscript, substitution, parts)

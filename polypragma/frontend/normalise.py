@@ -55,13 +55,18 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
               inline: Callable[[c_ast.FuncCall], c_ast.Compound | str | None] | None = None,
               used_after: set[str] = frozenset(), notes: dict[int, str] | None = None,
               variable_type: Callable[[str], CType | None] = lambda name: None,
-              assumptions: Assumptions | None = None) -> list[c_ast.Node]:
+              assumptions: Assumptions | None = None,
+              inline_value: Callable[[c_ast.FuncCall], tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
+              ) -> list[c_ast.Node]:
     """The region's ``items`` rewritten (a copy).  ``used_after``: names the function reads after the
     region.  ``notes`` receives, by ``id`` of a statement left as it is, why it could not be rewritten
     (a switch), for the diagnostic.  ``variable_type(name)``: the type of a variable of the region (None:
     unknown), for the counters of loops.  ``assumptions`` receives the conditions under which pointers to
-    rows were replaced (aliases.substitute_aliases)."""
+    rows were replaced (aliases.substitute_aliases).  ``inline_value(call)``: a function's body that sets a
+    fresh variable to the value the call returns, with the variable's declaration, or None: an expression
+    statement's calls are then run before it (:func:`_value_calls`)."""
     _State.inline = inline
+    _State.inline_value = inline_value
     _State.assumptions = assumptions
     _State.variable_type = variable_type
     _State.depth = 0
@@ -77,6 +82,7 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
         return _block(items, goto_targets)
     finally:
         _State.inline = None
+        _State.inline_value = None
         _State.assumptions = None
 
 
@@ -88,6 +94,7 @@ class _State:
     used_after: set[str] = set()
     variable_type: Callable[[str], CType | None] = staticmethod(lambda name: None)
     assumptions: Assumptions | None = None
+    inline_value: Callable[[c_ast.FuncCall], tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
 
 
 def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
@@ -103,12 +110,15 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
 
 
 def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
-    flat: list[c_ast.Node] = []
+    flat: list[tuple[c_ast.Node, bool]] = []  # (item, whether it is normalised already)
     for item in substitute_aliases(items, _State.used_after, _State.variable_type, _State.notes,
                                    _State.assumptions):
-        parts = _split_header(item) if isinstance(item, c_ast.For) else None
-        flat.extend(parts if parts is not None else [item])  # the loop's statements stay at this level
-    items = [split for item in flat for split in _split_increments(_statement(item, targets))]
+        if isinstance(item, c_ast.For):
+            parts = _split_header(item)  # the loop's statements stay at this level
+            flat.extend((part, False) for part in parts) if parts is not None else flat.append((item, False))
+        else:
+            flat.extend(_split_initialiser(item, targets) or [(item, False)])
+    items = [split for item, done in flat for split in _split_increments(item if done else _statement(item, targets))]
     out: list[c_ast.Node] = []
     k = 0
     while k < len(items):
@@ -122,6 +132,57 @@ def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
         out.append(item)
         k += 1
     return substitute_inductions(out, _State.used_after, _State.variable_type)
+
+
+def _value_calls(node: c_ast.Assignment) -> list[c_ast.Node] | None:
+    """An assignment whose expressions call functions of the file that return a value and can be inlined
+    (``y[i] = alpha * dot(n, A[i], x);``) as the calls' bodies, each setting a variable of its own to its
+    value, then the assignment reading the variables: ``{ double dot_value; { ...; dot_value = s; } y[i] =
+    alpha * dot_value; }``.  C sequences a call indeterminately with the rest of the expression, so running
+    it first is one of the orders C allows; not a call that C may not evaluate (the right operand of ``&&``
+    and ``||``, a branch of ``?:``), nor one in another call's arguments.  None where there is no such
+    call."""
+    found: list[c_ast.Node] = []
+
+    def visit(n: c_ast.Node) -> c_ast.Node:
+        if isinstance(n, c_ast.FuncCall):
+            inlined = _State.inline_value(n)
+            if inlined is None:
+                return n
+            declaration, body = inlined
+            found.extend([declaration, body])
+            return c_ast.ID(declaration.name, coord=n.coord)
+        if isinstance(n, c_ast.TernaryOp):
+            n.cond = visit(n.cond)
+        elif isinstance(n, c_ast.BinaryOp) and n.op in ("&&", "||"):
+            n.left = visit(n.left)
+        elif not isinstance(n, c_ast.ExprList):
+            rewrite_children(n, visit)
+        return n
+
+    visit(node)
+    return found + [node] if found else None
+
+
+def _split_initialiser(item: c_ast.Node, targets: set[str]) -> list[tuple[c_ast.Node, bool]] | None:
+    """``double d = dot(n, a, x);`` as ``double d;`` and the block :func:`_value_calls` makes of ``d = dot(n, a,
+    x);`` (normalised), where it inlines a call (a scalar's initialiser, not ``const``), else None."""
+    if not (isinstance(item, c_ast.Decl) and item.name and item.init is not None and _State.inline_value is not None
+            and _State.depth < _INLINE_DEPTH and isinstance(item.type, c_ast.TypeDecl)
+            and "const" not in (item.quals or []) and "const" not in (item.type.quals or [])
+            and not (item.storage or []) and not isinstance(item.init, c_ast.InitList)
+            and any(isinstance(n, c_ast.FuncCall) for n in subtree(item.init))):
+        return None
+    items = _value_calls(c_ast.Assignment("=", c_ast.ID(item.name, coord=item.coord), item.init, coord=item.coord))
+    if items is None:
+        return None
+    item.init = None
+    _State.depth += 1
+    try:
+        block = _statement(c_ast.Compound(items, coord=item.coord), targets)
+    finally:
+        _State.depth -= 1
+    return [(item, False), (block, True)]
 
 
 def _split_increments(node: c_ast.Node) -> list[c_ast.Node]:
@@ -177,6 +238,14 @@ def _body(node: c_ast.Node | None) -> c_ast.Node | None:
 def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
     if isinstance(node, c_ast.Label) and node.name not in targets and node.stmt is not None:
         return _statement(node.stmt, targets)
+    if isinstance(node, c_ast.Assignment) and _State.inline_value is not None and _State.depth < _INLINE_DEPTH:
+        items = _value_calls(node)
+        if items is not None:
+            _State.depth += 1
+            try:
+                return _statement(c_ast.Compound(items, coord=node.coord), targets)
+            finally:
+                _State.depth -= 1
     if isinstance(node, c_ast.FuncCall) and _State.inline is not None and _State.depth < _INLINE_DEPTH:
         body = _State.inline(node)
         if isinstance(body, c_ast.Compound):

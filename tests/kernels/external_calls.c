@@ -4,9 +4,9 @@
 // covers: calls to functions without a body in the file (the C library's), modelled as pet models
 //         them: arguments read, what a call is given the address of read and may be written, and the
 //         calls kept in their order (output printed from the region in the original order on every
-//         variant, OpenMP included); functions of the file that are not pure and cannot be inlined (a
-//         counter in a global, an early return, recursion) modelled the same way; the GPU targets refuse
-//         them with a located warning
+//         variant, OpenMP included); functions of the file that are not pure and cannot be inlined (an
+//         early return, recursion) modelled the same way, one that counts its calls in a global inlined;
+//         the GPU targets refuse them with a located warning
 // external_calls: rounding, splitting and copying rows, with a trace printed as it goes
 #include <string.h>
 #include "kernels.h"
