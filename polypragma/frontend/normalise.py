@@ -190,7 +190,8 @@ def _split_increments(node: c_ast.Node) -> list[c_ast.Node]:
     ``B[k] = v; k++;``), dereferences read again as subscripts; an ``if``/``else`` of two updates as two
     ``if`` statements (:func:`_split_updates`)."""
     if isinstance(node, c_ast.If):
-        return _split_updates(node)
+        parts = _split_updates(node)
+        return parts if len(parts) > 1 else _sink_condition(node) or parts
     parts = split_increments(node)
     return parts if len(parts) == 1 else [_dereferences(part) for part in parts]
 
@@ -225,6 +226,62 @@ def _split_updates(node: c_ast.If) -> list[c_ast.Node]:
     negated = c_ast.UnaryOp("!", copy.deepcopy(node.cond), coord=node.cond.coord)
     return [c_ast.If(node.cond, branches[0], None, coord=node.coord),
             c_ast.If(negated, branches[1], None, coord=node.iffalse.coord or node.coord)]
+
+
+def _sink_condition(node: c_ast.If) -> list[c_ast.Node] | None:
+    """``if (c) { S; for (int j = ...) T; }`` on data as ``if (c) S; for (int j = ...) if (c) T;`` (and an
+    ``else`` under ``!(c)``), the condition moved into the counted loops it guards, where it has the same
+    value at every place: it reads nothing the branches write and has no side effects.  Guarding a loop,
+    the condition made the loop part of one statement run as written (its subscripts unknown to the
+    model, its iterations in order); inside it, each iteration is a statement of the loop (``if (s > 0.0)
+    for (j...) A[i][j] /= s;``: a row scaled in parallel).  None where nothing changes: no such loop, a
+    condition on integers the model may take as affine, a branch that jumps (return, goto)."""
+    branches = [b for b in (node.iftrue, node.iffalse) if b is not None]
+    if not any(isinstance(n, c_ast.For) for b in branches for n in subtree(b)) or not _on_data(node.cond):
+        return None
+    read = {n.name for n in subtree(node.cond) if isinstance(n, c_ast.ID)}
+    if any(isinstance(n, (c_ast.Assignment, c_ast.Decl)) or (isinstance(n, c_ast.UnaryOp) and n.op in STEPS)
+           or (isinstance(n, c_ast.FuncCall) and not (isinstance(n.name, c_ast.ID) and n.name.name in PURE_FUNCTIONS))
+           for n in subtree(node.cond)):
+        return None
+    for branch in branches:
+        if read & _assigned(branch) or any(isinstance(n, (c_ast.Return, c_ast.Goto, c_ast.Label))
+                                           for n in subtree(branch)):
+            return None
+    out = _sunk(node.cond, node.iftrue)
+    if node.iffalse is not None:
+        out += _sunk(c_ast.UnaryOp("!", node.cond, coord=node.cond.coord), node.iffalse)
+    return out
+
+
+def _on_data(condition: c_ast.Node) -> bool:
+    """Whether ``condition`` reads memory, calls a function or reads a variable that is not an integer."""
+    for n in subtree(condition):
+        if isinstance(n, (c_ast.ArrayRef, c_ast.StructRef, c_ast.FuncCall)) or (isinstance(n, c_ast.UnaryOp)
+                                                                                 and n.op == "*"):
+            return True
+        if isinstance(n, c_ast.ID):
+            ctype = _State.variable_type(n.name)
+            if ctype is not None and not ctype.is_integer:
+                return True
+    return False
+
+
+def _sunk(condition: c_ast.Node, node: c_ast.Node) -> list[c_ast.Node]:
+    """``node`` run where ``condition`` holds, as statements: the condition inside counted loops whose
+    iterator they declare (which runs, then, but does nothing, where it does not hold), around the others
+    (joined with ``&&`` to the condition of an ``if`` without ``else``); a block that declares a variable is
+    kept whole."""
+    if isinstance(node, c_ast.Compound) and not any(isinstance(item, c_ast.Decl) for item in node.block_items or []):
+        return [s for item in node.block_items or [] for s in _sunk(condition, item)]
+    if isinstance(node, c_ast.For) and isinstance(node.init, c_ast.DeclList) and node.stmt is not None:
+        inner = _sunk(condition, node.stmt)
+        node.stmt = inner[0] if len(inner) == 1 else c_ast.Compound(inner, coord=node.stmt.coord)
+        return [node]
+    if isinstance(node, c_ast.If) and node.iffalse is None:  # if (c && d): C evaluates d only where c holds
+        return [c_ast.If(c_ast.BinaryOp("&&", copy.deepcopy(condition), node.cond, coord=node.coord), node.iftrue,
+                         None, coord=node.coord)]
+    return [c_ast.If(copy.deepcopy(condition), node, None, coord=node.coord)]
 
 
 def _body(node: c_ast.Node | None) -> c_ast.Node | None:
