@@ -304,3 +304,87 @@ def test_random_counters_on_the_c_target(body: str, tmp_path_factory):
         assert status == 0, messages
         generated = generated_path(source, tmp_path / name)
         assert program_output(generated, tmp_path / f"{name}.exe", sizes) == expected, body
+
+
+PARAMETERS_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+static void copy(int n, double *restrict y, const double *restrict x)
+{
+#pragma scop
+    while (n--)
+        *y++ = 2.0 * *x++ + 1.0;
+#pragma endscop
+}
+
+static void reverse_add(unsigned long n, double *y, const double *x)
+{
+#pragma scop
+    while (n-- > 0)
+        y[n] += x[n] * (double)n;
+#pragma endscop
+}
+
+static void axpy(int n, double a, const double *x, double *y)
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        *y += a * *x;
+        y++;
+        x++;
+    }
+#pragma endscop
+}
+
+static int count_after(int n, double *y)
+{
+#pragma scop
+    while (n-- > 0)
+        y[n] += 1.0;
+#pragma endscop
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]);
+    double *x = malloc((n + 8) * sizeof(double)), *y = malloc((n + 8) * sizeof(double));
+    for (int i = 0; i < n + 8; i++) {
+        x[i] = (i * 7 % 11) / 4.0;
+        y[i] = (i * 5 % 13) / 8.0;
+    }
+    copy(n, y + 1, x);
+    reverse_add((unsigned long)n, y + 3, x + 2);
+    axpy(n, 0.75, x + 4, y);
+    int left = count_after(n, y + 2);
+    double s = 0.0;
+    for (int i = 0; i < n + 8; i++)
+        s += (i % 7 + 1) * y[i];
+    printf("%.17g %d\\n", s, left);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp", "opencl"])
+def test_pointer_parameters_stepped_and_counted_down(target: str, tmp_path: Path):
+    """Pointer parameters stepped from their values at the region's start, in a loop counting a parameter
+    down (``while (n--) *y++ = *x++;``): every element known, the loops parallel.  A count read after the
+    loop stays a while loop, run as written (the GPU targets say why)."""
+    if target == "opencl" and opencl_device():
+        pytest.skip(opencl_device())
+    source = tmp_path / "params.c"
+    source.write_text(PARAMETERS_SOURCE)
+    runs = ("0", "1", "37")
+    status, messages = polypragma(source, tmp_path / target, list(TARGETS[target][0]))
+    assert status == 0, messages
+    if target == "opencl":
+        assert messages.count("warning") == 1 and "params.c:35:" in messages, messages
+    else:
+        assert messages == "", messages
+    generated = generated_path(source, tmp_path / target)
+    text = generated.read_text()
+    assert "y[n - 1 - c0] += x[n - 1 - c0] * ((double) (n - 1 - c0));" in text or target == "opencl", text
+    assert program_output(generated, tmp_path / f"{target}.out", runs, TARGETS[target][1]) == \
+        program_output(source, tmp_path / "original", runs)

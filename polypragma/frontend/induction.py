@@ -78,9 +78,13 @@ def split_increments(statement: c_ast.Node) -> list[c_ast.Node]:
 # -- counters and stepping pointers -------------------------------------------------------------------
 
 def substitute_inductions(items: list[c_ast.Node], used_after: set[str],
-                          variable_type: Callable[[str], CType | None]) -> list[c_ast.Node]:
+                          variable_type: Callable[[str], CType | None],
+                          entry: frozenset[str] = frozenset()) -> list[c_ast.Node]:
     """``items`` (a normalised block's) with each counter or stepping pointer of a loop among them written as
-    its value (see the module).  ``variable_type(name)``: a variable's type (None: unknown, left as it is)."""
+    its value (see the module).  ``variable_type(name)``: a variable's type (None: unknown, left as it is).
+    ``entry``: pointers whose value where ``items`` start is their value before the region (the region's
+    top level, pointers it does not declare): one that nothing before a loop touches steps from there
+    (``while (n--) *y++ = *x++;`` on the function's parameters reads ``x[i]``)."""
     out = list(items)
     k = 0
     while k < len(out):
@@ -88,7 +92,7 @@ def substitute_inductions(items: list[c_ast.Node], used_after: set[str],
             for name in sorted(n for n in _stepped(out[k].stmt) if _steps_alike(variable_type(n))):
                 ctype = variable_type(name)
                 wide = ctype.resolved if not ctype.pointer_depth and ctype.resolved in _WIDE else None
-                replaced = _substitute(out, k, name, used_after, wide)
+                replaced = _substitute(out, k, name, used_after, wide, name in entry)
                 if replaced is not None:
                     out, k = replaced
         k += 1
@@ -147,9 +151,10 @@ class _NotInduction(Exception):
 
 
 def _substitute(items: list[c_ast.Node], k: int, name: str, used_after: set[str],
-                wide: str | None = None) -> tuple[list[c_ast.Node], int] | None:
+                wide: str | None = None, entry: bool = False) -> tuple[list[c_ast.Node], int] | None:
     """The items with ``name`` written as its value in loop ``items[k]``, and where that loop is now;
-    ``wide``: the variable's type where it is wider than ``int`` (its values computed in it)."""
+    ``wide``: the variable's type where it is wider than ``int`` (its values computed in it); ``entry``: the
+    variable is a pointer that may step from its value before the region."""
     loop = items[k]
     init = None
     for j in range(k - 1, -1, -1):
@@ -157,15 +162,21 @@ def _substitute(items: list[c_ast.Node], k: int, name: str, used_after: set[str]
                 or isinstance(items[j], c_ast.Decl) and items[j].name == name:
             init = j
             break
-    if init is None:
-        return None
-    start, declared = _initial(items[init], name)
-    if start is None:
-        return None
-    read = {n.name for n in subtree(start) if isinstance(n, c_ast.ID)}
-    if any(writes(item, other) for item in items[init + 1:k + 1] for other in read) \
-            or any(isinstance(n, c_ast.Decl) and n.name in read | {name} for n in subtree(loop)):
-        return None
+    if init is None and entry:
+        # (the steps are dropped: the name keeps its value before the region in the loop)
+        start, declared = c_ast.ID(name, coord=loop.coord), False
+        if any(isinstance(n, c_ast.Decl) and n.name == name for n in subtree(loop)):
+            return None
+    else:
+        if init is None:
+            return None
+        start, declared = _initial(items[init], name)
+        if start is None:
+            return None
+        read = {n.name for n in subtree(start) if isinstance(n, c_ast.ID)}
+        if any(writes(item, other) for item in items[init + 1:k + 1] for other in read) \
+                or any(isinstance(n, c_ast.Decl) and n.name in read | {name} for n in subtree(loop)):
+            return None
     if any(isinstance(n, c_ast.ID) and n.name == name for part in (loop.init, loop.cond, loop.next)
            if part is not None for n in subtree(part)):
         return None
@@ -183,11 +194,11 @@ def _substitute(items: list[c_ast.Node], k: int, name: str, used_after: set[str]
         return None
     out = items[:k] + [body] + items[k + 1:]
     later = any(isinstance(n, c_ast.ID) and n.name == name for item in items[k + 1:] for n in subtree(item))
-    if later or name in used_after or not declared:
+    if later or name in used_after or (not declared and init is not None):
         if walker.subscripted:
             return None  # a pointer's final value would be a pointer assignment, which the model has not
         out.insert(k + 1, c_ast.Assignment("=", c_ast.ID(name, coord=loop.coord), final, coord=loop.coord))
-    elif not any(isinstance(n, c_ast.ID) and n.name == name for n in subtree(body)):
+    elif init is not None and not any(isinstance(n, c_ast.ID) and n.name == name for n in subtree(body)):
         del out[init]  # a declaration nothing reads any more
         return out, k - 1
     return out, k

@@ -37,6 +37,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
+from polypragma.frontend.affine import constant_value
 from polypragma.frontend.aliases import substitute_aliases
 from polypragma.frontend.c_tree import STEPS, has_side_effects, rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
@@ -79,7 +80,12 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
                 _State.uses[n.name] = _State.uses.get(n.name, 0) + 1
     _State.used_after = set(used_after)
     try:
-        return _block(items, goto_targets)
+        # pointers the region steps but does not declare: at its top level they start from their values
+        # before it
+        declared = {n.name for item in items for n in subtree(item) if isinstance(n, c_ast.Decl)}
+        entry = frozenset(name for name in _State.uses if name not in declared
+                          and (variable_type(name) is not None and variable_type(name).pointer_depth == 1))
+        return _block(items, goto_targets, entry)
     finally:
         _State.inline = None
         _State.inline_value = None
@@ -109,13 +115,17 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
     return parts
 
 
-def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
+def _block(items: list[c_ast.Node], targets: set[str], entry: frozenset[str] = frozenset()) -> list[c_ast.Node]:
+    """``items`` normalised; ``entry``: pointers whose values where they start are those before the region
+    (induction.substitute_inductions)."""
     flat: list[tuple[c_ast.Node, bool]] = []  # (item, whether it is normalised already)
     for item in substitute_aliases(items, _State.used_after, _State.variable_type, _State.notes,
                                    _State.assumptions):
         if isinstance(item, c_ast.For):
             parts = _split_header(item)  # the loop's statements stay at this level
             flat.extend((part, False) for part in parts) if parts is not None else flat.append((item, False))
+        elif isinstance(item, c_ast.While) and (counted := _countdown(item)) is not None:
+            flat.extend((part, False) for part in counted)
         else:
             flat.extend(_split_initialiser(item, targets) or [(item, False)])
     items = [split for item, done in flat for split in _split_increments(item if done else _statement(item, targets))]
@@ -131,7 +141,7 @@ def _block(items: list[c_ast.Node], targets: set[str]) -> list[c_ast.Node]:
                 continue
         out.append(item)
         k += 1
-    return substitute_inductions(out, _State.used_after, _State.variable_type)
+    return substitute_inductions(out, _State.used_after, _State.variable_type, entry)
 
 
 def _value_calls(node: c_ast.Assignment) -> list[c_ast.Node] | None:
@@ -312,6 +322,8 @@ def _statement(node: c_ast.Node, targets: set[str]) -> c_ast.Node:
                 return _statement(body, targets)
             finally:
                 _State.depth -= 1
+    if isinstance(node, c_ast.While) and (counted := _countdown(node)) is not None:
+        return _statement(c_ast.Compound(counted, coord=node.coord), targets)
     if isinstance(node, c_ast.For):
         parts = _split_header(node)
         if parts is not None:
@@ -410,6 +422,53 @@ def is_break(node: c_ast.Node) -> bool:
 
 def _uses(nodes: list[c_ast.Node], name: str) -> bool:
     return any(isinstance(n, c_ast.ID) and n.name == name for node in nodes for n in subtree(node))
+
+
+def _countdown(loop: c_ast.While) -> list[c_ast.Node] | None:
+    """``while (n--) S`` (``n-- != 0``, ``n-- > 0``), on an integer ``n`` that ``S`` does not write and that
+    nothing in ``S`` leaves early, as ``for (int n_down = 0; n_down < n; n_down++) S`` with ``S`` reading
+    ``n - 1 - n_down`` for ``n`` (its value there), where nothing else in the region or after it in the
+    function reads ``n`` (its final value, -1, is then never seen).  The same iterations for every ``n``
+    that does not count down past the type's range; None for any other loop."""
+    cond = loop.cond
+    if isinstance(cond, c_ast.BinaryOp) and cond.op in ("!=", ">") and constant_value(cond.right) == 0:
+        cond = cond.left
+    if not (isinstance(cond, c_ast.UnaryOp) and cond.op == "p--" and isinstance(cond.expr, c_ast.ID)) \
+            or loop.stmt is None:
+        return None
+    name = cond.expr.name
+    ctype = _State.variable_type(name)
+    inside = sum(1 for n in subtree(loop) if isinstance(n, c_ast.ID) and n.name == name)
+    if ctype is None or not ctype.is_integer or ctype.rank or ctype.pointer_depth or writes(loop.stmt, name) \
+            or any(isinstance(n, (c_ast.Break, c_ast.Goto, c_ast.Return, c_ast.Label)) for n in subtree(loop.stmt)) \
+            or name in _State.used_after or _State.uses.get(name, 0) > inside:
+        return None  # (a value of n read after the loop would make n a scalar the region writes, not a bound)
+    fresh, k = f"{name}_down", 1
+    while fresh in _State.uses:
+        fresh, k = f"{name}_down{k}", k + 1
+    _State.uses[fresh] = 1
+    at = loop.coord
+    wide = ctype.is_unsigned or "long" in ctype.resolved.split()
+    declaration = c_ast.Decl(fresh, [], [], [], [], c_ast.TypeDecl(fresh, [], None, c_ast.IdentifierType(
+        ["long" if wide else "int"])), c_ast.Constant("int", "0"), None, coord=at)
+    value = c_ast.BinaryOp("-", c_ast.BinaryOp("-", c_ast.ID(name, coord=at), c_ast.Constant("int", "1"), coord=at),
+                           c_ast.ID(fresh, coord=at), coord=at)
+    counted = c_ast.For(c_ast.DeclList([declaration], coord=at),
+                        c_ast.BinaryOp("<", c_ast.ID(fresh, coord=at), c_ast.ID(name, coord=at), coord=at),
+                        c_ast.UnaryOp("p++", c_ast.ID(fresh, coord=at), coord=at),
+                        _replaced(loop.stmt, name, value), coord=at)
+    return [counted]
+
+
+def _replaced(node: c_ast.Node, name: str, value: c_ast.Node) -> c_ast.Node:
+    """A copy of ``node`` reading ``value`` where it reads the variable ``name`` (not a member or a callee)."""
+    def replace(n: c_ast.Node) -> c_ast.Node:
+        if isinstance(n, c_ast.ID) and n.name == name:
+            return copy.deepcopy(value)
+        skip = ("field",) if isinstance(n, c_ast.StructRef) else ("name",) if isinstance(n, c_ast.FuncCall) else ()
+        return rewrite_children(n, replace, skip)
+
+    return replace(copy.deepcopy(node))
 
 
 def _counted(before: c_ast.Node, loop: c_ast.While, rest: list[c_ast.Node]) -> c_ast.For | None:
