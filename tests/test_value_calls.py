@@ -12,6 +12,7 @@ import pytest
 from harness import TARGETS, generated_for, polypragma, program_output
 
 SOURCE = """\
+#include <math.h>
 #include <stdio.h>
 
 #define N 24
@@ -77,10 +78,12 @@ INLINED = [
     "for (int i = 0; i < n; i++) {\n    double t = dot(n, A[i], x) - 0.5;\n    y[i] = t * t + count_above(n, A[i], t);\n}",
     "for (int i = 0; i < n; i++)\n    y[i] = dot(n, A[i], x) > 0.0 ? 1.0 : -1.0;",
     "for (int i = 1; i < n; i++)\n    y[i] = dot(n, A[i], A[i - 1]) > 0.0 && y[i] > 1.0;",
+    "for (int i = 0; i < n; i++)\n    y[i] = fabs(dot(n, A[i], x)) + count_above(n, A[i], fmin(dot(n, A[i], A[i]), 1.0));",
 ]
 
 
-@pytest.mark.parametrize("body", INLINED, ids=["assigned", "initialiser-and-sum", "condition", "left-of-and"])
+@pytest.mark.parametrize("body", INLINED, ids=["assigned", "initialiser-and-sum", "condition", "left-of-and",
+                                               "arguments"])
 @pytest.mark.parametrize("target", ["c", "opencl"])
 def test_inlined_calls(target: str, body: str, tmp_path: Path):
     source = tmp_path / "calls.c"
@@ -95,7 +98,11 @@ def test_inlined_calls(target: str, body: str, tmp_path: Path):
 
 KEPT = [
     ("for (int i = 0; i < n; i++)\n    y[i] = y[i] > 1.0 || dot(n, A[i], x) > 0.0;",
-     "call to 'dot' is not supported by the GPU targets: 'dot' takes the pointer or array 'a'"),
+     "call to 'dot' is not supported by the GPU targets: 'dot' is not inlined where it is called right of '||', "
+     "where C may not evaluate it"),
+    ("for (int i = 0; i < n; i++)\n    y[i] = (y[i] > 1.0 ? dot(n, A[i], x) : 0.0);",
+     "call to 'dot' is not supported by the GPU targets: 'dot' is not inlined where it is called in a branch of "
+     "'?:', which C may not evaluate"),
     ("for (int i = 0; i < n; i++)\n    y[i] = capped(n, A[i]);",
      "call to 'capped' is not supported by the GPU targets: 'capped' cannot be inlined: it returns early or uses "
      "goto"),
@@ -105,10 +112,11 @@ KEPT = [
 ]
 
 
-@pytest.mark.parametrize("body, why", KEPT, ids=["right-of-or", "early-return", "no-return"])
+@pytest.mark.parametrize("body, why", KEPT, ids=["right-of-or", "branch", "early-return", "no-return"])
 def test_calls_kept(body: str, why: str, tmp_path: Path):
-    """A call C may not evaluate (the right operand of ||), or a function that returns early or not at its
-    end, stays a call: the GPU targets leave the region as written, saying why; the c target runs it."""
+    """A call C may not evaluate (the right operand of ||, a branch of ?:), or a function that returns early or
+    not at its end, stays a call: the GPU targets leave the region as written, saying why; the c target runs
+    it."""
     source = tmp_path / "calls.c"
     source.write_text(SOURCE.replace("@BODY@", "    " + body.replace("\n", "\n    ")))
     status, messages = polypragma(source, tmp_path / "opencl", ["--target", "opencl"])

@@ -29,9 +29,11 @@ def assigned_name(node: c_ast.Node) -> str | None:
     return None
 
 
-def has_side_effects(node: c_ast.Node) -> bool:
-    """Whether evaluating ``node`` may change something: an assignment, a step, or a call."""
-    return any(isinstance(n, (c_ast.Assignment, c_ast.FuncCall)) or (isinstance(n, c_ast.UnaryOp) and n.op in STEPS)
+def has_side_effects(node: c_ast.Node, pure: frozenset[str] = frozenset()) -> bool:
+    """Whether evaluating ``node`` may change something: an assignment, a step, or a call (but to a function
+    named in ``pure``)."""
+    return any(isinstance(n, c_ast.Assignment) or (isinstance(n, c_ast.UnaryOp) and n.op in STEPS)
+               or (isinstance(n, c_ast.FuncCall) and not (isinstance(n.name, c_ast.ID) and n.name.name in pure))
                for n in subtree(node))
 
 

@@ -99,10 +99,13 @@ class RegionExtractor(LoopWalk, ExitWalk):
                 self.not_inlined.setdefault(call.name.name, result)
             return result
 
-        def inline_value(call: c_ast.FuncCall):
+        def inline_value(call: c_ast.FuncCall, left: str | None = None):
             name = call.name.name if isinstance(call.name, c_ast.ID) else None
             if name not in self.functions.definitions or self.functions.is_pure(name) or self.functions.recursive(name):
                 return None  # (a pure function runs as a function of the kernels; a recursive one stays a call)
+            if left is not None:  # (a call that stays a call where it is: why, unless it is inlined elsewhere)
+                self.not_inlined.setdefault(name, f"is not inlined where it is called {left}")
+                return None
             if not lowering:
                 lowering.extend((self._taken_names(items, scope), assigned_outside_loop_headers(items)))
             fresh, k = f"{name}_value", 1

@@ -162,7 +162,7 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
     parts: dict[str, tuple[str, c_ast.ArrayRef]] = {}
     reading: list[c_ast.Node] = []  # scalar arguments that read memory
     for param, arg in zip(params, args):
-        if has_side_effects(arg):
+        if has_side_effects(arg, PURE_FUNCTIONS):
             return f"cannot be inlined: the argument '{_G.visit(arg)}' has side effects"
         if types.ctype(param.type).is_scalar and any(
                 isinstance(n, (c_ast.ArrayRef, c_ast.StructRef)) or (isinstance(n, c_ast.UnaryOp) and n.op == "*")

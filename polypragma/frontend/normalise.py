@@ -57,7 +57,7 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
               used_after: set[str] = frozenset(), notes: dict[int, str] | None = None,
               variable_type: Callable[[str], CType | None] = lambda name: None,
               assumptions: Assumptions | None = None,
-              inline_value: Callable[[c_ast.FuncCall], tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
+              inline_value: Callable[..., tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
               ) -> list[c_ast.Node]:
     """The region's ``items`` rewritten (a copy).  ``used_after``: names the function reads after the
     region.  ``notes`` receives, by ``id`` of a statement left as it is, why it could not be rewritten
@@ -65,7 +65,8 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
     unknown), for the counters of loops.  ``assumptions`` receives the conditions under which pointers to
     rows were replaced (aliases.substitute_aliases).  ``inline_value(call)``: a function's body that sets a
     fresh variable to the value the call returns, with the variable's declaration, or None: an expression
-    statement's calls are then run before it (:func:`_value_calls`)."""
+    statement's calls are then run before it (:func:`_value_calls`); ``inline_value(call, where)`` notes
+    why such a call stays a call (``where`` it is), for the diagnostic."""
     _State.inline = inline
     _State.inline_value = inline_value
     _State.assumptions = assumptions
@@ -100,7 +101,7 @@ class _State:
     used_after: set[str] = set()
     variable_type: Callable[[str], CType | None] = staticmethod(lambda name: None)
     assumptions: Assumptions | None = None
-    inline_value: Callable[[c_ast.FuncCall], tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
+    inline_value: Callable[..., tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
 
 
 def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
@@ -149,13 +150,20 @@ def _value_calls(node: c_ast.Assignment) -> list[c_ast.Node] | None:
     (``y[i] = alpha * dot(n, A[i], x);``) as the calls' bodies, each setting a variable of its own to its
     value, then the assignment reading the variables: ``{ double dot_value; { ...; dot_value = s; } y[i] =
     alpha * dot_value; }``.  C sequences a call indeterminately with the rest of the expression, so running
-    it first is one of the orders C allows; not a call that C may not evaluate (the right operand of ``&&``
-    and ``||``, a branch of ``?:``), nor one in another call's arguments.  None where there is no such
-    call."""
+    it first is one of the orders C allows (also in another call's arguments, which C evaluates before that
+    call); not a call that C may not evaluate (the right operand of ``&&`` and ``||``, a branch of ``?:``),
+    nor one in a comma expression.  None where there is no such call."""
     found: list[c_ast.Node] = []
+
+    def left(parts: list[c_ast.Node | None], where: str) -> None:  # calls that stay calls, and why
+        for part in parts:
+            for call in (n for n in subtree(part) if isinstance(n, c_ast.FuncCall)) if part is not None else ():
+                _State.inline_value(call, where)
 
     def visit(n: c_ast.Node) -> c_ast.Node:
         if isinstance(n, c_ast.FuncCall):
+            if n.args is not None:  # (C evaluates every argument before the call)
+                n.args.exprs = [visit(a) for a in n.args.exprs]
             inlined = _State.inline_value(n)
             if inlined is None:
                 return n
@@ -164,9 +172,13 @@ def _value_calls(node: c_ast.Assignment) -> list[c_ast.Node] | None:
             return c_ast.ID(declaration.name, coord=n.coord)
         if isinstance(n, c_ast.TernaryOp):
             n.cond = visit(n.cond)
+            left([n.iftrue, n.iffalse], "in a branch of '?:', which C may not evaluate")
         elif isinstance(n, c_ast.BinaryOp) and n.op in ("&&", "||"):
             n.left = visit(n.left)
-        elif not isinstance(n, c_ast.ExprList):
+            left([n.right], f"right of '{n.op}', where C may not evaluate it")
+        elif isinstance(n, c_ast.ExprList):
+            left([n], "in a comma expression")
+        else:
             rewrite_children(n, visit)
         return n
 
