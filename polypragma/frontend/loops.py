@@ -35,17 +35,24 @@ def loop_step(node: c_ast.For, name: str, enums: dict[str, int]) -> int | None:
     return None
 
 
+def loop_start(loop: c_ast.For) -> tuple[str, c_ast.Node] | None:
+    """(iterator, first value) of a loop initialised by ``i = e`` or ``int i = e``, else None."""
+    init = loop.init
+    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
+        return init.decls[0].name, init.decls[0].init
+    if isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
+        return init.lvalue.name, init.rvalue
+    return None
+
+
 def rising_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node, int] | None:
     """(iterator, first value, bound past the last, step) of ``for (i = lb; i < ub; i += c)`` (``i <= ub``,
     ``ub > i``, ``ub >= i``; ``int i = lb``; ``c`` a positive constant), else None.  Its iterations lie in
     ``[lb, ub)`` unless its body changes the iterator, which the caller checks where it matters."""
-    init = loop.init
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
-        iterator, lower = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        iterator, lower = init.lvalue.name, init.rvalue
-    else:
+    start = loop_start(loop)
+    if start is None:
         return None
+    iterator, lower = start
     cond, step = loop.cond, loop_step(loop, iterator, {})
     if step is None or step <= 0 or not isinstance(cond, c_ast.BinaryOp):
         return None

@@ -20,7 +20,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.affine import linear_form
 from polypragma.frontend.c_tree import writes
-from polypragma.frontend.loops import loop_step, rising_loop
+from polypragma.frontend.loops import loop_start, loop_step, rising_loop
 from polypragma.isl_helpers import coalesced
 from polypragma.model import CType
 
@@ -129,13 +129,10 @@ def _bounds(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
 def _falling_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
     """(iterator, lowest value, past the first) of ``for (k = top; k >= lb; k -= c)`` (``k > lb``, ``lb <= k``,
     ``lb < k``; ``int k = top``), else None."""
-    init = loop.init
-    if isinstance(init, c_ast.DeclList) and len(init.decls) == 1 and init.decls[0].init is not None:
-        iterator, top = init.decls[0].name, init.decls[0].init
-    elif isinstance(init, c_ast.Assignment) and init.op == "=" and isinstance(init.lvalue, c_ast.ID):
-        iterator, top = init.lvalue.name, init.rvalue
-    else:
+    start = loop_start(loop)
+    if start is None:
         return None
+    iterator, top = start
     cond, step = loop.cond, loop_step(loop, iterator, {})
     if step is None or step >= 0 or not isinstance(cond, c_ast.BinaryOp):
         return None
