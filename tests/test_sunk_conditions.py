@@ -102,3 +102,50 @@ def test_what_is_moved(tmp_path: Path):
     assert lines[20] == "i, k" and lines[25] == "i, k" and lines[31] == "i, k", messages  # moved
     assert lines[24] == "i" and lines[33] == "i" and lines[38] == "i", messages  # kept
     assert "s: privatised as s_private (one copy per iteration of the parallel loop(s) i)" in messages, messages
+
+
+CALLS_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+static int budget[1];
+static double total[1];
+
+static void spend(int *b)
+{
+    if (b[0] < -1000)
+        return;
+    b[0] -= 7;
+    total[0] += b[0];
+}
+
+static void kernel(int m)
+{
+#pragma scop
+    if (budget[0] > 0)
+        for (int k = 0; k < m; k++)
+            spend(budget);
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    budget[0] = 3 * atoi(argv[1]);
+    kernel(atoi(argv[1]));
+    printf("%d %.17g\\n", budget[0], total[0]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp"])
+def test_condition_kept_over_a_call(target: str, tmp_path: Path):
+    """A loop calling a function that stays a call (spend returns early, so it is not inlined) keeps its
+    condition outside: the call may change what the condition reads, as it does here (moved inside, the
+    loop would stop spending once the budget is gone)."""
+    source = tmp_path / "calls.c"
+    source.write_text(CALLS_SOURCE)
+    generated = generated_for(source, tmp_path / target, target)
+    runs = ("0", "1", "9")
+    assert program_output(generated, tmp_path / f"{target}.out", runs, TARGETS[target][1]) == \
+        program_output(source, tmp_path / "original", runs)

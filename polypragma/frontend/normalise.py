@@ -257,7 +257,8 @@ def _sink_condition(node: c_ast.If) -> list[c_ast.Node] | None:
     the condition made the loop part of one statement run as written (its subscripts unknown to the
     model, its iterations in order); inside it, each iteration is a statement of the loop (``if (s > 0.0)
     for (j...) A[i][j] /= s;``: a row scaled in parallel).  None where nothing changes: no such loop, a
-    condition on integers the model may take as affine, a branch that jumps (return, goto)."""
+    condition on integers the model may take as affine, a branch that jumps (return, goto) or calls a
+    function other than the C library's pure ones."""
     branches = [b for b in (node.iftrue, node.iffalse) if b is not None]
     if not any(isinstance(n, c_ast.For) for b in branches for n in subtree(b)) or not _on_data(node.cond):
         return None
@@ -267,8 +268,10 @@ def _sink_condition(node: c_ast.If) -> list[c_ast.Node] | None:
            for n in subtree(node.cond)):
         return None
     for branch in branches:
-        if read & _assigned(branch) or any(isinstance(n, (c_ast.Return, c_ast.Goto, c_ast.Label))
-                                           for n in subtree(branch)):
+        # (a call left in a branch may write what the condition reads: a function without a body)
+        if read & _assigned(branch) or any(
+                isinstance(n, (c_ast.Return, c_ast.Goto, c_ast.Label)) or (isinstance(n, c_ast.FuncCall) and not (
+                    isinstance(n.name, c_ast.ID) and n.name.name in PURE_FUNCTIONS)) for n in subtree(branch)):
             return None
     out = _sunk(node.cond, node.iftrue)
     if node.iffalse is not None:
