@@ -33,7 +33,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.c_tree import STEPS, subtree, text, writes
 from polypragma.frontend.functions import array_part, substitute
-from polypragma.frontend.row_bounds import Assumptions, RowAssumption, row_condition
+from polypragma.frontend.row_bounds import Assumptions, RowAssumption, admitted, row_condition
 from polypragma.model import CType
 
 _COPIES = frozenset({"memcpy", "memset"})  # calls the frontend lowers to loops (memory_calls.py)
@@ -85,7 +85,7 @@ def _alias(decl: c_ast.Node, rest: list[c_ast.Node], used_after: set[str],
         refusal = (f"in the region is not supported: it points to the row '{text(value)}', and its subscripts "
                    "may reach past the row's end (the next rows, which the model would take for elements of this row)")
         condition = row_condition(part[1], rest, decl.name, variable_type)
-        if condition is False or (condition is not True and (assumptions is None or not assumptions.fixed(condition))):
+        if not admitted(condition, assumptions):
             notes[id(decl)] = refusal
             return None
         if condition is not True:

@@ -82,16 +82,19 @@ class RegionExtractor(LoopWalk, ExitWalk):
 
         variable_type = self._variable_type(items, scope, types)
         self.assumptions = Assumptions(self._unchanged_by(items, scope, variable_type))
-        lowering: list = []  # (names taken, variables assigned), found at the first memcpy or memset
+        lowering: list = []  # (names taken, variables assigned), found at the first memcpy, memset or value call
+
+        def lowered() -> list:
+            if not lowering:
+                lowering.extend((self._taken_names(items, scope), assigned_outside_loop_headers(items)))
+            return lowering
 
         def inline(call: c_ast.FuncCall):
             if isinstance(call.name, c_ast.ID) and call.name.name in _HINTS:
                 return None  # dropped by the walk, even where the file defines a stub of it
             if isinstance(call.name, c_ast.ID) and call.name.name in memory_calls.LOWERED \
                     and call.name.name not in self.functions.definitions:
-                if not lowering:
-                    lowering.extend((self._taken_names(items, scope), assigned_outside_loop_headers(items)))
-                result = memory_calls.lower(call, variable_type, types, *lowering, self.assumptions)
+                result = memory_calls.lower(call, variable_type, types, *lowered(), self.assumptions)
             else:
                 result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope),
                                      variable_type, self.assumptions)
@@ -106,10 +109,9 @@ class RegionExtractor(LoopWalk, ExitWalk):
             if left is not None:  # (a call that stays a call where it is: why, unless it is inlined elsewhere)
                 self.not_inlined.setdefault(name, f"is not inlined where it is called {left}")
                 return None
-            if not lowering:
-                lowering.extend((self._taken_names(items, scope), assigned_outside_loop_headers(items)))
+            taken = lowered()[0]
             fresh, k = f"{name}_value", 1
-            while fresh in lowering[0]:
+            while fresh in taken:
                 fresh, k = f"{name}_value_{k}", k + 1
             result = inline_call(call, self.functions.definitions, types, globals_ - self._local_names(scope),
                                  variable_type, self.assumptions, result=fresh)
@@ -117,7 +119,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
                 if isinstance(result, str):
                     self.not_inlined.setdefault(name, result)
                 return None
-            lowering[0].add(fresh)
+            taken.add(fresh)
             returned = copy.deepcopy(self.functions.definitions[name].decl.type.type)
             returned.declname, returned.quals = fresh, []
             return c_ast.Decl(fresh, [], [], [], [], returned, None, None, coord=call.coord), result

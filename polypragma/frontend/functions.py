@@ -16,7 +16,7 @@ from pycparser import c_ast, c_generator
 
 from polypragma.frontend.c_tree import has_side_effects, rewrite_children
 from polypragma.frontend.library import PURE_FUNCTIONS
-from polypragma.frontend.row_bounds import Assumptions, RowAssumption, row_condition
+from polypragma.frontend.row_bounds import Assumptions, RowAssumption, admitted, row_condition
 from polypragma.frontend.symbols import TypeTable
 from polypragma.model import CType
 
@@ -189,13 +189,12 @@ def inline_call(call: c_ast.FuncCall, definitions: dict[str, c_ast.FuncDef], typ
             refusal = (f"cannot be inlined: its subscripts through '{name}', given the row '{_G.visit(row)}', may "
                        "reach past the row's end")
             condition = row_condition(row, [scalars_given], name, variable_type)
-            if condition is True:
-                continue
-            if condition is False or assumptions is None or not assumptions.fixed(condition):
+            if not admitted(condition, assumptions):
                 return refusal
-            pending.append(RowAssumption(condition, f"do the subscripts through '{name}' of '{function_name}', given "
-                                         f"the row '{_G.visit(row)}', stay in that row", f"call to '{function_name}'",
-                                         refusal, call))
+            if condition is not True:
+                pending.append(RowAssumption(condition, f"do the subscripts through '{name}' of '{function_name}', "
+                                             f"given the row '{_G.visit(row)}', stay in that row",
+                                             f"call to '{function_name}'", refusal, call))
     body = copy.deepcopy(definition.body)
     items = list(body.block_items or [])
     if result is not None:

@@ -53,18 +53,46 @@ def rising_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node, int] | No
     if start is None:
         return None
     iterator, lower = start
-    cond, step = loop.cond, loop_step(loop, iterator, {})
-    if step is None or step <= 0 or not isinstance(cond, c_ast.BinaryOp):
+    step = loop_step(loop, iterator, {})
+    bound = _compared(loop.cond, iterator, below=True) if step is not None and step > 0 else None
+    if bound is None:
         return None
-    if isinstance(cond.left, c_ast.ID) and cond.left.name == iterator and cond.op in ("<", "<="):
-        upper, inclusive = cond.right, cond.op == "<="
-    elif isinstance(cond.right, c_ast.ID) and cond.right.name == iterator and cond.op in (">", ">="):
-        upper, inclusive = cond.left, cond.op == ">="
-    else:
-        return None
+    upper, inclusive = bound
     if inclusive:
         upper = c_ast.BinaryOp("+", upper, c_ast.Constant("int", "1"))
     return iterator, lower, upper, step
+
+
+def falling_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
+    """(iterator, lowest value, past the first) of ``for (k = top; k >= lb; k -= c)`` (``k > lb``, ``lb <= k``,
+    ``lb < k``; ``int k = top``; ``c`` a positive constant), else None: its iterations lie in ``[lb, top]``
+    unless its body changes the iterator."""
+    start = loop_start(loop)
+    if start is None:
+        return None
+    iterator, top = start
+    step = loop_step(loop, iterator, {})
+    bound = _compared(loop.cond, iterator, below=False) if step is not None and step < 0 else None
+    if bound is None:
+        return None
+    lower, inclusive = bound
+    one = c_ast.Constant("int", "1")
+    return iterator, lower if inclusive else c_ast.BinaryOp("+", lower, one), c_ast.BinaryOp("+", top, one)
+
+
+def _compared(cond: c_ast.Node | None, iterator: str, below: bool) -> tuple[c_ast.Node, bool] | None:
+    """(the bound, whether it is included) of a condition keeping ``iterator`` below it (``i < e``, ``i <= e``,
+    ``e > i``, ``e >= i``), or above it where not ``below`` (``i > e``, ``i >= e``, ``e < i``, ``e <= i``)."""
+    if not isinstance(cond, c_ast.BinaryOp):
+        return None
+    left, right = ("<", "<="), (">", ">=")
+    if not below:
+        left, right = right, left
+    if isinstance(cond.left, c_ast.ID) and cond.left.name == iterator and cond.op in left:
+        return cond.right, cond.op == left[1]
+    if isinstance(cond.right, c_ast.ID) and cond.right.name == iterator and cond.op in right:
+        return cond.left, cond.op == right[1]
+    return None
 
 
 def loop_domain(builder: AffineBuilder, outer: isl.Set, position: int, lower: isl.PwAff,

@@ -37,7 +37,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.affine import constant_value, linear_form
 from polypragma.frontend.c_tree import has_side_effects, subtree, text
-from polypragma.frontend.row_bounds import Assumptions, RowAssumption, span_condition
+from polypragma.frontend.row_bounds import Assumptions, RowAssumption, admitted, span_condition
 from polypragma.frontend.symbols import TypeTable
 from polypragma.model import CType
 
@@ -92,9 +92,8 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
     if source is not None and _element(source.ctype) != element:
         return (f"is left as a call: it copies bytes of '{source.ctype.base}' elements into '{target.ctype.base}' "
                 "elements")
-    pending: list[tuple[_Pointer, c_ast.Node, c_ast.Node]] | None = [] if assumptions is not None else None
-    counts = _counts(args[2], element, target, source, variable, types,
-                     (pending, assumptions.fixed) if assumptions is not None else None)
+    pending: list[tuple[_Pointer, c_ast.Node, c_ast.Node]] = []
+    counts = _counts(args[2], element, target, source, variable, types, assumptions, pending)
     if isinstance(counts, str):
         return "is left as a call: " + counts
     changed = sorted({n.name for count in counts for n in subtree(count) if isinstance(n, c_ast.ID)} & assigned)
@@ -142,7 +141,7 @@ def lower(call: c_ast.FuncCall, variable: Callable[[str], CType | None], types: 
         body = c_ast.For(c_ast.DeclList([declaration], coord=at), condition,
                          c_ast.UnaryOp("p--" if down else "p++", c_ast.ID(iterator, coord=at), coord=at),
                          body, coord=at)
-    for pointer, condition, count in pending or ():
+    for pointer, condition, count in pending:
         assumptions.made.append(RowAssumption(
             condition, f"does '{name}' stay in the row of '{pointer.name}' it starts in", f"call to '{name}'",
             f"is not supported: '{name}' {_past_row(pointer, count)}", call))
@@ -205,12 +204,11 @@ def _element(ctype: CType) -> str | None:
 
 
 def _counts(size: c_ast.Node, element: str, target: _Pointer, source: _Pointer | None,
-            variable: Callable[[str], CType | None], types: TypeTable,
-            assuming: tuple[list, Callable[[c_ast.Node], bool]] | None = None) -> list[c_ast.Node] | str:
+            variable: Callable[[str], CType | None], types: TypeTable, assumptions: Assumptions | None = None,
+            pending: list | None = None) -> list[c_ast.Node] | str:
     """The number of iterations of each loop the byte count ``size`` means (outermost first), or why it
-    is not a number of whole elements.  ``assuming``: (a list that receives (pointer, condition, count) for
-    elements that stay in their row only where the condition holds, whether a condition can be checked
-    before the region): without it, such elements are a reason."""
+    is not a number of whole elements.  Elements that stay in their row only where a condition holds are
+    a reason, unless ``assumptions`` can check it: ``pending`` then receives (pointer, condition, count)."""
     if isinstance(size, c_ast.UnaryOp) and size.op == "sizeof" and isinstance(size.expr, c_ast.ID) \
             and size.expr.name == target.name and not target.fixed and target.offset is None:
         # sizeof A: the whole array, when its extents are constants
@@ -271,11 +269,11 @@ def _counts(size: c_ast.Node, element: str, target: _Pointer, source: _Pointer |
     for pointer in (target, source):
         if pointer is not None and not _within_row(pointer, count, types):
             condition = span_condition(pointer.offset, count, pointer.ctype.extents[len(pointer.fixed)]) \
-                if assuming is not None else False
-            if condition is False or (condition is not True and not assuming[1](condition)):
+                if assumptions is not None else False
+            if not admitted(condition, assumptions):
                 return _past_row(pointer, count)
             if condition is not True:
-                assuming[0].append((pointer, condition, count))
+                pending.append((pointer, condition, count))
     return [count] + inner
 
 

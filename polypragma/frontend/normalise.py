@@ -104,12 +104,14 @@ class _State:
     inline_value: Callable[..., tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
 
 
-def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
-    def read_elsewhere(name: str) -> bool:
-        inside = sum(1 for n in subtree(loop) if isinstance(n, c_ast.ID) and n.name == name)
-        return name in _State.used_after or _State.uses.get(name, 0) > inside
+def _read_elsewhere(node: c_ast.Node, name: str) -> bool:
+    """Whether the region reads ``name`` outside ``node``, or the function after the region."""
+    inside = sum(1 for n in subtree(node) if isinstance(n, c_ast.ID) and n.name == name)
+    return name in _State.used_after or _State.uses.get(name, 0) > inside
 
-    parts = split_header(loop, read_elsewhere)
+
+def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
+    parts = split_header(loop, lambda name: _read_elsewhere(loop, name))
     if isinstance(parts, str):
         _State.notes[id(loop)] = parts
         return None
@@ -263,9 +265,7 @@ def _sink_condition(node: c_ast.If) -> list[c_ast.Node] | None:
     if not any(isinstance(n, c_ast.For) for b in branches for n in subtree(b)) or not _on_data(node.cond):
         return None
     read = {n.name for n in subtree(node.cond) if isinstance(n, c_ast.ID)}
-    if any(isinstance(n, (c_ast.Assignment, c_ast.Decl)) or (isinstance(n, c_ast.UnaryOp) and n.op in STEPS)
-           or (isinstance(n, c_ast.FuncCall) and not (isinstance(n.name, c_ast.ID) and n.name.name in PURE_FUNCTIONS))
-           for n in subtree(node.cond)):
+    if has_side_effects(node.cond, PURE_FUNCTIONS):
         return None
     for branch in branches:
         # (a call left in a branch may write what the condition reads: a function without a body)
@@ -453,10 +453,9 @@ def _countdown(loop: c_ast.While) -> list[c_ast.Node] | None:
         return None
     name = cond.expr.name
     ctype = _State.variable_type(name)
-    inside = sum(1 for n in subtree(loop) if isinstance(n, c_ast.ID) and n.name == name)
     if ctype is None or not ctype.is_integer or ctype.rank or ctype.pointer_depth or writes(loop.stmt, name) \
             or any(isinstance(n, (c_ast.Break, c_ast.Goto, c_ast.Return, c_ast.Label)) for n in subtree(loop.stmt)) \
-            or name in _State.used_after or _State.uses.get(name, 0) > inside:
+            or _read_elsewhere(loop, name):
         return None  # (a value of n read after the loop would make n a scalar the region writes, not a bound)
     fresh, k = f"{name}_down", 1
     while fresh in _State.uses:

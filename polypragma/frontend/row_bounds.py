@@ -20,7 +20,7 @@ from pycparser import c_ast
 
 from polypragma.frontend.affine import linear_form
 from polypragma.frontend.c_tree import writes
-from polypragma.frontend.loops import loop_start, loop_step, rising_loop
+from polypragma.frontend.loops import falling_loop, rising_loop
 from polypragma.isl_helpers import coalesced
 from polypragma.model import CType
 
@@ -47,6 +47,12 @@ class Assumptions:
 
     fixed: Callable[[c_ast.Node], bool]
     made: list[RowAssumption] = field(default_factory=list)
+
+
+def admitted(condition: c_ast.Node | bool, assumptions: Assumptions | None) -> bool:
+    """Whether a row may be substituted given :func:`row_condition`'s answer: always (True), or where the
+    condition can be checked before the region (``assumptions`` given and ``fixed`` for it)."""
+    return condition is True or (condition is not False and assumptions is not None and assumptions.fixed(condition))
 
 
 def row_condition(row: c_ast.ArrayRef, items: list[c_ast.Node], name: str,
@@ -120,30 +126,10 @@ def _bounds(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
     """(iterator, lowest value, past the highest) of a loop whose iterations lie in [lb, ub) (any constant
     step: ``for (k = lb; k < ub; k += c)``, or down from ``ub - 1``: ``for (k = top; k >= lb; k--)``), its body
     not changing the iterator; else None."""
-    form = rising_loop(loop) or _falling_loop(loop)
+    form = rising_loop(loop) or falling_loop(loop)
     if form is None or writes(loop.stmt, form[0]):
         return None
     return form[:3]
-
-
-def _falling_loop(loop: c_ast.For) -> tuple[str, c_ast.Node, c_ast.Node] | None:
-    """(iterator, lowest value, past the first) of ``for (k = top; k >= lb; k -= c)`` (``k > lb``, ``lb <= k``,
-    ``lb < k``; ``int k = top``), else None."""
-    start = loop_start(loop)
-    if start is None:
-        return None
-    iterator, top = start
-    cond, step = loop.cond, loop_step(loop, iterator, {})
-    if step is None or step >= 0 or not isinstance(cond, c_ast.BinaryOp):
-        return None
-    if isinstance(cond.left, c_ast.ID) and cond.left.name == iterator and cond.op in (">", ">="):
-        lower, exclusive = cond.right, cond.op == ">"
-    elif isinstance(cond.right, c_ast.ID) and cond.right.name == iterator and cond.op in ("<", "<="):
-        lower, exclusive = cond.left, cond.op == "<"
-    else:
-        return None
-    one = c_ast.Constant("int", "1")
-    return iterator, c_ast.BinaryOp("+", lower, one) if exclusive else lower, c_ast.BinaryOp("+", top, one)
 
 
 def _outside(subscript: c_ast.Node, extent: c_ast.Node,
