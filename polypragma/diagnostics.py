@@ -44,6 +44,17 @@ class PolypragmaError(Exception):
     def diagnostic(self, severity: str = "error") -> Diagnostic:
         return Diagnostic(self.location, severity, self.message)
 
+    def __reduce__(self):
+        # as raised, whatever the subclass's own arguments: an error of a forked process crosses to the
+        # parent as a pickle (forked.run)
+        return _rebuilt, (type(self), self.message, self.location), self.__dict__
+
+
+def _rebuilt(cls: type, message: str, location: Location | None) -> PolypragmaError:
+    error = cls.__new__(cls)
+    PolypragmaError.__init__(error, message, location)
+    return error
+
 
 class FatalError(PolypragmaError):
     """The file cannot be processed at all (bad markup, preprocessor failure)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import io
 import os
 import time
 from dataclasses import dataclass, field
@@ -15,6 +17,7 @@ from polypragma.buildtools.depfile import format_rule
 from polypragma.codegen.fallback import check_returns, fallback_lines
 from polypragma.codegen.printer import CFamilyPrinter
 from polypragma.codegen import c_target, data_directives
+from polypragma.codegen.region_text import RegionText
 from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
 from polypragma.frontend.extract import RegionExtractor
@@ -94,6 +97,12 @@ class _Log:
         self._timed(stage, f"{prefix}{rest}", max(now - self.last - sum(s for _, s in parts), 0.0))
         self.last = now
 
+    def into(self, stream) -> "_Log":
+        """This log, its times going on, writing into ``stream`` (a forked process's lines, carried back)."""
+        copy = _Log(self.enabled, stream, self.begun)
+        copy.last = self.last
+        return copy
+
     def total(self, message: str) -> None:
         self._timed("total", message, time.perf_counter() - self.begun)
 
@@ -144,7 +153,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     replacements: list[Replacement] = []
     offloading: set[str] = set()  # functions holding a region replaced by its host function
     helpers: set[str] = set()
-    gpu_regions: list = []
+    gpu_texts: list[RegionText] = []
     inputs = [source]  # the source and the headers the output depends on
     ast = None
     if regions:
@@ -173,8 +182,9 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     continue
                 try:
                     try:
-                        lines, used, gpu_region = _compile_region(region, where, ast, types, reserved, options,
-                                                                  target, log, reporter, text.splitlines())
+                        lines, used, gpu_text = _compile_region(
+                            region, where, ast, types, reserved, options, target, log, reporter, text.splitlines(),
+                            sum(len(t.kernel_names) for t in gpu_texts))
                     except isl.Error as exc:
                         # a failure inside isl is polypragma's bug, not the user's: the build goes on with
                         # the region as written, and the message says what to report
@@ -190,8 +200,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 replacements.append(Replacement(region, lines))
                 offloading.add(where.function.decl.name)
                 helpers |= used
-                if gpu_region is not None:
-                    gpu_regions.append(gpu_region)
+                if gpu_text is not None:
+                    gpu_texts.append(gpu_text)
     if directives and target.gpu:
         # host code in a data scope (a region left as written is host code too) should go through updates
         region_lines = {n for r in replacements for n in range(r.region.begin_line, r.region.end_line + 1)}
@@ -204,17 +214,17 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     # the kernels and host functions, timed per region and kernel (cuda_target, opencl_target)
     has_data = bool(directives) and target.gpu
     with timing.recording() as parts:
-        if gpu_regions or has_data:
-            block, each = target.file_scope(gpu_regions, source, fp_contract=options.fp_contract, data=has_data,
+        if gpu_texts or has_data:
+            block, each = target.file_scope(gpu_texts, source, fp_contract=options.fp_contract, data=has_data,
                                             device_entries=options.device_entries)
-            first = min([r.scop.region.begin_line for r in gpu_regions] + [d.line for d in directives])
+            first = min([r.begin_line for r in gpu_texts] + [d.line for d in directives])
             start = min(max([_insertion_line(text, first)] + [
-                _definition_end(text, line) for r in gpu_regions for line in r.scop.type_declaration_lines
+                _definition_end(text, line) for r in gpu_texts for line in r.type_declaration_lines
                 if line < first]), first - 1)
             # each region's part after the types it names, which may be defined after the first region
             # (before the function holding it: file-scope definitions come between functions)
-            places = [max([start] + [_definition_end(text, line) for line in r.scop.type_declaration_lines
-                                     if line < r.scop.region.begin_line]) for r in gpu_regions]
+            places = [max([start] + [_definition_end(text, line) for line in r.type_declaration_lines
+                                     if line < r.begin_line]) for r in gpu_texts]
             for place, lines in zip(places, each):
                 if place <= start:
                     block = block + lines
@@ -223,13 +233,12 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 insertions.append(Insertion(place, [line for p, lines in zip(places, each) if p == place
                                                     for line in lines]))
             if options.dump_sizes:
-                for r in gpu_regions:
-                    print(f"{r.scop.region}: {dump_sizes(r.mapping.kernels)}", file=reporter.stream)
+                for r in gpu_texts:
+                    print(r.sizes, file=reporter.stream)
         if target.unit_suffix is not None:
-            unit = target.unit(gpu_regions, source, fp_contract=options.fp_contract,
-                               device_entries=options.device_entries, data=has_data)
-    if gpu_regions or target.unit_suffix is not None:
-        log.parts("codegen", "", parts, f"the rest of the {target.name} code of {len(gpu_regions)} region(s) "
+            unit = target.unit(gpu_texts, source, fp_contract=options.fp_contract, data=has_data)
+    if gpu_texts or target.unit_suffix is not None:
+        log.parts("codegen", "", parts, f"the rest of the {target.name} code of {len(gpu_texts)} region(s) "
                   "(runtime, prototypes, helpers)")
     if directives:  # each directive's line (and each scope's closing line) rewritten in place
         changed = data_directives.edits(directives, text.splitlines(), source, symbol_stem(source), target.gpu)
@@ -284,7 +293,9 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[str], options: Options,
-                    target: Target, log: _Log, reporter: Reporter, source_lines: list[str]):
+                    target: Target, log: _Log, reporter: Reporter, source_lines: list[str], kernel_offset: int):
+    """The lines replacing ``region``, the helper macros they use, and for the GPU targets the region's
+    GPU code as text (its kernels numbered from ``kernel_offset``, the kernels of the regions before it)."""
     ctx = isl.Context()
     configure_context(ctx, options.schedule)
     scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)
@@ -314,41 +325,23 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             log("schedule", "  " + line)
 
     if target.gpu:
-        if scop.device_unsupported:
-            raise Unsupported(*scop.device_unsupported[0])
-        original = fallback_lines(source_lines, scop)
-        check_returns(scop)
-        # timed by parts: the mapping (gpu/mapping.py) and each kernel's memory (gpu/memory.py)
-        reductions = reduction_analysis.analyse(scop, deps, floating=options.reductions)
-        if reductions is not None:
-            log.lap("dependences", f"{region}: reduction statements "
-                    f"{', '.join(r.describe() for r in reductions.reductions)}")
-        with timing.recording() as parts:
-            try:
-                gpu_region = prepare(scop, result.schedule, deps, _region_sizes(region, options), region.file,
-                                     options.memory, cuda=target.cuda_kernels, privatised=privatised,
-                                     reductions=reductions, notes=notes)
-            except SizeError as exc:
-                raise FatalError(str(exc), region.location) from None
-            gpu_region = target.kernel_asts(gpu_region)
-        log.parts("gpu", f"{region}: ", parts, f"{len(gpu_region.arrays)} device array(s), names, constant memory")
-        log("gpu", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s)")
-        for kernel in gpu_region.mapping.kernels:
-            log("gpu", f"  {kernel.describe()}")
-        if options.explain:
-            for line in explain(gpu_region):
-                print(line, file=reporter.stream)
-        for array in gpu_region.arrays:
-            moves = [w for w, on in (("copied in", array.copy_in), ("copied out", array.copy_out)) if on]
-            log("gpu", f"  {array.name}: {array.elements} element(s) of {array.device_type}"
-                f"{', ' + ' and '.join(moves) if moves else ', device only' if array.local else ', not transferred'}")
-        call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
-        lines = [*scop.outer_declarations, f"if ({call} != 0) {{",
-                 c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
-        printer = CFamilyPrinter(scop.iterator_type, scop.signed_names)
-        lines += c_target.return_lines(scop, printer, region.file)
-        log.lap("codegen", f"{region}: the call and its fallback")
-        return lines, printer.helpers_used, gpu_region
+        try:
+            return _offloaded(scop, result.schedule, deps, privatised, notes, region, options, target, log, reporter,
+                              source_lines, kernel_offset)
+        except (TimeoutError, forked.Crashed) as exc:
+            why = _unbuilt(exc, options)
+            if not result.rescheduled:
+                raise Unsupported("the GPU code of the region", region.location, why) from None
+        reporter.warning(f"kept the original schedule of {region}: its new schedule's GPU code {why}", region.location)
+        log.lap("gpu", f"{region}: the new schedule's GPU code {why}")
+        kept, scop, deps, privatised, notes = schedule_region(
+            source_scop, source_deps, dataclasses.replace(options.schedule, reschedule=False), gpu=True,
+            openmp=options.openmp, floating_reductions=options.reductions, log=log, region=region)
+        try:
+            return _offloaded(scop, kept.schedule, deps, privatised, notes, region, options, target, log, reporter,
+                              source_lines, kernel_offset)
+        except (TimeoutError, forked.Crashed) as again:
+            raise Unsupported("the GPU code of the region", region.location, _unbuilt(again, options)) from None
     try:
         lines, used = _c_code(scop, result.schedule, deps, privatised, options, region)
     except (TimeoutError, forked.Crashed) as exc:
@@ -368,6 +361,76 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
         lines = c_target.guarded(scop, lines, original, region.file)
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
     return lines, used, None
+
+
+def _offloaded(scop, schedule: isl.Schedule, deps, privatised, notes, region: Region, options: Options,
+               target: Target, log: _Log, reporter: Reporter, source_lines: list[str], kernel_offset: int):
+    """The GPU stage of a region (_gpu_code) in a forked process within ``options.codegen_timeout``
+    seconds: TimeoutError past them, forked.Crashed where the process died.  isl's operation count
+    does not bound its AST build: on differential program 10376 (--fusion=min --tile-size 8
+    --block-size 1,16) a kernel's AST was still computing divisions of large integers after ten minutes."""
+    if scop.device_unsupported:
+        raise Unsupported(*scop.device_unsupported[0])
+    original = fallback_lines(source_lines, scop)
+    check_returns(scop)
+    reductions = reduction_analysis.analyse(scop, deps, floating=options.reductions)
+    if reductions is not None:
+        log.lap("dependences", f"{region}: reduction statements "
+                f"{', '.join(r.describe() for r in reductions.reductions)}")
+
+    def work():
+        return _gpu_code(scop, schedule, deps, privatised, reductions, notes, original, region, options, target,
+                         kernel_offset, log)
+
+    if options.codegen_timeout <= 0:
+        lines, used, text, messages, log.last = work()
+    else:
+        lines, used, text, messages, log.last = forked.run(work, options.codegen_timeout)
+    reporter.stream.write(messages)
+    log.lap("gpu", f"{region}: the forked process's start and end, its results carried back")
+    return lines, used, text
+
+
+def _gpu_code(scop, schedule: isl.Schedule, deps, privatised, reductions, notes, original: list[str],
+              region: Region, options: Options, target: Target, kernel_offset: int, log: _Log):
+    """The GPU stage of a region, run in a forked process (its isl objects stay there): the lines that
+    replace the region (the call of its host function, the original loops as the fallback), the helper
+    macros they use, the region's GPU code as text, the lines of -v and --explain it printed, and the
+    time of its last timed line."""
+    stream = io.StringIO()
+    log = log.into(stream)
+    # timed by parts: the mapping (gpu/mapping.py) and each kernel's memory (gpu/memory.py)
+    with timing.recording() as parts:
+        try:
+            gpu_region = prepare(scop, schedule, deps, _region_sizes(region, options), region.file,
+                                 options.memory, cuda=target.cuda_kernels, privatised=privatised,
+                                 reductions=reductions, notes=notes)
+        except SizeError as exc:
+            raise FatalError(str(exc), region.location) from None
+        gpu_region = target.kernel_asts(gpu_region)
+    log.parts("gpu", f"{region}: ", parts, f"{len(gpu_region.arrays)} device array(s), names, constant memory")
+    log("gpu", f"{region}: {len(gpu_region.mapping.kernels)} kernel(s)")
+    for kernel in gpu_region.mapping.kernels:
+        log("gpu", f"  {kernel.describe()}")
+    if options.explain:
+        for line in explain(gpu_region):
+            print(line, file=stream)
+    for array in gpu_region.arrays:
+        moves = [w for w, on in (("copied in", array.copy_in), ("copied out", array.copy_out)) if on]
+        log("gpu", f"  {array.name}: {array.elements} element(s) of {array.device_type}"
+            f"{', ' + ' and '.join(moves) if moves else ', device only' if array.local else ', not transferred'}")
+    # timed by parts: each kernel's printing and the host function
+    with timing.recording() as parts:
+        text = target.region_text(gpu_region, region.file, kernel_offset, options.device_entries)
+    text = dataclasses.replace(text, sizes=f"{region}: {dump_sizes(gpu_region.mapping.kernels)}")
+    log.parts("codegen", "", parts, f"{region}: the region's text")
+    call = f"{gpu_region.function}({', '.join(gpu_region.call_arguments())})"
+    lines = [*scop.outer_declarations, f"if ({call} != 0) {{",
+             c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
+    printer = CFamilyPrinter(scop.iterator_type, scop.signed_names)
+    lines += c_target.return_lines(scop, printer, region.file)
+    log.lap("codegen", f"{region}: the call and its fallback")
+    return lines, printer.helpers_used, text, stream.getvalue(), log.last
 
 
 def _c_code(scop, schedule: isl.Schedule, deps, privatised, options: Options, region: Region):
@@ -397,7 +460,6 @@ def _region_sizes(region: Region, options: Options) -> SizeOptions:
     """The sizes for a region: the command line's, overridden by its '#pragma polypragma' lines."""
     sizes = options.sizes
     from polypragma.gpu.sizes import parse_list
-    import dataclasses
     import shlex
 
     for line in region.options:

@@ -17,6 +17,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import traceback
 
 _PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
@@ -64,6 +65,8 @@ def run(work, timeout: float | None = None):
             try:
                 answer = ("value", work())
             except Exception as exc:
+                # where it was raised, for a bug's report (the parent's traceback ends in this module)
+                exc.add_note("raised in a forked process:\n" + traceback.format_exc().rstrip())
                 answer = ("raised", exc)
             try:
                 sender.send(answer)

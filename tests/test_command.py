@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import KERNELS, compile_c, generated_path, kernel_paths, polypragma, run
+from harness import KERNELS, compile_c, generated_path, kernel_paths, opencl_device, polypragma, run
 
 TOP = Path(__file__).resolve().parent.parent
 
@@ -276,6 +276,108 @@ def test_code_past_the_bound_in_both_schedules_leaves_the_region_as_written(tmp_
                           "the region could not be built within 0.5 s (--codegen-timeout)")
         if not strict:
             _same_results(source, generated_path(source, out), tmp_path, [[]])
+    assert _children(os.getpid()) == []
+
+
+def _slow_gpu_stage_unless_original(real, always: bool = False):
+    """The GPU stage's prepare, except that it takes two minutes on a schedule other than the source's
+    (``always``: on every schedule), as isl's AST build of a kernel has (differential program 10376)."""
+    def prepare(scop, schedule, *args, **kwargs):
+        if always or not schedule.get_map().is_equal(scop.schedule.get_map()):
+            time.sleep(120)
+        return real(scop, schedule, *args, **kwargs)
+    return prepare
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the bound needs a forked process")
+def test_gpu_code_past_the_time_bound_is_built_from_the_original_schedule(tmp_path, monkeypatch):
+    """The GPU stage of a region (mapping, memory, the kernels' ASTs, printing) runs in a forked process
+    within --codegen-timeout seconds; past them the region's GPU code is built from the source's
+    schedule, with a warning, and it runs right; no process is left behind."""
+    from polypragma import driver
+
+    if opencl_device():
+        pytest.skip(opencl_device())
+    monkeypatch.setattr(driver, "prepare", _slow_gpu_stage_unless_original(driver.prepare))
+    source = tmp_path / "gemm.c"
+    source.write_bytes((KERNELS / "gemm.c").read_bytes())
+    started = time.perf_counter()
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--no-fp-contract", "--codegen-timeout", "5"])
+    assert status == 0, messages
+    assert time.perf_counter() - started < 60
+    assert messages == (f"{source}:45:1: warning: kept the original schedule of region 0 ({source}:45-54): its new "
+                        "schedule's GPU code could not be built within 5 s (--codegen-timeout)\n")
+    generated = generated_path(source, tmp_path / "out")
+    assert "clEnqueueNDRangeKernel" in generated.read_text()
+    compile_c(source, tmp_path / "orig")
+    compile_c(generated, tmp_path / "gen", libs=["-lOpenCL"])
+    assert run(tmp_path / "gen").stdout == run(tmp_path / "orig").stdout
+    assert _children(os.getpid()) == []
+
+
+TWO_REGIONS = r"""
+#include <stdio.h>
+#define N 48
+static double A[N][N], B[N][N], C[N];
+
+int main(void)
+{
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      B[i][j] = (i * 7 + j * 3) % 11;
+#pragma scop
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j < N; j++)
+      A[j][i] = 2.0 * B[i][j] + i;
+#pragma endscop
+#pragma scop
+  for (int i = 0; i < N; i++)
+    C[i] = A[i][3] + A[3][i];
+#pragma endscop
+  double sum = 0.0;
+  for (int i = 0; i < N; i++)
+    sum += C[i] * (i + 1);
+  printf("%.6f\n", sum);
+  return 0;
+}
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="the bound needs a forked process")
+def test_gpu_code_past_the_bound_in_both_schedules_leaves_the_region_as_written(tmp_path, monkeypatch):
+    """Where the original schedule's GPU code cannot be built in time either, the region is left as
+    written, with a warning (an error under --strict), and the file's other regions are not held back:
+    the first region stalls, the second gets its kernel, and the program computes what it did."""
+    from polypragma import driver
+
+    if opencl_device():
+        pytest.skip(opencl_device())
+    real = driver.prepare
+    stalled = _slow_gpu_stage_unless_original(real, always=True)
+
+    def first_stalls(scop, *args, **kwargs):
+        return (stalled if scop.region.index == 0 else real)(scop, *args, **kwargs)
+
+    monkeypatch.setattr(driver, "prepare", first_stalls)
+    source = tmp_path / "two.c"
+    source.write_text(TWO_REGIONS)
+    compile_c(source, tmp_path / "orig")
+    for strict in (False, True):
+        out = tmp_path / f"out{int(strict)}"
+        status, messages = polypragma(source, out, ["--target", "opencl", "--no-fp-contract", "--codegen-timeout", "3"]
+                                      + ["--strict"] * strict)
+        assert status == (1 if strict else 0), messages
+        first, second = messages.splitlines()
+        assert first == (f"{source}:11:1: warning: kept the original schedule of region 0 ({source}:11-15): its new "
+                         "schedule's GPU code could not be built within 3 s (--codegen-timeout)")
+        assert second == (f"{source}:11:1: {'error' if strict else 'warning'}: region left as written: the GPU code "
+                          "of the region could not be built within 3 s (--codegen-timeout)")
+        if not strict:
+            generated = generated_path(source, out)
+            text = generated.read_text()
+            assert "/* polypragma: region 0" not in text and "/* polypragma: region 1" in text
+            compile_c(generated, tmp_path / "gen", libs=["-lOpenCL"])
+            assert run(tmp_path / "gen").stdout == run(tmp_path / "orig").stdout
     assert _children(os.getpid()) == []
 
 

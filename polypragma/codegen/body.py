@@ -150,18 +150,17 @@ def device_function_name(name: str) -> str:
     return f"polypragma_fn_{name}"
 
 
-def device_functions(regions, opencl: bool) -> list[str]:
-    """The pure functions of the file the regions' statements call, as device functions (callees
-    first, each once): ``static __device__`` for CUDA, plain functions of the OpenCL program."""
-    seen: dict[str, str] = {}
-    for region in regions:
-        for definition in region.scop.functions:
-            if definition.decl.name not in seen:
-                renamed = copy.deepcopy(definition)
-                declarator = renamed.decl.type.type
-                while not isinstance(declarator, c_ast.TypeDecl):
-                    declarator = declarator.type
-                declarator.declname = renamed.decl.name = device_function_name(definition.decl.name)
-                text = DeviceBodyPrinter({}, {}, opencl).visit(renamed).rstrip("\n")
-                seen[definition.decl.name] = text if opencl else f"static __device__ {text}"
-    return list(seen.values())
+def device_functions(scop, opencl: bool) -> list[tuple[str, str]]:
+    """The pure functions of the file the region's statements call, as device functions (callees
+    first): ``static __device__`` for CUDA, plain functions of the OpenCL program; with their names in
+    the source (region_text.device_functions gives each once for the file)."""
+    out = []
+    for definition in scop.functions:
+        renamed = copy.deepcopy(definition)
+        declarator = renamed.decl.type.type
+        while not isinstance(declarator, c_ast.TypeDecl):
+            declarator = declarator.type
+        declarator.declname = renamed.decl.name = device_function_name(definition.decl.name)
+        text = DeviceBodyPrinter({}, {}, opencl).visit(renamed).rstrip("\n")
+        out.append((definition.decl.name, text if opencl else f"static __device__ {text}"))
+    return out

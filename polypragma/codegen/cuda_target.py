@@ -7,12 +7,14 @@ the ``.cu`` file compiles with nvcc; linking needs only cudart.
 
 from __future__ import annotations
 
-from polypragma import timing
-from polypragma.codegen.gpu import GpuSyntax, kernel_lines
+import dataclasses
+
+from polypragma.codegen.gpu import GpuSyntax
 from polypragma.codegen import host_data
-from polypragma.codegen.host import HostSyntax, host_function, runtime
+from polypragma.codegen.host import HostSyntax, runtime
 from polypragma.codegen.printer import helper_macros
-from polypragma.codegen.body import device_functions
+from polypragma.codegen.region_text import RegionText, printed, type_declarations
+from polypragma.codegen.region_text import device_functions as all_device_functions
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import ELEMENT_SIZES, Placement
@@ -569,50 +571,40 @@ def texture_arrays(region: GpuRegion) -> list[DeviceArray]:
             if any(region.placement(k, a) is Placement.TEXTURE for k in region.mapping.kernels)]
 
 
-def prototypes(regions: list[GpuRegion], data_source: str | None = None) -> tuple[list[str], list[list[str]]]:
+def region_text(region: GpuRegion, source: str, device_entries: bool = False) -> RegionText:
+    """``region``'s kernels, host function and constant memory, as text (region_text.printed)."""
+    return dataclasses.replace(
+        printed(region, CudaSyntax(), source, device_entries),
+        constant_lines=tuple(f"__constant__ {a.device_type} {constant_symbol(region, a)}[{a.constant_elements}];"
+                             for a in region.arrays if a.name in region.constant),
+        texture_fetches=frozenset(TEXTURE_FETCH[a.device_type] for a in texture_arrays(region)))
+
+
+def prototypes(texts: list[RegionText], data_source: str | None = None) -> tuple[list[str], list[list[str]]]:
     """Declarations for the C file: with ``data_source``, of the data scope's entry points of that
     source's .cu; and of each region's host function (which names the region's types)."""
     out = []
     if data_source is not None:
         out += ["#include <stddef.h>"] + host_data.types() + host_data.prototypes(symbol_stem(data_source))
-    each = []
-    for region in regions:
-        params = ", ".join(f"{t} {n}" for t, n in region.signature_parameters()) or "void"
-        each.append([f"int {region.function}({params});"])
-    return out, each
+    return out, [[text.prototype] for text in texts]
 
 
-def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
-             device_entries: bool = False) -> list[str]:
-    """The body of the ``.cu`` file; with ``device_entries``, each region's host function also in the
-    form taking the caller's device buffers (``<function>_device``, for the Python API)."""
+def generate(texts: list[RegionText], source: str, *, fp_contract: bool = True) -> list[str]:
+    """The body of the ``.cu`` file, from its regions' texts."""
     syntax = CudaSyntax()
     # the types and enumerators the kernels use, as the source defines them (the .cu does not see it)
-    kernels: list[str] = list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
-    kernels += device_functions(regions, opencl=False)
+    kernels = type_declarations(texts) + all_device_functions(texts)
     kernels += [""] if kernels else []
-    fetches = sorted({TEXTURE_FETCH[a.device_type] for region in regions for a in texture_arrays(region)})
+    fetches = sorted(set().union(*(text.texture_fetches for text in texts)))
     kernels += fetches + ([""] if fetches else [])
-    for region in regions:
-        for a in region.arrays:
-            if a.name in region.constant:
-                kernels.append(f"__constant__ {a.device_type} {constant_symbol(region, a)}[{a.constant_elements}];")
-    if any(region.constant for region in regions):
-        kernels.append("")
+    constants = [line for text in texts for line in text.constant_lines]
+    kernels += constants + ([""] if constants else [])
     host: list[str] = []
     macros: set[str] = set()
-    for region in regions:
-        for kernel in region.mapping.kernels:
-            with timing.part(f"{region.scop.region}: kernel {kernel.index} (AST, shared-memory copies, printing)"):
-                helpers, lines = kernel_lines(region, kernel, syntax)
-            macros |= set(helpers)
-            kernels += lines + [""]
-        with timing.part(f"{region.scop.region}: host function"):
-            function, used = host_function(region, syntax, source)
-            macros |= used
-            host += function + [""]
-            if device_entries:
-                host += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
+    for text in texts:
+        kernels += text.kernel_lines
+        host += text.host_lines
+        macros |= text.kernel_macros | text.host_macros
     includes = INCLUDES if fp_contract else INCLUDES + [
         "/* compile with nvcc -fmad=false for results that match the CPU bit for bit */"]
     if any("_Bool" in line for line in kernels + host):

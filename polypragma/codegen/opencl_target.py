@@ -12,12 +12,12 @@ import re
 
 from string import Template
 
-from polypragma import timing
-from polypragma.codegen.body import device_functions
-from polypragma.codegen.gpu import GpuSyntax, kernel_lines
+from polypragma.codegen.gpu import GpuSyntax
 from polypragma.codegen import host_data, reduction_code
-from polypragma.codegen.host import HostSyntax, c_string, host_function, runtime
+from polypragma.codegen.host import HostSyntax, c_string, runtime
 from polypragma.codegen.printer import helper_macros
+from polypragma.codegen.region_text import RegionText, printed, type_declarations
+from polypragma.codegen.region_text import device_functions as all_device_functions
 from polypragma.gpu.data import DeviceArray
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import Placement
@@ -528,36 +528,28 @@ def _opencl_types(program: str) -> str:
     return re.sub(r"\blong\s+long\b", "long", program)
 
 
-def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
+def region_text(region: GpuRegion, source: str, kernel_offset: int, device_entries: bool = False) -> RegionText:
+    """``region``'s kernels and host function, as text (region_text.printed), its kernels numbered from
+    ``kernel_offset`` in the file's program."""
+    syntax = OpenCLSyntax(symbol_stem(source))
+    syntax.kernel_offsets[region.function] = kernel_offset
+    return printed(region, syntax, source, device_entries, opencl=True)
+
+
+def generate(texts: list[RegionText], source: str, *, fp_contract: bool = True,
              device_entries: bool = False) -> tuple[list[str], list[list[str]]]:
     """What the C file holds: the OpenCL runtime and the kernels' source (before the first region), and
     each region's host function (before the region, after the types it names); with ``device_entries``,
-    each region's host function also in the form taking the caller's buffers (``<function>_device``)
-    and the function adopting the caller's context (for the Python API)."""
+    the function adopting the caller's context (for the Python API)."""
     stem = symbol_stem(source)
     syntax = OpenCLSyntax(stem)
-    kernel_text: list[str] = []
-    kernel_macros: set[str] = set()  # macro definitions the kernels use
-    host_helpers: set[str] = set()  # helper names the host code uses
-    names: list[str] = []
-    uses_double = any(r.uses_double for r in regions)
-    host: list[list[str]] = []
-    offset = 0
-    for region in regions:
-        syntax.kernel_offsets[region.function] = offset
-        for kernel in region.mapping.kernels:
-            with timing.part(f"{region.scop.region}: kernel {kernel.index} (AST, shared-memory copies, printing)"):
-                macros, lines = kernel_lines(region, kernel, syntax)
-            kernel_macros |= set(macros)
-            kernel_text += lines + [""]
-            names.append(f'"{region.kernel_names[kernel.index]}"')
-        with timing.part(f"{region.scop.region}: host function"):
-            function, used = host_function(region, syntax, source)
-            host_helpers |= used
-            host.append(function + [""])
-            if device_entries:
-                host[-1] += host_function(region, syntax, source, caller_buffers=True)[0] + [""]
-        offset += len(region.mapping.kernels)
+    kernel_text = [line for text in texts for line in text.kernel_lines]
+    kernel_macros = set().union(*(text.kernel_macros for text in texts))
+    host_helpers = set().union(*(text.host_macros for text in texts))
+    names = [f'"{name}"' for text in texts for name in text.kernel_names]
+    uses_double = any(text.uses_double for text in texts)
+    host = [list(text.host_lines) for text in texts]
+    offset = len(names)
     prologue = []
     if uses_double:
         prologue.append("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
@@ -567,8 +559,7 @@ def generate(regions: list[GpuRegion], source: str, *, fp_contract: bool = True,
         prologue += reduction_code.OPENCL_INT64_ATOMICS
     prologue += helper_macros(kernel_macros, guarded=False)
     # the types and enumerators the kernels use, as the source defines them
-    prologue += list(dict.fromkeys(d for region in regions for d in region.scop.type_declarations))
-    prologue += device_functions(regions, opencl=True)
+    prologue += type_declarations(texts) + all_device_functions(texts)
     program = _opencl_types("\n".join(prologue + kernel_text))
     specific = RUNTIME.substitute(suffix=syntax.suffix, kernel_count=max(offset, 1), kernels=offset,
                                   injected=syntax.injected_error,
