@@ -241,6 +241,9 @@ class Scop:
     region_declarations: tuple[tuple[int, int, str, str], ...] = ()
     read_only_scalars: tuple[str, ...] = ()
     # loop iterators declared before the region: generated code does not set them
+    # statements the region's generated code runs after it, and its original loops (the fallback) do not:
+    # the rotations of a loop that rotated pointers and was unrolled (frontend/rotations.py), as C lines
+    epilogue: tuple[str, ...] = ()
     outer_iterators: tuple[str, ...] = ()
     iterator_type: str = "int"
     reserved_names: frozenset[str] = frozenset()

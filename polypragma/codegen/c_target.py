@@ -164,6 +164,7 @@ def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, o
     lines += inner
     # the original loops set these; the generated ones do not (their values after the region are unspecified)
     lines += [f"{printer.pad(1)}(void){name};" for name in scop.outer_iterators]
+    lines += [printer.pad(1) + line for line in scop.epilogue]
     lines += return_lines(scop, printer, line_file)
     lines.append("}")
     return lines, printer.helpers_used

@@ -26,6 +26,7 @@ from polypragma.frontend.arrays import build_arrays
 from polypragma.frontend.c_tree import (assigned_outside_loop_headers, contains_for, declaration_text,
                                         subtree, text, writes)
 from polypragma.frontend import memory_calls
+from polypragma.frontend.rotations import Epilogue
 from polypragma.frontend.exits import Exit, ExitWalk
 from polypragma.frontend.functions import FileFunctions, inline_call
 from polypragma.frontend.library import PURE_FUNCTIONS, is_assert
@@ -132,8 +133,11 @@ class RegionExtractor(LoopWalk, ExitWalk):
                     raise Unsupported(f"label '{n.name}'", self.location(n),
                                       "is the target of a 'goto' outside the region; not supported")
         self.notes: dict[int, str] = {}  # why normalise left a statement as it was (by id)
+        self.epilogue = Epilogue()  # what the generated code runs after the region (Scop.epilogue)
         self.items = normalise(items, set(goto_targets), inline, set(self.used_outside), self.notes, variable_type,
-                               self.assumptions, inline_value)
+                               self.assumptions, inline_value, self.epilogue)
+        if self.epilogue.refused is not None:  # (the pointers it assigns have no model)
+            raise self.unsupported(*self.epilogue.refused)
         self.outer = scope
         self.types = types
         self.reserved = set(reserved_names)
@@ -401,6 +405,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
             hoisted_declarations=tuple(self.hoisted_declarations),
             read_only_scalars=tuple(sorted(self.read_only_scalars)),
             outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
+            epilogue=tuple(line for node in self.epilogue.statements for line in text(node).rstrip("\n").split("\n")),
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
             references=references,

@@ -259,7 +259,7 @@ class LoopWalk:
             if any(l.c_name == name for l in walk.loops):
                 raise self.unsupported(f"loop iterator '{name}' of an enclosing loop reused", init.lvalue,
                                        "by an inner loop is not supported")
-            if name in self.used_outside:
+            if name in self.used_outside and name not in self.epilogue.iterators:  # (the epilogue sets it)
                 raise self.unsupported(
                     f"loop iterator '{name}'", init.lvalue,
                     f"is used outside the region (line {self.used_outside[name].coord.line}), which would see "

@@ -23,6 +23,8 @@
   is ``while (!(i >= n)) { ...``), so a loop written with ``for (;;)`` or ``while (1)`` can be counted;
   a ``for`` without initialisation and increment is the ``while`` loop it means, and one without
   increment whose body steps its iterator last (``for (i = 0; i < n;) { ...; i++; }``) a counted loop.
+* A loop that ends by rotating pointers (``double *tmp = a; a = b; b = tmp;``) is unrolled by the
+  rotation's period, each copy naming its arrays (:mod:`polypragma.frontend.rotations`).
 * A ``switch`` is the chain of conditions on its scrutinee it means (:mod:`polypragma.frontend.switch`).
 * A ``for`` header with comma expressions is a loop on one iterator, the other variables it steps
   functions of that iterator (:mod:`polypragma.frontend.for_headers`).
@@ -43,7 +45,8 @@ from polypragma.frontend.c_tree import STEPS, has_side_effects, rewrite_children
 from polypragma.frontend.for_headers import split_header
 from polypragma.frontend.induction import split_increments, substitute_inductions
 from polypragma.frontend.library import PURE_FUNCTIONS
-from polypragma.frontend.loops import loop_step
+from polypragma.frontend.loops import loop_start, loop_step
+from polypragma.frontend.rotations import Epilogue, unrolled_rotation
 from polypragma.frontend.row_bounds import Assumptions
 from polypragma.frontend.switch import switch_conditions
 from polypragma.model import CType
@@ -57,8 +60,8 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
               used_after: set[str] = frozenset(), notes: dict[int, str] | None = None,
               variable_type: Callable[[str], CType | None] = lambda name: None,
               assumptions: Assumptions | None = None,
-              inline_value: Callable[..., tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
-              ) -> list[c_ast.Node]:
+              inline_value: Callable[..., tuple[c_ast.Decl, c_ast.Compound] | None] | None = None,
+              epilogue: Epilogue | None = None) -> list[c_ast.Node]:
     """The region's ``items`` rewritten (a copy).  ``used_after``: names the function reads after the
     region.  ``notes`` receives, by ``id`` of a statement left as it is, why it could not be rewritten
     (a switch), for the diagnostic.  ``variable_type(name)``: the type of a variable of the region (None:
@@ -66,7 +69,8 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
     rows were replaced (aliases.substitute_aliases).  ``inline_value(call)``: a function's body that sets a
     fresh variable to the value the call returns, with the variable's declaration, or None: an expression
     statement's calls are then run before it (:func:`_value_calls`); ``inline_value(call, where)`` notes
-    why such a call stays a call (``where`` it is), for the diagnostic."""
+    why such a call stays a call (``where`` it is), for the diagnostic.  ``epilogue`` receives the statements
+    the region's generated code runs after it, not its original loops (rotations.py)."""
     _State.inline = inline
     _State.inline_value = inline_value
     _State.assumptions = assumptions
@@ -86,7 +90,9 @@ def normalise(items: list[c_ast.Node], goto_targets: set[str],
         declared = {n.name for item in items for n in subtree(item) if isinstance(n, c_ast.Decl)}
         entry = frozenset(name for name in _State.uses if name not in declared
                           and (variable_type(name) is not None and variable_type(name).pointer_depth == 1))
-        return _block(items, goto_targets, entry)
+        _State.exits = any(isinstance(n, (c_ast.Return, c_ast.Goto)) for item in items for n in subtree(item))
+        _State.epilogue = epilogue if epilogue is not None else Epilogue()
+        return _block(items, goto_targets, entry, top=True)
     finally:
         _State.inline = None
         _State.inline_value = None
@@ -102,12 +108,38 @@ class _State:
     variable_type: Callable[[str], CType | None] = staticmethod(lambda name: None)
     assumptions: Assumptions | None = None
     inline_value: Callable[..., tuple[c_ast.Decl, c_ast.Compound] | None] | None = None
+    exits = False  # the region has a return or goto
+    epilogue = Epilogue()
 
 
 def _read_elsewhere(node: c_ast.Node, name: str) -> bool:
     """Whether the region reads ``name`` outside ``node``, or the function after the region."""
-    inside = sum(1 for n in subtree(node) if isinstance(n, c_ast.ID) and n.name == name)
-    return name in _State.used_after or _State.uses.get(name, 0) > inside
+    return name in _State.used_after or _State.uses.get(name, 0) > _occurrences(node, name)
+
+
+def _unrolled(loop: c_ast.For, later: list[c_ast.Node] | None) -> c_ast.For:
+    """``loop``, unrolled where it ends by rotating pointers (:mod:`polypragma.frontend.rotations`), its
+    epilogue kept for the region's end; ``later``: the region's top-level statements after it, where it is
+    one of them (None where it is not).  A rotation it cannot unroll is the epilogue's ``refused``."""
+    placed = None if later is not None else "the loop is inside another statement of the region"
+    if later is not None and _State.exits:
+        placed = "the region may leave by a 'return' or 'goto' before the loop"
+    unrolled = unrolled_rotation(loop, placed, lambda name: _uses(later or [], name), _State.variable_type)
+    if isinstance(unrolled, tuple):
+        if _State.epilogue.refused is None:
+            _State.epilogue.refused = unrolled
+        return loop
+    if unrolled is None:
+        return loop
+    _State.epilogue.statements.append(unrolled.epilogue)
+    iterator = loop_start(loop)[0]
+    if isinstance(loop.init, c_ast.Assignment) and _State.uses.get(iterator, 0) == _occurrences(loop, iterator):
+        _State.epilogue.iterators.add(iterator)
+    return unrolled.loop
+
+
+def _occurrences(node: c_ast.Node, name: str) -> int:
+    return sum(1 for n in subtree(node) if isinstance(n, c_ast.ID) and n.name == name)
 
 
 def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
@@ -118,13 +150,15 @@ def _split_header(loop: c_ast.For) -> list[c_ast.Node] | None:
     return parts
 
 
-def _block(items: list[c_ast.Node], targets: set[str], entry: frozenset[str] = frozenset()) -> list[c_ast.Node]:
+def _block(items: list[c_ast.Node], targets: set[str], entry: frozenset[str] = frozenset(),
+           top: bool = False) -> list[c_ast.Node]:
     """``items`` normalised; ``entry``: pointers whose values where they start are those before the region
-    (induction.substitute_inductions)."""
+    (induction.substitute_inductions); ``top``: the region's top-level statements."""
     flat: list[tuple[c_ast.Node, bool]] = []  # (item, whether it is normalised already)
-    for item in substitute_aliases(items, _State.used_after, _State.variable_type, _State.notes,
-                                   _State.assumptions):
+    aliased = substitute_aliases(items, _State.used_after, _State.variable_type, _State.notes, _State.assumptions)
+    for k, item in enumerate(aliased):
         if isinstance(item, c_ast.For):
+            item = _unrolled(item, aliased[k + 1:] if top else None)
             parts = _split_header(item)  # the loop's statements stay at this level
             flat.extend((part, False) for part in parts) if parts is not None else flat.append((item, False))
         elif isinstance(item, c_ast.While) and (counted := _countdown(item)) is not None:
