@@ -105,6 +105,21 @@ def test_a_compilation_past_the_bound_is_stopped_and_reported_slow(tmp_path, mon
     assert checked.outcomes[0].slow and not checked.failures, checked.outcomes[0].problem
 
 
+def test_a_region_whose_code_cannot_be_built_in_time_is_reported_slow(tmp_path):
+    """A region whose GPU code could not be built within --codegen-timeout from either schedule is left as
+    written, with a warning: slow, as a run past the runner's bound (differential program 10376's kernel
+    AST stalled in isl), not a failure."""
+    import runner
+
+    variant = runner.Variant("opencl-tiny-bound", ("--target", "opencl", "--codegen-timeout", "0.001"),
+                             libs=("-lOpenCL",), exact=False)
+    checked = check(REGRESSIONS / "math_of_int_in_kernel.c", [variant], tmp_path)
+    (outcome,) = checked.outcomes
+    assert outcome.slow and not checked.failures, outcome.problem
+    assert "region left as written: the GPU code of the region could not be built within 0.001 s" \
+        in outcome.problem, outcome.problem
+
+
 def _faulty_opencl(monkeypatch):
     """The regression program math_of_int_in_kernel.c, its opencl variant, and ``fault(change,
     optimised_only)``, which makes runner.run apply ``change(real_run, exe, args, env, timeout)`` to that

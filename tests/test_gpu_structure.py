@@ -212,3 +212,52 @@ def test_a_device_failure_releases_what_the_region_allocated(tmp_path, target):
     copy_out = host.index(copy_out_call)
     assert host.index("POLYPRAGMA_COPYING_OUT") < copy_out < host.index("POLYPRAGMA_DONE") < release
     assert host.rstrip().endswith("return POLYPRAGMA_STATUS(polypragma_status);")
+
+
+WRITTEN_EACH_STEP = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+static void steps_of(int steps, int n, double *c, double *d)
+{
+#pragma scop
+    for (int t = 0; t < steps; t++)
+        for (int i = 0; i < n; i++)
+            d[i] = 0.5 * c[n - 1 - i] + t;
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int n = 30, steps = atoi(argv[1]);
+    double *c = malloc(n * sizeof(double)), *d = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) {
+        c[i] = i;
+        d[i] = 2 * i + 1;
+    }
+    steps_of(steps, n, c, d);
+    double s = 0.0;
+    for (int i = 0; i < n; i++)
+        s += (i + 1) * d[i];
+    printf("%.17g\\n", s);
+    return 0;
+}
+"""
+
+
+def test_an_array_written_in_every_step_copies_nothing_out_for_no_steps(tmp_path):
+    """``d`` is written whole in every step, so it is only copied out; but not at all when there is no step:
+    its extent, found from the region's footprint, is 0 there (isl's maximum is undefined where the region
+    touches nothing, and the copy-out of ``n`` elements stored what the device buffer held: the generated
+    program printed 6.8e+248 for 18445)."""
+    if opencl_device():
+        pytest.skip(opencl_device())
+    source = tmp_path / "steps.c"
+    source.write_text(WRITTEN_EACH_STEP)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--no-fp-contract", "--explain"])
+    assert status == 0, messages
+    assert "d: (size_t)((((steps >= 1) && (n >= 1)) ? n : 0)) element(s) of double; copied out (written" in messages
+    compile_c(source, tmp_path / "original")
+    compile_c(generated_path(source, tmp_path / "out"), tmp_path / "generated", libs=["-lOpenCL"])
+    for steps in ("0", "1", "3"):
+        assert run(tmp_path / "generated", [steps]).stdout == run(tmp_path / "original", [steps]).stdout, steps

@@ -52,6 +52,28 @@ static double jump(int lo, int hi, int n, double *a, double *b)
     return first + a[1] - b[1];
 }
 
+#define SWAP(x, y) do { double *t_ = (x); (x) = (y); (y) = t_; } while (0)
+#define SWAP_BLOCK(x, y) { double *t_ = x; x = y; y = t_; }
+
+/* swaps written by macros: do { } while (0), and braces followed by the call's ';' */
+static void macros(int steps, int n, double *a, double *b, double *c, double *d)
+{
+#pragma scop
+    for (int t = 0; t < steps; t++) {
+        for (int i = 1; i < n - 1; i++)
+            b[i] = a[i] - 0.125 * (a[i - 1] + a[i + 1]);
+        SWAP(a, b);
+    }
+#pragma endscop
+#pragma scop
+    for (int t = 0; t < steps; t++) {
+        for (int i = 0; i < n; i++)
+            d[i] = 0.5 * c[n - 1 - i] + 1.0;
+        SWAP_BLOCK(c, d);
+    }
+#pragma endscop
+}
+
 int main(int argc, char **argv)
 {
     int n = atoi(argv[1]), steps = atoi(argv[2]);
@@ -63,6 +85,7 @@ int main(int argc, char **argv)
     }
     down(steps, n, v[0], v[1], v[2], v[3]);
     double x = jump(3, 3 + steps, n, v[1], v[2]);
+    macros(steps, n, v[3], v[0], v[1], v[2]);
     double sum = x;
     for (int k = 0; k < 4; k++)
         for (int i = 0; i < n; i++)
@@ -80,25 +103,25 @@ def test_rotating_loops_give_the_original_results(target: str, tmp_path: Path):
     source.write_text(SOURCE)
     generated = generated_for(source, tmp_path / target, target)
     text = generated.read_text()
-    assert text.count("/* polypragma: region") == 2, text
+    assert text.count("/* polypragma: region") == 4, text
     assert program_output(generated, tmp_path / f"{target}.out", RUNS, TARGETS[target][1]) == \
         program_output(source, tmp_path / "original", RUNS)
 
 
 def test_the_copies_name_their_arrays(tmp_path: Path):
     """Unrolled by 4, the rotation of four gives four statements, which write p, q, r and s in the kernels;
-    unrolled by 2, the swap two, which write a and b; each domain holds every 4th (2nd) step."""
+    unrolled by 2, each swap two, which write a and b (c and d); each domain holds every 4th (2nd) step."""
     source = tmp_path / "rotate.c"
     source.write_text(SOURCE)
     status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "-v"])
     assert status == 0, messages
     domains = [line for line in messages.splitlines() if "[frontend]   S_" in line]
-    assert len(domains) == 4 + 1 + 2, messages
+    assert len(domains) == 4 + 1 + 2 + 2 + 2, messages
     assert sum("(-steps + t) mod 4 = 0" in d for d in domains) == 4, domains
     assert sum("(-lo + t) mod 4 = 0" in d for d in domains) == 2, domains  # (t += 2, unrolled by 2)
     generated = (tmp_path / "out" / "rotate.polypragma.c").read_text()
-    written = set(re.findall(r"\b([pqrsab])\[t0 \+ 256 \* k0[^\]]*\] = ", generated))
-    assert written == set("pqrsab"), written
+    written = set(re.findall(r"\b([pqrsabcd])\[[^\]]*\bk0\b[^\]]*\] = ", generated))  # (in kernels)
+    assert written == set("pqrsabcd"), written
 
 
 def _warning(tmp_path: Path, body: str, after: str = "") -> str:

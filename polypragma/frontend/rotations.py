@@ -18,7 +18,8 @@ reads and writes named arrays again::
     }
 
 The rotation is ``tmp = P1; P1 = P2; ...; Pk = tmp;`` last in the body (``tmp`` declared there or
-before); after ``m`` iterations ``Pj`` holds what ``P(j+m mod k)`` held before the loop, which is the
+before; the last statement may be a block or ``do { ... } while (0)`` holding it, as a ``SWAP`` macro
+writes it); after ``m`` iterations ``Pj`` holds what ``P(j+m mod k)`` held before the loop, which is the
 renaming of the ``m``-th copy.  The loop's pointers must keep their values elsewhere in the body, and
 the body must run to its end (no ``break``, ``continue``, ``goto`` or ``return``).
 
@@ -70,6 +71,10 @@ def unrolled_rotation(loop: c_ast.For, placed: str | None, read_after: Callable[
     ``loop``; ``variable_type(name)``: the type of a variable declared before the region."""
     body = loop.stmt
     items = list(body.block_items or []) if isinstance(body, c_ast.Compound) else []
+    while items and isinstance(items[-1], c_ast.EmptyStatement):  # ('SWAP(a, b);' with braces in the macro)
+        items.pop()
+    if items and _block_of(items[-1]) is not None:  # (a macro's braces or do { } while (0) around it)
+        items = items[:-1] + _block_of(items[-1])
     found = _rotation(items)
     if found is None:
         return None
@@ -154,6 +159,13 @@ def _rotation(items: list[c_ast.Node]) -> tuple[str, list[str], int] | None:
                     and temporary not in pointers:
                 return temporary, pointers, len(tail)
     return None
+
+
+def _block_of(node: c_ast.Node) -> list[c_ast.Node] | None:
+    """The statements of a block, or of ``do { ... } while (0)``, as a macro writes them."""
+    if isinstance(node, c_ast.DoWhile) and isinstance(node.cond, c_ast.Constant) and node.cond.value == "0":
+        node = node.stmt
+    return list(node.block_items or []) if isinstance(node, c_ast.Compound) else None
 
 
 def _copy(node: c_ast.Node) -> tuple[str, str] | None:

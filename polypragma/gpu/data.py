@@ -214,7 +214,10 @@ def _extents(array: Array, scop: Scop) -> tuple[list[isl.PwAff], Inspection | No
             extents.append(extent_parameter(inspected, space))
             continue
         _check_bounded(array, scop, (0,), footprint)
-        extents.append(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())))
+        # 0 where the region touches nothing (isl's maximum is undefined there, and the host's copies use the
+        # extent: a copy-out of an array not copied in must then copy nothing)
+        none = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(space.params()))
+        extents.append(coalesced(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())).union_max(none)))
     return extents, inspected
 
 
