@@ -309,6 +309,8 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             log("frontend", f"  {s.name} (line {s.line}): {s.domain}")
         if scop.assumed is not None:
             log("frontend", f"  {scop.describe_assumed()}")
+        for unrolled in scop.unrolled:
+            log("frontend", f"  {unrolled}")
 
     deps = dependence_analysis.compute(scop)
     log.lap("dependences", f"{region}: {deps.summary()}")

@@ -244,6 +244,7 @@ class Scop:
     # statements the region's generated code runs after it, and its original loops (the fallback) do not:
     # the rotations of a loop that rotated pointers and was unrolled (frontend/rotations.py), as C lines
     epilogue: tuple[str, ...] = ()
+    unrolled: tuple[str, ...] = ()  # the loops unrolled for it, described (--explain, -v)
     outer_iterators: tuple[str, ...] = ()
     iterator_type: str = "int"
     reserved_names: frozenset[str] = frozenset()

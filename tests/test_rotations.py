@@ -115,6 +115,9 @@ def test_the_copies_name_their_arrays(tmp_path: Path):
     source.write_text(SOURCE)
     status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "-v"])
     assert status == 0, messages
+    assert "[frontend]   the loop at line 9 rotates 'p', 'q', 'r' and 's' at its end: unrolled by 4, each copy " \
+        "naming its arrays" in messages, messages
+    assert "[frontend]   the loop at line 52 rotates 'c' and 'd' at its end: unrolled by 2" in messages, messages
     domains = [line for line in messages.splitlines() if "[frontend]   S_" in line]
     assert len(domains) == 4 + 1 + 2 + 2 + 2, messages
     assert sum("(-steps + t) mod 4 = 0" in d for d in domains) == 4, domains

@@ -406,6 +406,7 @@ class RegionExtractor(LoopWalk, ExitWalk):
             read_only_scalars=tuple(sorted(self.read_only_scalars)),
             outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
             epilogue=tuple(line for node in self.epilogue.statements for line in text(node).rstrip("\n").split("\n")),
+            unrolled=tuple(self.epilogue.described),
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
             references=references,

@@ -132,6 +132,7 @@ def _unrolled(loop: c_ast.For, later: list[c_ast.Node] | None) -> c_ast.For:
     if unrolled is None:
         return loop
     _State.epilogue.statements.append(unrolled.epilogue)
+    _State.epilogue.described.append(unrolled.description)
     iterator = loop_start(loop)[0]
     if isinstance(loop.init, c_ast.Assignment) and _State.uses.get(iterator, 0) == _occurrences(loop, iterator):
         _State.epilogue.iterators.add(iterator)

@@ -54,12 +54,15 @@ class Epilogue:
     # a rotation that could not be unrolled, which leaves the region as written: (construct, its first
     # statement, why), for the diagnostic
     refused: tuple[str, c_ast.Node, str] | None = None
+    # what was unrolled, for --explain and -v
+    described: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class Unrolled:
     loop: c_ast.For
     epilogue: c_ast.For  # the loop's rotations alone, for the final values of its pointers
+    description: str
 
 
 def unrolled_rotation(loop: c_ast.For, placed: str | None, read_after: Callable[[str], bool],
@@ -103,7 +106,10 @@ def unrolled_rotation(loop: c_ast.For, placed: str | None, read_after: Callable[
                          c_ast.Compound(copies, coord=body.coord), coord=at)
     epilogue = c_ast.For(copy.deepcopy(loop.init), copy.deepcopy(loop.cond), copy.deepcopy(loop.next),
                          c_ast.Compound(copy.deepcopy(items[-count:]), coord=body.coord), coord=at)
-    return Unrolled(unrolled, epilogue)
+    line = f" at line {at.line}" if at is not None else ""
+    return Unrolled(unrolled, epilogue, f"the loop{line} rotates {_names(pointers)} at its end: unrolled by {period}, "
+                    "each copy naming its arrays; the generated code then runs the rotations alone, for the "
+                    "pointers' final values")
 
 
 def _refused(loop: c_ast.For, rest: list[c_ast.Node], temporary: str, pointers: list[str],

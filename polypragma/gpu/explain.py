@@ -82,6 +82,7 @@ def explain(region: GpuRegion) -> list[str]:
     out = [f"{where}: note: region {scop.region.index}: {len(kernels)} kernel(s)"]
     if scop.assumed is not None:
         out.append(f"  {scop.describe_assumed()}")
+    out += [f"  {u}" for u in scop.unrolled]
     out += [f"  {p.describe()}" for p in region.privatised]
     out += [f"  {note}" for note in region.notes]
     out += _band_lines(region)
