@@ -327,36 +327,22 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             log("schedule", "  " + line)
 
     if target.gpu:
-        try:
-            return _offloaded(scop, result.schedule, deps, privatised, notes, region, options, target, log, reporter,
-                              source_lines, kernel_offset)
-        except (TimeoutError, forked.Crashed) as exc:
-            why = _unbuilt(exc, options)
-            if not result.rescheduled:
-                raise Unsupported("the GPU code of the region", region.location, why) from None
-        reporter.warning(f"kept the original schedule of {region}: its new schedule's GPU code {why}", region.location)
-        log.lap("gpu", f"{region}: the new schedule's GPU code {why}")
-        kept, scop, deps, privatised, notes = schedule_region(
-            source_scop, source_deps, dataclasses.replace(options.schedule, reschedule=False), gpu=True,
-            openmp=options.openmp, floating_reductions=options.reductions, log=log, region=region)
-        try:
-            return _offloaded(scop, kept.schedule, deps, privatised, notes, region, options, target, log, reporter,
-                              source_lines, kernel_offset)
-        except (TimeoutError, forked.Crashed) as again:
-            raise Unsupported("the GPU code of the region", region.location, _unbuilt(again, options)) from None
-    try:
-        lines, used = _c_code(scop, result.schedule, deps, privatised, options, region)
-    except (TimeoutError, forked.Crashed) as exc:
-        why = _unbuilt(exc, options)
-        if not result.rescheduled:
-            raise Unsupported("the code of the region", region.location, why) from None
-        reporter.warning(f"kept the original schedule of {region}: its new schedule's code {why}", region.location)
-        log.lap("codegen", f"{region}: the new schedule's code {why}")
-        try:
-            lines, used = _c_code(source_scop, mark_coincidence(source_scop.schedule, source_deps), source_deps, (),
-                                  options, region)
-        except (TimeoutError, forked.Crashed) as again:
-            raise Unsupported("the code of the region", region.location, _unbuilt(again, options)) from None
+        def original_gpu_code():
+            kept = schedule_region(
+                source_scop, source_deps, dataclasses.replace(options.schedule, reschedule=False), gpu=True,
+                openmp=options.openmp, floating_reductions=options.reductions, log=log, region=region)
+            return _offloaded(kept.scop, kept.result.schedule, kept.deps, kept.privatised, kept.notes, region,
+                              options, target, log, reporter, source_lines, kernel_offset)
+
+        return _within_bound(
+            lambda: _offloaded(scop, result.schedule, deps, privatised, notes, region, options, target, log,
+                               reporter, source_lines, kernel_offset),
+            original_gpu_code, result.rescheduled, "GPU code", "gpu", region, options, reporter, log)
+    lines, used = _within_bound(
+        lambda: _c_code(scop, result.schedule, deps, privatised, options, region),
+        lambda: _c_code(source_scop, mark_coincidence(source_scop.schedule, source_deps), source_deps, (), options,
+                        region),
+        result.rescheduled, "code", "codegen", region, options, reporter, log)
     if scop.assumed is not None:
         original = fallback_lines(source_lines, scop, "the c target where a region keeps its original loops for "
                                   "the parameters its code is not for")
@@ -452,6 +438,26 @@ def _c_code(scop, schedule: isl.Schedule, deps, privatised, options: Options, re
     if options.codegen_timeout <= 0:
         return work()
     return forked.run(work, options.codegen_timeout)
+
+
+def _within_bound(new, original, rescheduled: bool, what: str, stage: str, region: Region, options: Options,
+                  reporter: Reporter, log: _Log):
+    """``new()``, the region's ``what`` ("code", "GPU code") from its new schedule, built in a forked process
+    within --codegen-timeout; past it (or where the process died) ``original()``, from the source's
+    schedule, with a warning; past that too (or at once where the region kept its original schedule) the
+    region is left as written."""
+    try:
+        return new()
+    except (TimeoutError, forked.Crashed) as exc:
+        why = _unbuilt(exc, options)
+        if not rescheduled:
+            raise Unsupported(f"the {what} of the region", region.location, why) from None
+    reporter.warning(f"kept the original schedule of {region}: its new schedule's {what} {why}", region.location)
+    log.lap(stage, f"{region}: the new schedule's {what} {why}")
+    try:
+        return original()
+    except (TimeoutError, forked.Crashed) as again:
+        raise Unsupported(f"the {what} of the region", region.location, _unbuilt(again, options)) from None
 
 
 def _unbuilt(exc: Exception, options: Options) -> str:
