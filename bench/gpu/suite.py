@@ -104,6 +104,10 @@ def _suite() -> list[Benchmark]:
     out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t, label="noshared",
                          defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps, no shared memory",
                          gpu_options=("--no-shared-memory",)))
+    # the same stencil as C programs write it, its two buffers swapped through pointers after each step
+    # (frontend/rotations.py unrolls the time loop by 2: each copy a kernel, the host looping over them)
+    out.append(Benchmark("pointer_swap", (1, n, t), 6.0 * n * n * t, 2 * n * n * DOUBLE * t,
+                         note="2-D stencil, 100 steps, buffers swapped through pointers"))
     n, t = 256, 100
     out.append(Benchmark("heat_3d", (1, n, t), 30.0 * n**3 * t, 2 * n**3 * DOUBLE * 2 * t, note="3-D stencil, 100 steps"))
     n, t = 2000, 100
