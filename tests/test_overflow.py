@@ -169,3 +169,18 @@ def test_a_constant_array_beyond_int_is_indexed_in_long_long(tmp_path):
     assert status == 0, err
     kernel = generated_path(source, tmp_path / "out").read_text()
     assert re.search(r"A\[\(long\)\([^]]*\) \* 50000 \+ ", kernel), kernel
+
+
+def test_logical_operations_with_a_constant_operand_are_folded():
+    """A guard known to hold may reach the printer as the constant 1 (a kernel printed 'if (k2 >= 1 || 1)',
+    which the OpenCL compiler warned of): ``x || 1`` is 1, ``x && 1`` is x, ``x || 0`` is x, ``x && 0`` is 0
+    (an ``if`` on a constant is then the branch it takes, as a block: test_rotations.py's arrays of rows)."""
+    ctx = isl.DEFAULT_CONTEXT
+    k = isl.AstExpr.from_id(isl.Id("k", context=ctx))
+    test = k.ge(isl.AstExpr.from_val(isl.Val.int_from_si(ctx, 1)))
+    one, zero = (isl.AstExpr.from_val(isl.Val.int_from_si(ctx, v)) for v in (1, 0))
+    printer = _printer()
+    assert printer.expr(test.or_(one)) == "1" and printer.expr(one.or_else(test)) == "1"
+    assert printer.expr(test.and_(one)) == "k >= 1" and printer.expr(one.and_then(test)) == "k >= 1"
+    assert printer.expr(test.or_(zero)) == "k >= 1" and printer.expr(zero.and_(test)) == "0"
+    assert printer.expr(one.and_(zero)) == "0" and printer.expr(test.or_(test)) == "k >= 1 || k >= 1"

@@ -201,3 +201,55 @@ int main(int argc, char **argv)
     assert "/* polypragma: region 0" in generated.read_text()
     runs = ("0", "1", "2", "7")
     assert program_output(generated, tmp_path / "c.out", runs) == program_output(source, tmp_path / "original", runs)
+
+
+ROWS = """\
+#include <stdio.h>
+#include <stdlib.h>
+#define N 40
+
+static void run(int steps, double (*a)[N], double (*b)[N])
+{
+#pragma scop
+    for (int t = 0; t < steps; t++) {
+        for (int i = 1; i < N - 1; i++)
+            for (int j = 1; j < N - 1; j++)
+                b[i][j] = 0.25 * (a[i - 1][j] + a[i + 1][j] + a[i][j - 1] + a[i][j + 1]);
+        double (*tmp)[N] = a;
+        a = b;
+        b = tmp;
+    }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int steps = atoi(argv[1]);
+    double (*a)[N] = malloc(sizeof(double[N][N])), (*b)[N] = malloc(sizeof(double[N][N]));
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            a[i][j] = b[i][j] = (i * 3 + j * 7) % 10;
+    run(steps, a, b);
+    double s = 0.0;
+    for (int i = 0; i < N; i++)
+        for (int j = 0; j < N; j++)
+            s += (i + 1) * a[i][j] + (j + 2) * b[i][j];
+    printf("%.17g\\n", s);
+    return 0;
+}
+"""
+
+
+def test_pointers_to_rows_rotated(tmp_path: Path):
+    """Pointers to arrays of rows (``double (*a)[N]``) rotate as pointers to elements do; the kernels'
+    guards hold no constant operand (printer._folded: 'if (k2 >= 1 || 1)' drew the OpenCL compiler's
+    warning)."""
+    source = tmp_path / "rows.c"
+    source.write_text(ROWS)
+    generated = generated_for(source, tmp_path / "opencl", "opencl")
+    kernels = [line for line in generated.read_text().splitlines() if line.startswith('  "')]  # (the program)
+    constant = re.compile(r"(?:\|\||&&) [01](?:\)| \|\|| &&)|\([01] (?:\|\||&&)")  # (an operand 0 or 1)
+    assert kernels and not [k for k in kernels if constant.search(k)], kernels
+    runs = ("0", "1", "4", "7")
+    assert program_output(generated, tmp_path / "opencl.out", runs, TARGETS["opencl"][1]) == \
+        program_output(source, tmp_path / "original", runs)

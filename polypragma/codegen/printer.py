@@ -70,6 +70,27 @@ def _cast(printed: _Printed) -> _Printed:
     return _Printed(*wide_cast(printed.text, printed.precedence), printed.values, True)
 
 
+_LOGICAL = (_OP.and_, _OP.and_then, _OP.or_, _OP.or_else)
+
+
+def _folded(op, left: "_Printed", right: "_Printed") -> "_Printed | None":
+    """``left op right`` for a logical ``op`` with a constant operand, as what it is (isl's expressions have
+    no side effects); None where neither operand is a constant."""
+    def constant(p: _Printed) -> int | None:
+        return int(p.text) if p.text.lstrip("-").isdigit() else None
+
+    conjunction = op in (_OP.and_, _OP.and_then)
+    for this, other in ((left, right), (right, left)):
+        value = constant(this)
+        if value is None:
+            continue
+        if (value != 0) == conjunction:  # (1 && x, 0 || x: x, as a truth value)
+            return other if constant(other) is None else _Printed(str(int(constant(other) != 0)), _PRIMARY,
+                                                                     other.values, False)
+        return _Printed(str(int(not conjunction)), _PRIMARY, this.values, False)
+    return None
+
+
 class CFamilyPrinter:
     indent_unit = "  "
 
@@ -124,6 +145,10 @@ class CFamilyPrinter:
         if op in _BINARY:
             symbol, prec = _BINARY[op]
             left, right = self._print(args[0], widen), self._print(args[1])
+            if op in _LOGICAL:  # (a constant operand, as a guard known to hold gives: 'k2 >= 1 || 1' is 1)
+                folded = _folded(op, left, right)
+                if folded is not None:
+                    return folded
             values = combine(e, [left.values, right.values])
             wide = left.wide or right.wide
             if op in ARITHMETIC and not wide and self.ranges.exceeds(values):
@@ -221,7 +246,11 @@ class CFamilyPrinter:
 
     def if_node(self, n: isl.AstNode, depth: int) -> list[str]:
         pad = self.pad(depth)
-        out = [f"{pad}if ({self.expr(n.if_get_cond())}) {{", *self.node(n.if_get_then_node(), depth + 1)]
+        cond = self.expr(n.if_get_cond())
+        if cond in ("0", "1"):  # (a block: the branch's declarations keep their scope)
+            taken = n.if_get_then_node() if cond == "1" else n.if_get_else_node() if n.if_has_else_node() else None
+            return [] if taken is None else [f"{pad}{{", *self.node(taken, depth + 1), f"{pad}}}"]
+        out = [f"{pad}if ({cond}) {{", *self.node(n.if_get_then_node(), depth + 1)]
         if n.if_has_else_node():
             out += [f"{pad}}} else {{", *self.node(n.if_get_else_node(), depth + 1)]
         out.append(f"{pad}}}")

@@ -39,7 +39,7 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from polypragma.frontend.c_tree import rewrite_children, subtree, writes
+from polypragma.frontend.c_tree import rewrite_children, subtree, text, writes
 from polypragma.frontend.loops import loop_start, loop_step
 from polypragma.model import CType
 
@@ -82,8 +82,8 @@ def unrolled_rotation(loop: c_ast.For, placed: str | None, read_after: Callable[
     if found is None:
         return None
     temporary, pointers, count = found
-    if not any(t is not None and t.pointer_depth for t in map(variable_type, pointers)):
-        return None  # (numbers rotated: scalars of the model)
+    if not any(t is not None and t.rank for t in map(variable_type, pointers)):
+        return None  # (numbers rotated: scalars of the model; C assigns no array, so the others are pointers)
     rest = items[:-count]
     why = placed or _refused(loop, rest, temporary, pointers, read_after, variable_type)
     if why is not None:
@@ -121,8 +121,8 @@ def _refused(loop: c_ast.For, rest: list[c_ast.Node], temporary: str, pointers: 
     if start is None or step is None or loop.cond is None:
         return "the loop is not a counted loop"
     iterator = start[0]
-    types = {variable_type(p) for p in pointers}
-    if None in types or len(types) > 1 or any(t.pointer_depth == 0 for t in types):
+    types = {_shape(variable_type(p)) for p in pointers}
+    if None in types or len(types) > 1:
         return "they are not all pointers of one type declared before the region"
     for name in (*pointers, temporary, iterator):
         if any(writes(item, name) for item in rest):
@@ -140,6 +140,13 @@ def _refused(loop: c_ast.For, rest: list[c_ast.Node], temporary: str, pointers: 
         one = len(later) == 1
         return f"{_names(later)} {'is' if one else 'are'} read in the region after the loop"
     return None
+
+
+def _shape(ctype: CType | None) -> tuple | None:
+    """What of a pointer's type its accesses depend on (None for a number, or a variable not known)."""
+    if ctype is None or not ctype.rank:
+        return None
+    return (ctype.resolved or ctype.base, ctype.pointer_depth, tuple(text(d) for d in ctype.dims))
 
 
 def _rotation(items: list[c_ast.Node]) -> tuple[str, list[str], int] | None:
