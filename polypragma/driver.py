@@ -416,7 +416,7 @@ def _gpu_code(scop, schedule: isl.Schedule, deps, privatised, reductions, notes,
     lines = [*scop.outer_declarations, f"if ({call} != 0) {{",
              c_target.line_directive(region.begin_line + 1, region.file), *original, "}"]
     if scop.epilogue:  # (the original loops set what it sets)
-        lines[-1:] = ["} else {", *["  " + line for line in scop.epilogue], "}"]
+        lines[-1:] = ["} else {", *c_target.epilogue_lines(scop, region.file, "  "), "}"]
     printer = CFamilyPrinter(scop.iterator_type, scop.signed_names)
     lines += c_target.return_lines(scop, printer, region.file)
     log.lap("codegen", f"{region}: the call and its fallback")

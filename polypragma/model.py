@@ -242,8 +242,9 @@ class Scop:
     read_only_scalars: tuple[str, ...] = ()
     # loop iterators declared before the region: generated code does not set them
     # statements the region's generated code runs after it, and its original loops (the fallback) do not:
-    # the rotations of a loop that rotated pointers and was unrolled (frontend/rotations.py), as C lines
-    epilogue: tuple[str, ...] = ()
+    # the rotations of a loop that rotated pointers and was unrolled (frontend/rotations.py), each as (the
+    # loop's line, its C lines)
+    epilogue: tuple[tuple[int, tuple[str, ...]], ...] = ()
     unrolled: tuple[str, ...] = ()  # the loops unrolled for it, described (--explain, -v)
     outer_iterators: tuple[str, ...] = ()
     iterator_type: str = "int"

@@ -164,7 +164,7 @@ def generate(scop: Scop, schedule: isl.Schedule, dependences: isl.UnionMap, *, o
     lines += inner
     # the original loops set these; the generated ones do not (their values after the region are unspecified)
     lines += [f"{printer.pad(1)}(void){name};" for name in scop.outer_iterators]
-    lines += [printer.pad(1) + line for line in scop.epilogue]
+    lines += epilogue_lines(scop, line_file, printer.pad(1))
     lines += return_lines(scop, printer, line_file)
     lines.append("}")
     return lines, printer.helpers_used
@@ -177,6 +177,11 @@ def guarded(scop: Scop, lines: list[str], original: list[str], line_file: str) -
     return [*lines[:declarations], f"if ({scop.assumed_condition()})", *lines[declarations:],
             "else {  /* outside the parameters the code above is for: the original loops */",
             line_directive(scop.region.begin_line + 1, line_file), *original, "}"]
+
+
+def epilogue_lines(scop: Scop, line_file: str, pad: str) -> list[str]:
+    """What the generated code runs after the region (Scop.epilogue), each part at its loop's line."""
+    return [line for at, text in scop.epilogue for line in (line_directive(at, line_file), *(pad + t for t in text))]
 
 
 def return_lines(scop: Scop, printer: CFamilyPrinter, line_file: str) -> list[str]:

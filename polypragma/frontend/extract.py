@@ -405,7 +405,8 @@ class RegionExtractor(LoopWalk, ExitWalk):
             hoisted_declarations=tuple(self.hoisted_declarations),
             read_only_scalars=tuple(sorted(self.read_only_scalars)),
             outer_iterators=tuple(sorted(n for n in self.outer_iterators if self.outer.lookup(n) is not None)),
-            epilogue=tuple(line for node in self.epilogue.statements for line in text(node).rstrip("\n").split("\n")),
+            epilogue=tuple((node.coord.line, tuple(text(node).rstrip("\n").split("\n")))
+                           for node in self.epilogue.statements),
             unrolled=tuple(self.epilogue.described),
             iterator_type=iterator_type,
             reserved_names=frozenset(self.reserved),
