@@ -296,6 +296,12 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
                     target: Target, log: _Log, reporter: Reporter, source_lines: list[str], kernel_offset: int):
     """The lines replacing ``region``, the helper macros they use, and for the GPU targets the region's
     GPU code as text (its kernels numbered from ``kernel_offset``, the kernels of the regions before it)."""
+    declarator = where.function.decl.type
+    if type(declarator).__name__ != "FuncDecl":  # ('void (f) { ... }': pycparser takes it, C compilers do not)
+        at = where.function.decl.coord
+        raise Unsupported(f"definition of '{where.function.decl.name}'",
+                          Location(region.file, at.line, at.column or 1) if at is not None else region.location,
+                          "without a parameter list is not a function definition")
     ctx = isl.Context()
     configure_context(ctx, options.schedule)
     scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)

@@ -1396,3 +1396,20 @@ def test_rows_through_pointers_on_gpu(tmp_path: Path):
     (tmp_path / "3").mkdir()
     assert_refused_on_gpu(tmp_path / "3", text, (7, 21), "array 'A' of rows through pointers with 3 dimensions",
                           "copied row by row")
+
+
+def test_a_definition_without_a_parameter_list_is_a_diagnostic(tmp_path: Path):
+    """``static void (f) { ... }`` is no function definition (C compilers reject it), but pycparser takes it:
+    the region is left as written with a diagnostic at the name, not a traceback (frontend fuzzing, input
+    1845 of bench/results/frontend_fuzz_2026_11_30b)."""
+    text = "static void (kernel_rows)\n{\n    double a[10];\n#pragma scop\n    for (int i = 0; i < 10; i++)\n" \
+           "        a[i] = i;\n#pragma endscop\n}\n"
+    source = write_source(tmp_path, "noparams.c", text)
+    for target in ("c", "opencl"):
+        status, stderr = polypragma(source, tmp_path / target, ["--target", target])
+        assert status == 0, stderr
+        (diag,) = diagnostics(stderr)
+        assert (diag.line, diag.col, diag.severity) == (1, 14, "warning"), stderr
+        assert diag.message == "region left as written: definition of 'kernel_rows' without a parameter list is " \
+            "not a function definition", stderr
+        assert_untouched(source, text)
