@@ -9,6 +9,7 @@ import time
 from dataclasses import dataclass, field
 
 import islpy as isl
+from pycparser import c_ast
 
 from polypragma import dependences as dependence_analysis
 from polypragma import forked
@@ -296,8 +297,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
                     target: Target, log: _Log, reporter: Reporter, source_lines: list[str], kernel_offset: int):
     """The lines replacing ``region``, the helper macros they use, and for the GPU targets the region's
     GPU code as text (its kernels numbered from ``kernel_offset``, the kernels of the regions before it)."""
-    declarator = where.function.decl.type
-    if type(declarator).__name__ != "FuncDecl":  # ('void (f) { ... }': pycparser takes it, C compilers do not)
+    if not isinstance(where.function.decl.type, c_ast.FuncDecl):  # ('void (f) { ... }': pycparser takes it)
         at = where.function.decl.coord
         raise Unsupported(f"definition of '{where.function.decl.name}'",
                           Location(region.file, at.line, at.column or 1) if at is not None else region.location,

@@ -43,6 +43,7 @@ from polypragma.frontend.affine import constant_value
 from polypragma.frontend.aliases import substitute_aliases
 from polypragma.frontend.c_tree import STEPS, has_side_effects, rewrite_children, subtree, writes
 from polypragma.frontend.for_headers import split_header
+from polypragma.frontend.functions import substitute
 from polypragma.frontend.induction import split_increments, substitute_inductions
 from polypragma.frontend.library import PURE_FUNCTIONS
 from polypragma.frontend.loops import loop_start, loop_step
@@ -505,19 +506,8 @@ def _countdown(loop: c_ast.While) -> list[c_ast.Node] | None:
     counted = c_ast.For(c_ast.DeclList([declaration], coord=at),
                         c_ast.BinaryOp("<", c_ast.ID(fresh, coord=at), c_ast.ID(name, coord=at), coord=at),
                         c_ast.UnaryOp("p++", c_ast.ID(fresh, coord=at), coord=at),
-                        _replaced(loop.stmt, name, value), coord=at)
+                        substitute(copy.deepcopy(loop.stmt), {name: value}, {}), coord=at)
     return [counted]
-
-
-def _replaced(node: c_ast.Node, name: str, value: c_ast.Node) -> c_ast.Node:
-    """A copy of ``node`` reading ``value`` where it reads the variable ``name`` (not a member or a callee)."""
-    def replace(n: c_ast.Node) -> c_ast.Node:
-        if isinstance(n, c_ast.ID) and n.name == name:
-            return copy.deepcopy(value)
-        skip = ("field",) if isinstance(n, c_ast.StructRef) else ("name",) if isinstance(n, c_ast.FuncCall) else ()
-        return rewrite_children(n, replace, skip)
-
-    return replace(copy.deepcopy(node))
 
 
 def _counted(before: c_ast.Node, loop: c_ast.While, rest: list[c_ast.Node]) -> c_ast.For | None:

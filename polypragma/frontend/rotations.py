@@ -39,7 +39,8 @@ from typing import Callable
 
 from pycparser import c_ast
 
-from polypragma.frontend.c_tree import rewrite_children, subtree, text, writes
+from polypragma.frontend.c_tree import subtree, text, writes
+from polypragma.frontend.functions import substitute
 from polypragma.frontend.loops import loop_start, loop_step
 from polypragma.model import CType
 
@@ -96,10 +97,12 @@ def unrolled_rotation(loop: c_ast.For, placed: str | None, read_after: Callable[
     copies: list[c_ast.Node] = [c_ast.Compound(copy.deepcopy(rest), coord=body.coord)]
     for m in range(1, period):
         shifted = c_ast.BinaryOp("+", c_ast.ID(iterator, coord=at), c_ast.Constant("int", str(m * step)), coord=at)
-        names = {p: pointers[(j + m) % period] for j, p in enumerate(pointers)}
+        # (all at once: after m rotations Pj holds what P(j+m mod k) held)
+        names = {p: c_ast.ID(pointers[(j + m) % period], coord=at) for j, p in enumerate(pointers)}
         names[iterator] = shifted
-        copies.append(c_ast.If(_renamed(loop.cond, {iterator: shifted}),
-                               _renamed(c_ast.Compound(rest, coord=body.coord), names), None, coord=at))
+        copies.append(c_ast.If(substitute(copy.deepcopy(loop.cond), {iterator: shifted}, {}),
+                               substitute(c_ast.Compound(copy.deepcopy(rest), coord=body.coord), names, {}), None,
+                               coord=at))
     increment = c_ast.Assignment("+=", c_ast.ID(iterator, coord=at),
                                  c_ast.Constant("int", str(period * step)), coord=at)
     unrolled = c_ast.For(copy.deepcopy(loop.init), copy.deepcopy(loop.cond), increment,
@@ -125,11 +128,8 @@ def _refused(loop: c_ast.For, rest: list[c_ast.Node], temporary: str, pointers: 
     if None in types or len(types) > 1:
         return "they are not all pointers of one type declared before the region"
     for name in (*pointers, temporary, iterator):
-        if any(writes(item, name) for item in rest):
+        if any(writes(item, name) for item in rest):  # (its address taken too: it may be written through it)
             return f"'{name}' is also written elsewhere in the loop"
-        if any(isinstance(n, c_ast.UnaryOp) and n.op == "&" and isinstance(n.expr, c_ast.ID)
-               and n.expr.name == name for item in rest for n in subtree(item)):
-            return f"the address of '{name}' is taken in the loop"
     if any(isinstance(n, c_ast.ID) and n.name == temporary for item in rest for n in subtree(item)):
         return f"'{temporary}' is also read elsewhere in the loop"
     if any(isinstance(n, (c_ast.Break, c_ast.Continue, c_ast.Goto, c_ast.Return, c_ast.Label))
@@ -187,19 +187,6 @@ def _copy(node: c_ast.Node) -> tuple[str, str] | None:
             and isinstance(node.rvalue, c_ast.ID):
         return node.lvalue.name, node.rvalue.name
     return None
-
-
-def _renamed(node: c_ast.Node, names: dict[str, str | c_ast.Node]) -> c_ast.Node:
-    """A copy of ``node`` with each variable of ``names`` read as its new name (or expression), all at
-    once (not members, not callees)."""
-    def rename(n: c_ast.Node) -> c_ast.Node:
-        if isinstance(n, c_ast.ID) and n.name in names:
-            new = names[n.name]
-            return c_ast.ID(new, coord=n.coord) if isinstance(new, str) else copy.deepcopy(new)
-        skip = ("field",) if isinstance(n, c_ast.StructRef) else ("name",) if isinstance(n, c_ast.FuncCall) else ()
-        return rewrite_children(n, rename, skip)
-
-    return rename(copy.deepcopy(node))
 
 
 def _names(names: list[str]) -> str:

@@ -214,11 +214,16 @@ def _extents(array: Array, scop: Scop) -> tuple[list[isl.PwAff], Inspection | No
             extents.append(extent_parameter(inspected, space))
             continue
         _check_bounded(array, scop, (0,), footprint)
-        # 0 where the region touches nothing (isl's maximum is undefined there, and the host's copies use the
-        # extent: a copy-out of an array not copied in must then copy nothing)
-        none = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(space.params()))
-        extents.append(coalesced(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx())).union_max(none)))
+        extents.append(_or_zero(footprint.dim_max(0).add_constant_val(isl.Val.one(space.get_ctx()))))
     return extents, inspected
+
+
+def _or_zero(extent: isl.PwAff) -> isl.PwAff:
+    """An extent found from a footprint as a size: 0 where the region touches nothing.  isl's maximum is
+    undefined there (its expression may say anything: n % 2 + n - 1 is -1 at n = 0), and the host's copies
+    use the size: a copy-out of an array not copied in must then copy nothing (a time loop of no steps)."""
+    none = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(extent.get_space().params()))
+    return coalesced(extent.union_max(none))
 
 
 def _check_bounded(array: Array, scop: Scop, dims: tuple[int, ...], footprint: isl.Set | None = None) -> None:
@@ -267,9 +272,7 @@ def _rows(array: Array, scop: Scop, written: isl.UnionMap,
     footprint = own(target)
     one = isl.Val.one(footprint.get_ctx())
     indexed = [coalesced(footprint.dim_max(d).add_constant_val(one)) for d in (0, 1)][2 - array.rank:]
-    # the size: 0 where the region touches no row (isl's maximum is undefined there: n % 2 + n - 1 is -1 at n = 0)
-    none = isl.PwAff.zero_on_domain(isl.LocalSpace.from_space(footprint.get_space().params()))
-    extents = [coalesced(e.union_max(none)) for e in indexed]
+    extents = [_or_zero(e) for e in indexed]
     names = scop.signed_names
     rows_in = _row_ranges(_row_hull(footprint), scop.context, names)
     out = written.intersect_range(target).range()
