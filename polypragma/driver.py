@@ -17,10 +17,12 @@ from polypragma import timing
 from polypragma.buildtools.depfile import format_rule
 from polypragma.codegen.fallback import check_returns, fallback_lines
 from polypragma.codegen.printer import CFamilyPrinter
-from polypragma.codegen import c_target, data_directives
+from polypragma.codegen import c_target, data_directives, host_data
 from polypragma.codegen.region_text import RegionText
 from polypragma.codegen.targets import TARGETS, Target
 from polypragma.diagnostics import FatalError, Location, Reporter, Unsupported
+from polypragma.frontend import host_loops
+from polypragma.frontend.c_tree import subtree
 from polypragma.frontend.extract import RegionExtractor
 from polypragma.frontend.locate import identifiers, locate
 from polypragma.frontend.preprocess import PreprocessOptions, files_read, parse_preprocessed, preprocess
@@ -155,6 +157,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     offloading: set[str] = set()  # functions holding a region replaced by its host function
     helpers: set[str] = set()
     gpu_texts: list[RegionText] = []
+    keeping = False  # a region keeps its arrays on the device between its pieces (_compile_split)
     inputs = [source]  # the source and the headers the output depends on
     ast = None
     if regions:
@@ -183,7 +186,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                     continue
                 try:
                     try:
-                        lines, used, gpu_text = _compile_region(
+                        lines, used, texts = _compile_region(
                             region, where, ast, types, reserved, options, target, log, reporter, text.splitlines(),
                             sum(len(t.kernel_names) for t in gpu_texts))
                     except isl.Error as exc:
@@ -201,8 +204,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 replacements.append(Replacement(region, lines))
                 offloading.add(where.function.decl.name)
                 helpers |= used
-                if gpu_text is not None:
-                    gpu_texts.append(gpu_text)
+                gpu_texts += texts
+                keeping |= any(t.keeps_data for t in texts)
     if directives and target.gpu:
         # host code in a data scope (a region left as written is host code too) should go through updates
         region_lines = {n for r in replacements for n in range(r.region.begin_line, r.region.end_line + 1)}
@@ -213,7 +216,7 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     insertions: list[Insertion] = []
     unit = None
     # the kernels and host functions, timed per region and kernel (cuda_target, opencl_target)
-    has_data = bool(directives) and target.gpu
+    has_data = (bool(directives) or keeping) and target.gpu
     with timing.recording() as parts:
         if gpu_texts or has_data:
             block, each = target.file_scope(gpu_texts, source, fp_contract=options.fp_contract, data=has_data,
@@ -296,7 +299,8 @@ def _same_file(a: str, b: str) -> bool:
 def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[str], options: Options,
                     target: Target, log: _Log, reporter: Reporter, source_lines: list[str], kernel_offset: int):
     """The lines replacing ``region``, the helper macros they use, and for the GPU targets the region's
-    GPU code as text (its kernels numbered from ``kernel_offset``, the kernels of the regions before it)."""
+    GPU code as text, one per region it became (its kernels numbered from ``kernel_offset``, the kernels of
+    the regions before it)."""
     if not isinstance(where.function.decl.type, c_ast.FuncDecl):  # ('void (f) { ... }': pycparser takes it)
         at = where.function.decl.coord
         raise Unsupported(f"definition of '{where.function.decl.name}'",
@@ -305,9 +309,27 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     ctx = isl.Context()
     configure_context(ctx, options.schedule)
     scope = scope_at(ast, where.function, where.path, types, where.items[0] if where.items else None)
-    scop = RegionExtractor(ctx, region, where.items, scope, types, reserved, source_lines=source_lines,
-                           used_outside=where.used_outside, origins=where.origins,
-                           goto_targets=where.goto_targets, result_type=where.function.decl.type.type).extract()
+
+    def compile_pieces(loops: list[c_ast.Node]):  # those loops on the host, the rest regions of their own
+        return _compile_split(host_loops.split(where, loops, source_lines, scope, types), region, ast, types,
+                              reserved, options, target, log, reporter, source_lines, kernel_offset)
+
+    try:
+        scop = RegionExtractor(ctx, region, where.items, scope, types, reserved, source_lines=source_lines,
+                               used_outside=where.used_outside, origins=where.origins,
+                               goto_targets=where.goto_targets, result_type=where.function.decl.type.type).extract()
+    except Unsupported:
+        # a loop leaving on data (refused: its exit is not affine) may run on the host around its body
+        loops = host_loops.candidates(where.items)
+        if not loops or (pieces := compile_pieces(loops)) is None:
+            raise
+        return pieces
+    # a loop the model cannot count is one statement, run as written (on one GPU thread): on the host instead
+    opaque = {n.coord.line for s in scop.statements for n in subtree(s.body)
+              if isinstance(n, (c_ast.While, c_ast.DoWhile)) and n.coord is not None}
+    loops = [loop for loop in host_loops.candidates(where.items) if loop.coord.line in opaque]
+    if loops and (pieces := compile_pieces(loops)) is not None:
+        return pieces
     log.lap("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "
             f"[{', '.join(scop.parameters)}], arrays [{', '.join(a.describe() for a in scop.arrays)}]")
     if options.verbose:
@@ -340,10 +362,11 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
             return _offloaded(kept.scop, kept.result.schedule, kept.deps, kept.privatised, kept.notes, region,
                               options, target, log, reporter, source_lines, kernel_offset)
 
-        return _within_bound(
+        lines, used, text = _within_bound(
             lambda: _offloaded(scop, result.schedule, deps, privatised, notes, region, options, target, log,
                                reporter, source_lines, kernel_offset),
             original_gpu_code, result.rescheduled, "GPU code", "gpu", region, options, reporter, log)
+        return lines, used, [text]
     lines, used = _within_bound(
         lambda: _c_code(scop, result.schedule, deps, privatised, options, region),
         lambda: _c_code(source_scop, mark_coincidence(source_scop.schedule, source_deps), source_deps, (), options,
@@ -354,7 +377,50 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
                                   "the parameters its code is not for")
         lines = c_target.guarded(scop, lines, original, region.file)
     log.lap("codegen", f"{region}: {len(lines)} line(s) of C")
-    return lines, used, None
+    return lines, used, []
+
+
+def _compile_split(split: host_loops.Split | None, region: Region, ast, types: TypeTable, reserved: set[str],
+                   options: Options, target: Target, log: _Log, reporter: Reporter, source_lines: list[str],
+                   kernel_offset: int):
+    """_compile_region's result for ``region`` as ``split`` (frontend/host_loops.py): its loops on the host
+    as written, each piece a region; on the GPU targets the arrays the pieces bind stay on the device until
+    the region's end.  None where there is no split or a piece cannot be compiled (the region is then
+    compiled whole); the pieces' diagnostics are reported only when the split is taken."""
+    if split is None:
+        return None
+    lines: list[str] = []
+    used: set[str] = set()
+    texts: list[RegionText] = []
+    pieces = Reporter(io.StringIO())
+    for part in split.parts:
+        if isinstance(part, host_loops.HostLines):
+            lines += [c_target.line_directive(part.first, region.file), *source_lines[part.first - 1:part.last]]
+            continue
+        try:
+            piece_lines, piece_used, piece_texts = _compile_region(
+                part.where.region, part.where, ast, types, reserved, options, target, log, pieces, source_lines,
+                kernel_offset + sum(len(t.kernel_names) for t in texts))
+        except (Unsupported, isl.Error) as exc:
+            log("frontend", f"{region}: compiled whole, since {part.where.region} could not be: "
+                f"{str(exc).splitlines()[0] if str(exc) else type(exc).__name__}")
+            return None
+        lines += piece_lines
+        used |= piece_used
+        texts += piece_texts
+    for loop in split.loops:
+        log("frontend", f"{region}: {loop}")
+        if options.explain:
+            print(f"{region.location.file}:{region.begin_line}: note: region {region.index}: {loop}",
+                  file=reporter.stream)
+    reporter.diagnostics += pieces.diagnostics
+    reporter.stream.write(pieces.stream.getvalue())
+    if texts:  # (the keep scope is the data layer's: present where a region has GPU code)
+        names = host_data.names(symbol_stem(region.file))
+        where = data_directives.literal(f"{region.file}:{region.begin_line}: region {region.index}")
+        texts[0] = dataclasses.replace(texts[0], keeps_data=True)
+        lines = [f"{names['keep_enter']}({where});", *lines, f"{names['keep_exit']}({where});"]
+    return lines, used, texts
 
 
 def _offloaded(scop, schedule: isl.Schedule, deps, privatised, notes, region: Region, options: Options,

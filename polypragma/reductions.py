@@ -161,6 +161,9 @@ def _form(body: c_ast.Node):
     return None
 
 
+_TRUTH = ("<", ">", "<=", ">=", "==", "!=", "&&", "||")  # operators whose value is the int 0 or 1
+
+
 def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict, iterators=()) -> bool:
     """Whether ``node`` (the operand of an integer reduction) computes on integers only: C converts an
     integer accumulator's update back at every step, which reordering would not do where the operand
@@ -171,6 +174,8 @@ def _integer_only(node: c_ast.Node, scop: Scop, arrays: dict, iterators=()) -> b
     if isinstance(node, c_ast.Cast):
         names = getattr(getattr(node.to_type.type, "type", None), "names", None)
         return bool(names) and set(names) <= _INTEGER_WORDS and _integer_only(node.expr, scop, arrays, iterators)
+    if isinstance(node, c_ast.BinaryOp) and node.op in _TRUTH or isinstance(node, c_ast.UnaryOp) and node.op == "!":
+        return True  # 0 or 1, an int, whatever it compares (a count of elements: 'moved += fabs(d) > tol')
     if isinstance(node, (c_ast.FuncCall, c_ast.StructRef, c_ast.UnaryOp)) and not (
             isinstance(node, c_ast.UnaryOp) and node.op in ("-", "+", "~")):
         return False

@@ -108,6 +108,12 @@ def _suite() -> list[Benchmark]:
     # (frontend/rotations.py unrolls the time loop by 2: each copy a kernel, the host looping over them)
     out.append(Benchmark("pointer_swap", (1, n, t), 6.0 * n * n * t, 2 * n * n * DOUBLE * t,
                          note="2-D stencil, 100 steps, buffers swapped through pointers"))
+    # convergence loops (frontend/host_loops.py): the while loop on the host, its body's loops kernels, the
+    # grids kept on the device; the counts are upper bounds (the loops' caps: 500 relaxations of an n x n
+    # grid, 1,000 smoothing rounds over its n * n elements, the damped sweeps negligible)
+    n = 2000
+    out.append(Benchmark("convergence", (1, n), 7.0 * n * n * (500 + 1000), 4 * n * n * DOUBLE * (500 + 1000),
+                         note="Jacobi to a tolerance, smoothing until nothing moves: loops run on the host"))
     n, t = 256, 100
     out.append(Benchmark("heat_3d", (1, n, t), 30.0 * n**3 * t, 2 * n**3 * DOUBLE * 2 * t, note="3-D stencil, 100 steps"))
     n, t = 2000, 100

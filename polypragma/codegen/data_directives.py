@@ -29,7 +29,7 @@ from polypragma.diagnostics import Reporter
 from polypragma.scan import DataClause, DataDirective, code_lines
 
 
-def _literal(text: str) -> str:
+def literal(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -55,7 +55,7 @@ def edits(directives: list[DataDirective], lines: list[str], source: str, stem: 
         if not gpu:
             out[d.line] = f"{indent}/* polypragma {d.kind} {text}: no device in this target */"
             continue
-        where = _literal(f"{source}:{d.line}: {d.kind} {text}")
+        where = literal(f"{source}:{d.line}: {d.kind} {text}")
         if d.kind == "update":
             calls = []
             for c in d.clauses:
@@ -68,7 +68,7 @@ def edits(directives: list[DataDirective], lines: list[str], source: str, stem: 
         for c in d.clauses:
             address, size, check = _extent(c)
             checks += check
-            entries.append(f"{{{address}, {size}, POLYPRAGMA_{c.kind.upper()}, 0, {_literal(c.text)}}}")
+            entries.append(f"{{{address}, {size}, POLYPRAGMA_{c.kind.upper()}, 0, {literal(c.text)}}}")
         out[d.line] = (f"{indent}{{ {' '.join(checks)}{' ' if checks else ''}polypragma_data_clause {variable}[] = "
                        f"{{{', '.join(entries)}}}; {names['enter']}({where}, {len(entries)}, {variable});")
         close = out.get(d.close_line, lines[d.close_line - 1])

@@ -338,7 +338,7 @@ def host_function(region: GpuRegion, syntax: HostSyntax, source: str,
         if bound(a):
             lines += [f"  POLYPRAGMA_DATA_STEP(polypragma_bind{syntax.suffix}(&bind_{a.name}, {host(a)}, bytes_{a.name}, "
                       f"{int(a.copy_in and not a.rows)}, {'0' if a.rows else syntax.in_place_alignment(region, a)}, "
-                      f"{int(syntax.direct(region, a) and not a.rows)}, "
+                      f"{int(syntax.direct(region, a) and not a.rows)}, {int(a.rank > 0 and not a.rows)}, "
                       f"\"{a.shown}\", polypragma_where));",
                       f"  dev_{a.name} = {syntax.device_pointer(a)};"]
     lines += syntax.at(region, "allocated")

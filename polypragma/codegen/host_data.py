@@ -66,6 +66,7 @@ typedef struct polypragma_entry {
   int state;        /* POLYPRAGMA_HOST, _DEVICE or _BOTH */
   int depth;        /* scopes holding it */
   int pinned;       /* the owner page-locked the host range for the scope (polypragma_pin) */
+  int kept;         /* made by the owner's keep scopes (0: by a data scope) */
   const void *owner;
   int (*download)(struct polypragma_entry *entry, const char *where);  /* the owner's; 0 on success */
 } polypragma_entry;
@@ -98,6 +99,7 @@ typedef struct {
 } polypragma_binding$s;
 
 static POLYPRAGMA_UNUSED char polypragma_data_owner$s;  /* its address tells this file's entries from others' */
+static POLYPRAGMA_UNUSED int polypragma_keeping$s;  /* the keep scopes of this file open (polypragma_keep) */
 
 /* POLYPRAGMA_DATA=copy: data scopes keep nothing on the device (every region copies, as without them) */
 static POLYPRAGMA_UNUSED int polypragma_scopes_on$s(void)
@@ -172,8 +174,11 @@ static POLYPRAGMA_UNUSED int polypragma_every_current$s(int written, const char 
    the pool, after bringing the host copy of any entry it overlaps up to date.  "copy_in": the region
    reads the array's values on entry (or may not write all of it); "direct": the kernels may reach the host
    array in place, where the device can (not through a texture). */
+static POLYPRAGMA_UNUSED polypragma_entry *polypragma_keep$s(char *host, size_t bytes, size_t align, const char *name,
+                                                      const char *where);
+
 static POLYPRAGMA_UNUSED int polypragma_bind$s(polypragma_binding$s *b, void *host, size_t bytes, int copy_in, size_t align,
-                             int direct, const char *name, const char *where)
+                             int direct, int keep, const char *name, const char *where)
 {
   b->buffer = NULL;
   b->offset = 0;
@@ -206,9 +211,79 @@ static POLYPRAGMA_UNUSED int polypragma_bind$s(polypragma_binding$s *b, void *ho
     b->buffer = host;
     return 0;
   }
+  polypragma_entry *kept = keep && host != NULL && bytes > 0 ? polypragma_keep$s((char *)host, bytes, align, name, where)
+                                                              : NULL;
+  if (kept != NULL) {  /* in place in an entry a keep scope makes for it: its first upload is the whole entry */
+    b->entry = kept;
+    b->buffer = kept->buffer;
+    b->offset = (size_t)(h - kept->host);
+    b->upload = 2;
+    return 0;
+  }
   status = polypragma_buffer_get$s(&b->buffer, bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
   b->upload = copy_in;
   return status;
+}
+
+/* Where a keep scope of this file is open (the pieces of a region split around a loop run on the host,
+   driver._compile_split): an entry holding [host, host + bytes) for the rest of the scope, in state HOST,
+   made from it and the entries of this file's keep scopes it overlaps (brought to the host first and
+   given up), so a region that later binds more of the same array still finds it in place.  NULL where
+   no keep scope is open, the range overlaps another entry (a data scope's, another file's), the offset
+   would not be aligned, or no slot or buffer is free: the region then copies, as without the scope. */
+static POLYPRAGMA_UNUSED polypragma_entry *polypragma_keep$s(char *host, size_t bytes, size_t align, const char *name,
+                                                      const char *where)
+{
+  if (polypragma_keeping$s == 0 || !polypragma_scopes_on$s())
+    return NULL;
+  char *low = host, *high = host + bytes;
+  polypragma_entry *free_slot = NULL;
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {
+    polypragma_entry *e = &polypragma_data_table.entries[k];
+    if (e->host == NULL) {
+      free_slot = free_slot != NULL ? free_slot : e;
+      continue;
+    }
+    if (!polypragma_overlaps$s(e, host, bytes))
+      continue;
+    if (e->owner != &polypragma_data_owner$s || e->kept == 0)
+      return NULL;
+    low = e->host < low ? e->host : low;
+    high = e->host + e->bytes > high ? e->host + e->bytes : high;
+  }
+  if (align == 0 ? low != host : (size_t)(host - low) % align != 0)
+    return NULL;
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {  /* (the entries grown over may reach others) */
+    const polypragma_entry *e = &polypragma_data_table.entries[k];
+    if (polypragma_overlaps$s(e, low, (size_t)(high - low)) && (e->owner != &polypragma_data_owner$s || e->kept == 0))
+      return NULL;
+  }
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {  /* the entries it grows from, given up */
+    polypragma_entry *e = &polypragma_data_table.entries[k];
+    if (e->host == NULL || e->owner != &polypragma_data_owner$s || !polypragma_overlaps$s(e, low, (size_t)(high - low)))
+      continue;
+    if (polypragma_entry_current$s(e, 0, where) != 0)
+      return NULL;
+    polypragma_buffer_put$s(e->buffer, e->bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
+    e->host = NULL;
+    e->buffer = NULL;
+    e->owner = NULL;
+    free_slot = free_slot != NULL ? free_slot : e;
+  }
+  void *buffer = NULL;
+  if (free_slot == NULL || polypragma_buffer_get$s(&buffer, (size_t)(high - low), name, where,
+                                                   POLYPRAGMA_BEFORE_COPY_OUT) != 0)
+    return NULL;
+  free_slot->host = low;
+  free_slot->bytes = (size_t)(high - low);
+  free_slot->buffer = buffer;
+  free_slot->state = POLYPRAGMA_HOST;
+  free_slot->depth = 1;
+  free_slot->pinned = 0;
+  free_slot->kept = 1;
+  free_slot->owner = &polypragma_data_owner$s;
+  free_slot->download = polypragma_entry_download$s;
+  return free_slot;
 }
 
 /* the copy-in of a bound array */
@@ -510,6 +585,7 @@ $storage void $enter(const char *where, int n, polypragma_data_clause *clauses)
                        : POLYPRAGMA_HOST;
     free_slot->depth = 1;
     free_slot->pinned = pinned;
+    free_slot->kept = 0;
     free_slot->owner = &polypragma_data_owner$s;
     free_slot->download = polypragma_entry_download$s;
     clause->entered = 1;
@@ -545,6 +621,33 @@ $storage void $exit(const char *where, int n, polypragma_data_clause *clauses)
   }
 }
 
+/* The start of a keep scope: until its end, the arrays this file's regions bind stay on the device
+   (polypragma_keep).  Nothing is kept without a device, or under POLYPRAGMA_DATA=copy. */
+$storage void $keep_enter(const char *where)
+{
+  (void)where;
+  ++polypragma_keeping$s;
+}
+
+/* Its end: when it is the outermost (a split region's pieces may split again, and the inner loop's
+   arrays then stay for the outer loop's next iteration), what the device computed comes back to the host,
+   and the buffers go to the pool. */
+$storage void $keep_exit(const char *where)
+{
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE && polypragma_keeping$s == 1; ++k) {
+    polypragma_entry *e = &polypragma_data_table.entries[k];
+    if (e->host == NULL || e->owner != &polypragma_data_owner$s || !e->kept)
+      continue;
+    if (e->state == POLYPRAGMA_DEVICE && e->download(e, where) != 0)
+      POLYPRAGMA_REPORT("polypragma: %s: the results in an array kept on the device were lost\n", where);
+    polypragma_buffer_put$s(e->buffer, e->bytes, "an array kept on the device", where, POLYPRAGMA_DONE);
+    e->host = NULL;
+    e->buffer = NULL;
+    e->owner = NULL;
+  }
+  --polypragma_keeping$s;
+}
+
 /* update host(A): the host copy of A is brought up to date, for host code to read (or write, before an
    update device) */
 $storage void $update_host(const char *where, void *host, size_t bytes)
@@ -568,7 +671,8 @@ def types() -> list[str]:
 def names(stem: str) -> dict[str, str]:
     """The data scope's entry points of a generated file, as its C code calls them."""
     return {"enter": f"polypragma_{stem}_data_enter", "exit": f"polypragma_{stem}_data_exit",
-            "update_host": f"polypragma_{stem}_update_host", "update_device": f"polypragma_{stem}_update_device"}
+            "update_host": f"polypragma_{stem}_update_host", "update_device": f"polypragma_{stem}_update_device",
+            "keep_enter": f"polypragma_{stem}_keep_enter", "keep_exit": f"polypragma_{stem}_keep_exit"}
 
 
 def runtime(suffix: str, setup: str, stem: str, storage: str) -> list[str]:
@@ -586,4 +690,5 @@ def prototypes(stem: str) -> list[str]:
     return [f"void {n['enter']}(const char *where, int n, polypragma_data_clause *clauses);",
             f"void {n['exit']}(const char *where, int n, polypragma_data_clause *clauses);",
             f"void {n['update_host']}(const char *where, void *host, size_t bytes);",
-            f"void {n['update_device']}(const char *where, void *host, size_t bytes);"]
+            f"void {n['update_device']}(const char *where, void *host, size_t bytes);",
+            f"void {n['keep_enter']}(const char *where);", f"void {n['keep_exit']}(const char *where);"]

@@ -40,6 +40,9 @@ class RegionText:
     constant_lines: tuple[str, ...] = ()
     texture_fetches: frozenset[str] = frozenset()
     sizes: str = ""  # its line of --dump-sizes: the sizes of its kernels
+    # the C file calls the data layer's keep scope around this region and the others of its split region
+    # (driver._compile_split): the data layer must be there, as for a data directive
+    keeps_data: bool = False
 
 
 def printed(region: GpuRegion, syntax: GpuSyntax | HostSyntax, source: str, device_entries: bool = False,

@@ -79,7 +79,7 @@ def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[Located
         block = begin[2][-1]
         items = [i for i in block.block_items[begin[3] + 1 : end[3]]]
         located.append(LocatedRegion(region, begin[0], begin[2], items,
-                                     _read_after(begin[0], block, end[3]), _origins(begin[0], items),
+                                     read_after(begin[0], block, end[3]), origins(begin[0], items),
                                      frozenset(n.name for n in subtree(begin[0].body) if isinstance(n, c_ast.Goto))))
     return located
 
@@ -107,7 +107,7 @@ def _continuation(function: c_ast.FuncDef, block: c_ast.Compound, index: int) ->
     return pieces
 
 
-def _read_after(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> dict[str, c_ast.Node]:
+def read_after(function: c_ast.FuncDef, block: c_ast.Compound, index: int) -> dict[str, c_ast.Node]:
     """Names whose value on leaving the region may be read later: on some path, a use of
     them comes before any assignment to them."""
     read: dict[str, c_ast.Node] = {}
@@ -187,7 +187,7 @@ def _leave_scope(inside: frozenset[str], before: frozenset[str], declared: set[s
     return frozenset(n for n in inside if n not in declared) | (before & declared)
 
 
-def _origins(function: c_ast.FuncDef, region_items: list[c_ast.Node]) -> dict[str, list[c_ast.Node]]:
+def origins(function: c_ast.FuncDef, region_items: list[c_ast.Node]) -> dict[str, list[c_ast.Node]]:
     """The values assigned to each name in ``function`` outside the region."""
     inside = {id(n) for item in region_items for n in subtree(item)}
     origins: dict[str, list[c_ast.Node]] = {}
