@@ -27,7 +27,7 @@
 // CHECK-CUDA: polypragma_unbind(&bind_B, B, bytes_B, 1, {{.*}});
 // CHECK-CUDA: return POLYPRAGMA_STATUS(polypragma_status);
 // CHECK-OPENCL: static int polypragma_jacobi_1d_region0(int tsteps, int n, double * A, double * B)
-// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_bind_jacobi_1d(&bind_A, A, bytes_A, 1, 0, 0, "A", polypragma_where));
+// CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_bind_jacobi_1d(&bind_A, A, bytes_A, 1, 0, 0, 1, "A", polypragma_where));
 // CHECK-OPENCL-NEXT: dev_A = (cl_mem)bind_A.buffer;
 // CHECK-OPENCL: POLYPRAGMA_DATA_STEP(polypragma_fill_jacobi_1d(&bind_A, A, "A", polypragma_where));
 // CHECK-OPENCL: for (int c0 = 0; c0 < tsteps; ++c0) {

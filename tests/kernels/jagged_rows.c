@@ -14,7 +14,7 @@
 // CHECK-CUDA: polypragma_span_array(&spans, y, bytes_y, 1, "y");
 // CHECK-CUDA: polypragma_span_add(&spans, L[polypragma_row], 0, polypragma_row, sizeof(double), 0, 1, "L");
 // CHECK-CUDA: if (polypragma_spans_overlap(&spans, polypragma_where, said)) {
-// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_bind(&bind_D, NULL, bytes_D, 0, 0, 0, "D", polypragma_where));
+// CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_bind(&bind_D, NULL, bytes_D, 0, 0, 0, 0, "D", polypragma_where));
 // CHECK-CUDA: POLYPRAGMA_DATA_STEP(polypragma_row_pack(pack_D, D[polypragma_row], polypragma_row - (0), 0, polypragma_row, n, sizeof(double), 0, polypragma_where));
 // (D is written whole without being read: nothing of it crosses in)
 // CHECK-CUDA-NEXT: }
