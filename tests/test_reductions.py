@@ -259,6 +259,77 @@ def test_a_parallel_loop_is_mapped_as_before(tmp_path):
     assert kernel.mapped == 1 and kernel.reductions == ()
 
 
+def test_a_reduction_over_a_matrix_maps_both_loops(tmp_path):
+    """The scheduler gives a band of i and one of j (the accumulation orders j against the next i); with
+    the reduction's order free they join in one band, both loops map to threads."""
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < m; j++)\n    s = fmax(s, A[i][j]);")
+    (kernel,) = mapping.kernels
+    assert kernel.mapped == 2
+    (reduction,) = kernel.reductions
+    assert reduction.accumulated and reduction.element == ()
+
+
+MATRIX_SOURCE = """\
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static double sums(int n, int m, double A[n][m], double B[n][m], int *count, double *low)
+{
+    double diff = 0.0, total = 0.0, lo = 1e30;
+    int c = 0;
+#pragma scop
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            diff = fmax(diff, fabs(A[i][j] - B[i][j]));
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < m - 1; j++) {
+            total += A[i][j] * 0.5 + B[i - 1][j + 1];
+            c += A[i][j] > B[i][j];
+            lo = fmin(lo, A[i][j] + 2.0 * B[i][j]);
+        }
+#pragma endscop
+    *count = c;
+    *low = lo;
+    return diff + total;
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]), m = atoi(argv[2]), c;
+    double (*A)[m] = malloc(sizeof(double) * n * m), (*B)[m] = malloc(sizeof(double) * n * m), lo;
+    unsigned s = 7;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            s = s * 1103515245u + 12345u;
+            A[i][j] = (s >> 8) % 1000 / 8.0;  /* (eighths: every sum exact, in any order) */
+            s = s * 1103515245u + 12345u;
+            B[i][j] = (s >> 8) % 1000 / 8.0;
+        }
+    double r = sums(n, m, A, B, &c, &lo);
+    printf("%.17g %d %.17g\\n", r, c, lo);
+    return 0;
+}
+"""
+
+
+def test_reductions_over_matrices_run_on_threads_along_rows(tmp_path):
+    """A maximum, a sum, a count and a minimum over a matrix: each kernel maps both loops, j (along a row)
+    on threads.x, and the program prints what the original prints."""
+    if opencl_device():
+        import pytest
+        pytest.skip(opencl_device())
+    source = tmp_path / "matrix.c"
+    source.write_text(MATRIX_SOURCE)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
+    assert status == 0, messages
+    assert messages.count("loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x") == 4, messages
+    assert "not coalesced" not in messages, messages
+    runs = ("1 1", "3 70", "100 37", "257 300")
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "matrix", runs, ("-lOpenCL", "-lm")) \
+        == program_output(source, tmp_path / "original", runs, ("-lm",))
+
+
 def test_explain_and_no_reductions(tmp_path):
     source = KERNELS / "reduction_sums.c"
     status, messages = polypragma(source, tmp_path / "on", ["--target", "opencl", "--explain"], ["-DN=1000"])

@@ -206,6 +206,8 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             by_reduction = not _has_coincident(node)
             lead = min(reduction_lead(node), MAPPED) if by_reduction else 0
             if lead:
+                node = _merged(node, lambda n: reduction_lead(n))
+                lead = min(reduction_lead(node), MAPPED)
                 for k in range(lead):
                     node = node.band_member_set_coincident(k, True)
                 return mark(node, lead)
@@ -238,6 +240,29 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
 
     root = walk(root.child(0)).parent()
     return root.get_schedule(), kernels
+
+
+def _merged(node: isl.ScheduleNode, parallel) -> isl.ScheduleNode:
+    """Band ``node`` with the leading members of the band right inside it joined to it, while all its
+    members and some of the inner band's are ``parallel`` (how many leading members are) and fewer than
+    MAPPED: the same order of execution, in one band, so more loops map to threads.  A reduction over
+    ``(i, j)`` gets a band of ``i`` and one of ``j`` from the scheduler (the accumulation orders ``j``
+    against the next ``i``); with the reduction's order free, both may map, ``j`` on ``threads.x``
+    (neighbouring threads read neighbouring elements: coalesced)."""
+    while node.band_n_member() < MAPPED and parallel(node) == node.band_n_member() and node.n_children() == 1 \
+            and node.child(0).get_type() == isl.schedule_node_type.band:
+        inner = node.child(0)
+        count = min(parallel(inner), MAPPED - node.band_n_member())
+        if count == 0:
+            break
+        if count < inner.band_n_member():
+            inner = inner.band_split(count)
+        combined = node.band_get_partial_schedule().flat_range_product(inner.band_get_partial_schedule())
+        members = combined.dim(isl.dim_type.set)
+        node = inner.delete().parent().delete().insert_partial_schedule(combined)
+        for k in range(members):
+            node = node.band_member_set_coincident(k, True)
+    return node
 
 
 def _host_parameter_set(prefix: isl.UnionMap, names: list[str]) -> isl.UnionSet:
