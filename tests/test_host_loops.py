@@ -179,6 +179,60 @@ def test_a_failure_at_every_checked_call(source: Path, tmp_path: Path):
     assert fallbacks > 10
 
 
+DECLARED = """\
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+/* scalars declared in the region, read by the host code and after the region; an exit in a while loop */
+static double run(int n, double *a, double *b)
+{
+#pragma scop
+    double r = 1.0;
+    int k = 0;
+    while (r > 1e-9) {
+        for (int i = 1; i < n; i++)
+            b[i] = 0.5 * (a[i] + a[i - 1]);
+        r = 0.0;
+        for (int i = 1; i < n; i++) {
+            r += fabs(b[i] - a[i]);
+            a[i] = b[i];
+        }
+        k = k + 1;
+        if (k >= 2 * n)
+            break;
+    }
+    double out = r + k;
+#pragma endscop
+    return out + r * k;
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]);
+    double *a = malloc(n * sizeof(double)), *b = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++)
+        a[i] = b[i] = (i % 3) * 0.25;
+    double r = run(n, a, b);
+    printf("%.17g %.17g %.17g\\n", r, a[n - 1], b[n / 2]);
+    return 0;
+}
+"""
+
+
+@pytest.mark.parametrize("target", ["c", "openmp", "opencl"])
+def test_scalars_declared_in_the_region_stay_host_code(target: str, tmp_path: Path):
+    source = tmp_path / "declared.c"
+    source.write_text(DECLARED)
+    generated = generated_for(source, tmp_path / target, target)
+    text = generated.read_text()
+    for line in ("    double r = 1.0;", "    int k = 0;", "        k = k + 1;", "    double out = r + k;"):
+        assert f"\n{line}\n" in text, line  # (as written, on the host)
+    runs = ("1", "2", "5", "40")
+    assert program_output(generated, tmp_path / f"{target}.out", runs, TARGETS[target][1]) == \
+        program_output(source, tmp_path / "original", runs, ("-lm",))
+
+
 def _compiled(tmp_path: Path, body: str) -> tuple[str, str]:
     source = tmp_path / "kept.c"
     source.write_text(f"""\

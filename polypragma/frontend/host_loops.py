@@ -81,7 +81,7 @@ def split(where: LocatedRegion, loops: list[c_ast.Node], source_lines: list[str]
     layout or the loops' host code does not allow it."""
     region = where.region
     code = code_lines(source_lines)
-    host = _HostCode(scope, types)
+    host = _HostCode(scope, types, where.items)
     parts: list[HostLines | Piece] = []
     described: list[str] = []
 
@@ -240,9 +240,13 @@ class _HostCode:
               c_ast.TypeDecl, c_ast.IdentifierType, c_ast.ExprList, c_ast.FuncCall, c_ast.UnaryOp,
               c_ast.Assignment, c_ast.Compound, c_ast.EmptyStatement, c_ast.If, c_ast.Decl, c_ast.DeclList)
 
-    def __init__(self, scope: Scope, types: TypeTable):
+    def __init__(self, scope: Scope, types: TypeTable, items: list[c_ast.Node]):
         self.scope = scope
         self.types = types
+        # the region's own variables, declared at its top level (the scope is the one before the region)
+        self.local = {d.name: types.ctype(d.type) for item in items
+                      for d in (item.decls if isinstance(item, c_ast.DeclList) else [item])
+                      if isinstance(d, c_ast.Decl) and d.name and not isinstance(d.type, c_ast.FuncDecl)}
 
     def expression(self, node: c_ast.Node | None, declared: frozenset[str] = frozenset()) -> bool:
         if node is None:
@@ -264,9 +268,14 @@ class _HostCode:
     def _scalar(self, name: str, declared: frozenset[str]) -> bool:
         if name in declared or name in self.types.enumerators:
             return True
-        variable = self.scope.lookup(name)
-        return variable is not None and variable.member is None and variable.ctype.is_scalar \
-            and (variable.ctype.is_integer or variable.ctype.is_float)
+        if name in self.local:
+            ctype = self.local[name]
+        else:
+            variable = self.scope.lookup(name)
+            if variable is None or variable.member is not None:
+                return False
+            ctype = variable.ctype
+        return ctype.is_scalar and (ctype.is_integer or ctype.is_float)
 
     def header(self, loop: c_ast.Node) -> bool:
         if isinstance(loop, c_ast.For):
