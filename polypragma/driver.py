@@ -327,7 +327,7 @@ def _compile_region(region: Region, where, ast, types: TypeTable, reserved: set[
     # a loop the model cannot count is one statement, run as written (on one GPU thread): on the host instead
     opaque = {n.coord.line for s in scop.statements for n in subtree(s.body)
               if isinstance(n, (c_ast.While, c_ast.DoWhile)) and n.coord is not None}
-    loops = [loop for loop in host_loops.candidates(where.items) if loop.coord.line in opaque]
+    loops = host_loops.candidates(where.items, opaque)
     if loops and (pieces := compile_pieces(loops)) is not None:
         return pieces
     log.lap("frontend", f"{region}: {len(scop.statements)} statement(s), parameters "

@@ -259,6 +259,8 @@ _HALVE = "        d = 0.0;\n        for (k = 0; k < n; k++) {\n            d += 
 @pytest.mark.parametrize("body,on_host", [
     # scalars only in the host code: split
     (f"    while (d > 1e-3) {{\n{_HALVE}        d = d * (1.0 + n);\n    }}", True),
+    # a counted loop's header without its parts is a while loop
+    (f"    for (; d > 1e-3; ) {{\n{_HALVE}    }}", True),
     # the condition reads an array, whose current copy may be the device's
     (f"    while (a[0] > 1e-3) {{\n{_HALVE}    }}", False),
     # a function the host code would call may read one

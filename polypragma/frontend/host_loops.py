@@ -67,12 +67,14 @@ class Split:
         return [p for p in self.parts if isinstance(p, Piece)]
 
 
-def candidates(items: list[c_ast.Node]) -> list[c_ast.Node]:
-    """The loops among a region's top-level ``items`` that may run on the host: not counted, or leaving
-    on a condition at the top level of their body, with loops inside."""
+def candidates(items: list[c_ast.Node], opaque: set[int] | None = None) -> list[c_ast.Node]:
+    """The loops among a region's top-level ``items`` that may run on the host, with loops inside: with
+    ``opaque``, those starting on these lines (the model's statements run as written); without, the
+    ``while`` and ``do`` loops and the counted loops leaving on a condition at the top level of their body."""
     return [item for item in items if isinstance(item, _LOOPS) and isinstance(item.stmt, c_ast.Compound)
             and any(isinstance(n, _LOOPS) for n in subtree(item.stmt))
-            and (not isinstance(item, c_ast.For) or any(_exit(i) for i in item.stmt.block_items or []))]
+            and (item.coord is not None and item.coord.line in opaque if opaque is not None
+                 else not isinstance(item, c_ast.For) or any(_exit(i) for i in item.stmt.block_items or []))]
 
 
 def split(where: LocatedRegion, loops: list[c_ast.Node], source_lines: list[str], scope: Scope,
@@ -157,9 +159,11 @@ def split(where: LocatedRegion, loops: list[c_ast.Node], source_lines: list[str]
         parts.append(HostLines(close, limit))
         done = limit
         kind = {c_ast.While: "while", c_ast.DoWhile: "do-while", c_ast.For: "for"}[type(item)]
-        described.append(f"the {kind} loop at line {item.coord.line} runs on the host (its "
-                         f"{'exits read' if kind == 'for' else 'condition reads'} data the region computes); the "
-                         "statements around it and in it are regions of their own")
+        exits = any(_exit(inner) is not None for inner in body)
+        reads = "its exits read" if exits and kind == "for" else "its condition and exits read" if exits \
+            else "its condition reads"
+        described.append(f"the {kind} loop at line {item.coord.line} runs on the host ({reads} data the region "
+                         "computes); the statements around it and in it are regions of their own")
     if not add(pending, where.path[-1], where.path, done, region.end_line):
         return None
     result = Split(tuple(parts), tuple(described))
