@@ -157,7 +157,6 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     offloading: set[str] = set()  # functions holding a region replaced by its host function
     helpers: set[str] = set()
     gpu_texts: list[RegionText] = []
-    keeping = False  # a region keeps its arrays on the device between its pieces (_compile_split)
     inputs = [source]  # the source and the headers the output depends on
     ast = None
     if regions:
@@ -205,7 +204,6 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
                 offloading.add(where.function.decl.name)
                 helpers |= used
                 gpu_texts += texts
-                keeping |= any(t.keeps_data for t in texts)
     if directives and target.gpu:
         # host code in a data scope (a region left as written is host code too) should go through updates
         region_lines = {n for r in replacements for n in range(r.region.begin_line, r.region.end_line + 1)}
@@ -216,7 +214,8 @@ def _compile(source: str, options: Options, reporter: Reporter, log: _Log) -> in
     insertions: list[Insertion] = []
     unit = None
     # the kernels and host functions, timed per region and kernel (cuda_target, opencl_target)
-    has_data = (bool(directives) or keeping) and target.gpu
+    # (a split region keeps its arrays on the device between its pieces: _compile_split)
+    has_data = (bool(directives) or any(t.keeps_data for t in gpu_texts)) and target.gpu
     with timing.recording() as parts:
         if gpu_texts or has_data:
             block, each = target.file_scope(gpu_texts, source, fp_contract=options.fp_contract, data=has_data,

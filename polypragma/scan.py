@@ -245,6 +245,19 @@ def _split_colon(text: str) -> tuple[str, str] | None:
     return None
 
 
+def matching_brace(code: list[str], line: int, column: int) -> tuple[int, int] | None:
+    """(line index, column) of the ``}`` closing the ``{`` at ``column`` of line index ``line`` in ``code``
+    (lines with comments and literals blanked: code_lines), or None where it is never closed."""
+    depth = 0
+    for k in range(line, len(code)):
+        for col in range(column if k == line else 0, len(code[k])):
+            ch = code[k][col]
+            depth += {"{": 1, "}": -1}.get(ch, 0)
+            if ch == "}" and depth == 0:
+                return k, col
+    return None
+
+
 def scan_data(text: str, file: str) -> list[DataDirective]:
     """The ``#pragma polypragma data`` and ``update`` directives of ``text``, in source order.
 
@@ -272,19 +285,7 @@ def scan_data(text: str, file: str) -> list[DataDirective]:
             position += 1
         if position == len(code) or not code[position].lstrip().startswith("{"):
             raise FatalError("'#pragma polypragma data' must stand before a compound statement '{ ... }'", where)
-        depth = 0
-        close = None
-        for k in range(position, len(code)):
-            for col, ch in enumerate(code[k]):
-                if ch == "{":
-                    depth += 1
-                elif ch == "}":
-                    depth -= 1
-                    if depth == 0:
-                        close = (k, col)
-                        break
-            if close:
-                break
+        close = matching_brace(code, position, len(code[position]) - len(code[position].lstrip()))
         if close is None:
             raise FatalError("the compound statement after '#pragma polypragma data' is never closed", where)
         body = "\n".join(code[position:close[0] + 1])

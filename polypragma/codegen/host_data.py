@@ -174,6 +174,18 @@ static POLYPRAGMA_UNUSED int polypragma_every_current$s(int written, const char 
    the pool, after bringing the host copy of any entry it overlaps up to date.  "copy_in": the region
    reads the array's values on entry (or may not write all of it); "direct": the kernels may reach the host
    array in place, where the device can (not through a texture). */
+/* An entry given up: its buffer back to the pool, its host range unpinned, its slot free. */
+static POLYPRAGMA_UNUSED void polypragma_entry_release$s(polypragma_entry *e, const char *name, const char *where,
+                                                      int phase)
+{
+  polypragma_buffer_put$s(e->buffer, e->bytes, name, where, phase);
+  if (e->pinned)
+    polypragma_unpin$s(e->host);
+  e->host = NULL;
+  e->buffer = NULL;
+  e->owner = NULL;
+}
+
 static POLYPRAGMA_UNUSED polypragma_entry *polypragma_keep$s(char *host, size_t bytes, size_t align, const char *name,
                                                       const char *where);
 
@@ -246,14 +258,12 @@ static POLYPRAGMA_UNUSED polypragma_entry *polypragma_keep$s(char *host, size_t 
     }
     if (!polypragma_overlaps$s(e, host, bytes))
       continue;
-    if (e->owner != &polypragma_data_owner$s || e->kept == 0)
-      return NULL;
     low = e->host < low ? e->host : low;
     high = e->host + e->bytes > high ? e->host + e->bytes : high;
   }
   if (align == 0 ? low != host : (size_t)(host - low) % align != 0)
     return NULL;
-  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {  /* (the entries grown over may reach others) */
+  for (int k = 0; k < POLYPRAGMA_TABLE_SIZE; ++k) {  /* only this file's keep scopes' entries grown over */
     const polypragma_entry *e = &polypragma_data_table.entries[k];
     if (polypragma_overlaps$s(e, low, (size_t)(high - low)) && (e->owner != &polypragma_data_owner$s || e->kept == 0))
       return NULL;
@@ -264,10 +274,7 @@ static POLYPRAGMA_UNUSED polypragma_entry *polypragma_keep$s(char *host, size_t 
       continue;
     if (polypragma_entry_current$s(e, 0, where) != 0)
       return NULL;
-    polypragma_buffer_put$s(e->buffer, e->bytes, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
-    e->host = NULL;
-    e->buffer = NULL;
-    e->owner = NULL;
+    polypragma_entry_release$s(e, name, where, POLYPRAGMA_BEFORE_COPY_OUT);
     free_slot = free_slot != NULL ? free_slot : e;
   }
   void *buffer = NULL;
@@ -610,12 +617,7 @@ $storage void $exit(const char *where, int n, polypragma_data_clause *clauses)
         break;
       if (e->state == POLYPRAGMA_DEVICE && e->download(e, where) != 0)
         POLYPRAGMA_REPORT("polypragma: %s: the results in '%s' were lost\n", where, clause->name);
-      polypragma_buffer_put$s(e->buffer, e->bytes, clause->name, where, POLYPRAGMA_DONE);
-      if (e->pinned)
-        polypragma_unpin$s(e->host);
-      e->host = NULL;
-      e->buffer = NULL;
-      e->owner = NULL;
+      polypragma_entry_release$s(e, clause->name, where, POLYPRAGMA_DONE);
       break;
     }
   }
@@ -640,10 +642,7 @@ $storage void $keep_exit(const char *where)
       continue;
     if (e->state == POLYPRAGMA_DEVICE && e->download(e, where) != 0)
       POLYPRAGMA_REPORT("polypragma: %s: the results in an array kept on the device were lost\n", where);
-    polypragma_buffer_put$s(e->buffer, e->bytes, "an array kept on the device", where, POLYPRAGMA_DONE);
-    e->host = NULL;
-    e->buffer = NULL;
-    e->owner = NULL;
+    polypragma_entry_release$s(e, "an array kept on the device", where, POLYPRAGMA_DONE);
   }
   --polypragma_keeping$s;
 }

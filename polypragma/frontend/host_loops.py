@@ -24,7 +24,6 @@ exit on lines of its own.  Else, and where a piece cannot be compiled, the regio
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
 from dataclasses import dataclass
 
@@ -32,9 +31,10 @@ from pycparser import c_ast
 
 from polypragma.frontend.c_tree import subtree
 from polypragma.frontend.library import PURE_FUNCTIONS
-from polypragma.frontend.locate import LocatedRegion, read_after, origins
+from polypragma.frontend.locate import LocatedRegion, origins, read_after, same_file
+from polypragma.frontend.normalise import is_break
 from polypragma.frontend.symbols import Scope, TypeTable
-from polypragma.scan import code_lines
+from polypragma.scan import code_lines, matching_brace
 
 _LOOPS = (c_ast.For, c_ast.While, c_ast.DoWhile)
 
@@ -172,12 +172,7 @@ def split(where: LocatedRegion, loops: list[c_ast.Node], source_lines: list[str]
 
 def _exit(item: c_ast.Node) -> c_ast.Node | None:
     """The condition of ``if (c) break;`` (also ``if (c) { break; }``), else None."""
-    if not isinstance(item, c_ast.If) or item.iffalse is not None:
-        return None
-    then = item.iftrue
-    if isinstance(then, c_ast.Compound) and len(then.block_items or []) == 1:
-        then = then.block_items[0]
-    return item.cond if isinstance(then, c_ast.Break) else None
+    return item.cond if is_break(item) else None
 
 
 def _leaves(node: c_ast.Node) -> bool:
@@ -190,8 +185,7 @@ def _leaves(node: c_ast.Node) -> bool:
 
 
 def _in_file(node: c_ast.Node, file: str) -> bool:
-    return node.coord is not None and node.coord.line is not None \
-        and os.path.normpath(str(node.coord.file)) == os.path.normpath(file)
+    return node.coord is not None and node.coord.line is not None and same_file(str(node.coord.file), file)
 
 
 def _starts_line(item: c_ast.Node, code: list[str], file: str) -> bool:
@@ -225,16 +219,8 @@ def _loop_layout(loop: c_ast.Node, code: list[str], file: str, limit: int) -> tu
 
 def _closes(code: list[str], line: int, column: int, close: int) -> bool:
     """Whether the brace starting line ``close`` closes the one at (``line``, ``column``)."""
-    depth = 0
-    for number in range(line, close + 1):
-        text = code[number - 1]
-        first = column - 1 if number == line else 0
-        end = len(text) if number < close else len(text) - len(text.lstrip()) + 1
-        for ch in text[first:end]:
-            depth += {"{": 1, "}": -1}.get(ch, 0)
-            if depth == 0:
-                return number == close and ch == "}"
-    return False
+    text = code[close - 1]
+    return matching_brace(code, line - 1, column - 1) == (close - 1, len(text) - len(text.lstrip()))
 
 
 class _HostCode:

@@ -31,7 +31,7 @@ class LocatedRegion:
     goto_targets: frozenset[str] = frozenset()  # the labels a 'goto' of the function names
 
 
-def _same_file(a: str, b: str) -> bool:
+def same_file(a: str, b: str) -> bool:
     return os.path.normpath(a) == os.path.normpath(b)
 
 
@@ -56,9 +56,9 @@ def locate(ast: c_ast.FileAST, regions: list[Region], file: str) -> list[Located
             pragmas: list = []
             _pragmas(ext.body, [], pragmas)
             for pragma, path, index in pragmas:
-                if pragma.coord is not None and _same_file(str(pragma.coord.file), file):
+                if pragma.coord is not None and same_file(str(pragma.coord.file), file):
                     found[pragma.coord.line] = (ext, pragma, path, index)
-        elif isinstance(ext, c_ast.Pragma) and ext.coord is not None and _same_file(str(ext.coord.file), file):
+        elif isinstance(ext, c_ast.Pragma) and ext.coord is not None and same_file(str(ext.coord.file), file):
             word = ext.string.split()[0] if ext.string.split() else ""
             if word in ("scop", "endscop"):
                 raise FatalError(f"'#pragma {word}' outside a function body; regions must sit inside one",

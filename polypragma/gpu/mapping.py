@@ -206,7 +206,7 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             by_reduction = not _has_coincident(node)
             lead = min(reduction_lead(node), MAPPED) if by_reduction else 0
             if lead:
-                node = _merged(node, lambda n: reduction_lead(n))
+                node = _merged(node, reduction_lead)
                 lead = min(reduction_lead(node), MAPPED)
                 for k in range(lead):
                     node = node.band_member_set_coincident(k, True)
