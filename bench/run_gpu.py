@@ -34,6 +34,11 @@ What runs:
   and with POLYPRAGMA_DATA=copy (a copy in and out at every call), kernels_ms being the median kernel
   time of the calls' profiles.
 
+``run`` fits in ``--deadline`` seconds (a GPU machine's call is bounded): the corpus runs several programs
+at a time, then the baselines and the measurements, then the benchmarks while time is left (their
+original programs several at a time, each OpenMP and CUDA build alone, runs repeated only while short),
+then, with ``--profile``, Nsight Compute's speed of light for a few kernels, and the fallback check.
+
 ``run --measurements-only`` runs only the transfers and repeated calls (in a call of its own on a GPU
 machine whose calls are bounded); ``run --dry`` runs them at small sizes, and needs no GPU: here the
 programs take their CPU fallback, the GPU's numbers are null, and the JSON has its full shape (build
@@ -266,12 +271,13 @@ def _execute(command: list[str], env: dict, timeout: float) -> dict:
             "stderr": result.stderr}
 
 
-def _repeat(command: list[str], env: dict, timeout: float, times: int) -> list[dict]:
-    """``times`` runs, stopping at the first that fails or times out."""
+def _repeat(command: list[str], env: dict, timeout: float, times: int, enough: float = 5.0) -> list[dict]:
+    """Up to ``times`` runs, stopping at the first that fails or times out, or once the runs have taken
+    ``enough`` seconds together (a long run's time varies little between runs)."""
     runs = []
     for _ in range(times):
         runs.append(_execute(command, env, timeout))
-        if runs[-1]["status"] != 0:
+        if runs[-1]["status"] != 0 or sum(r["seconds"] for r in runs) >= enough:
             break
     return runs
 
@@ -397,12 +403,14 @@ def transfers(build: Path, dry: bool) -> dict:
 
 
 def repeated_calls(build: Path, dry: bool) -> list[dict]:
-    """The time-stepping program, 1,000 calls of a 2-D stencil step: with its data scope, and with
-    POLYPRAGMA_DATA=copy.  first_ms and per_call_ms from the program's own clock (each call returns when
+    """The time-stepping program calling a 2-D stencil step: 1,000 times with its data scope, 200 times
+    with POLYPRAGMA_DATA=copy.  first_ms and per_call_ms from the program's own clock (each call returns when
     its kernels are done); kernels_ms the median kernel time of a profiled run's calls."""
-    n, calls = (4096, 1000) if not dry else (64, 1000)
+    n = 4096 if not dry else 64
     out = []
-    for name, env in (("jacobi_2d_step_data_scope", {}), ("jacobi_2d_step_copies", {"POLYPRAGMA_DATA": "copy"})):
+    # the copies' calls are each 0.5 GB over the link: 200 of them say their per-call time as well
+    for name, env, calls in (("jacobi_2d_step_data_scope", {}, 1000),
+                             ("jacobi_2d_step_copies", {"POLYPRAGMA_DATA": "copy"}, 200)):
         device = {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu"}
         entry: dict = {"name": name, "calls": calls, "n": n, "first_ms": None, "per_call_ms": None, "kernels_ms": None}
         timed = _execute([str(build / "measure" / "timestep"), str(n), str(calls)], {**device, **env}, 600)
@@ -472,58 +480,76 @@ def measurements(build: Path, manifest: dict, result: dict, dry: bool) -> None:
         print(f"python_api: {result['python_api']}", flush=True)
 
 
-def run(args) -> int:
-    build = Path(args.build)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    manifest = json.loads((build / "manifest.json").read_text())
-    # the corpus programs keep variable-length arrays on the stack
-    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
-    resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
-    result = {"device": _device_info(), "manifest": {k: v for k, v in manifest.items() if k not in ("corpus", "bench")},
-              "corpus": [], "bench": [], "baselines": None}
-    started = time.perf_counter()
-    if args.dry or args.measurements_only:  # the measurements alone (--dry: at small sizes, with or without a GPU)
-        result["dry"] = args.dry
-        measurements(build, manifest, result, dry=args.dry)
-        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
-        return 0
-    for case in manifest["corpus"] if not args.skip_corpus else []:
-        for k, r in enumerate(case["runs"]):
-            got = _execute([str(build / "corpus" / case["exe"]), *r["args"]], {"POLYPRAGMA_DEVICE": "gpu"}, 60)
-            expected = (build / "corpus" / r["expected"]).read_text()
-            if got["status"] != 0:
-                difference = f"exit status {got['status']}: {got['stderr'][-400:]}"
-            else:
-                difference = outputs_match(expected, got["stdout"], case["rtol"])
-            result["corpus"].append({"kernel": case["kernel"], "variant": case["variant"], "defines": case["defines"],
-                                     "args": r["args"], "ok": difference is None, "difference": difference,
-                                     "seconds": round(got["seconds"], 3)})
-    print(f"corpus: {sum(c['ok'] for c in result['corpus'])} of {len(result['corpus'])} runs matched "
-          f"({time.perf_counter() - started:.0f} s)", flush=True)
-    host_runs: dict = {}
+class _Clock:
+    """The call's deadline: each phase and each program's timeout fit in what is left of it."""
+
+    def __init__(self, seconds: float):
+        self.started = time.perf_counter()
+        self.seconds = seconds
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self.started
+
+    def left(self) -> float:
+        return self.seconds - self.elapsed()
+
+    def timeout(self, wanted: float) -> float:
+        return max(1.0, min(wanted, self.left()))
+
+
+def _corpus_run(build: Path, case: dict, r: dict, timeout: float) -> dict:
+    got = _execute([str(build / "corpus" / case["exe"]), *r["args"]], {"POLYPRAGMA_DEVICE": "gpu"}, timeout)
+    expected = (build / "corpus" / r["expected"]).read_text()
+    if got["status"] != 0:
+        difference = f"exit status {got['status']}: {got['stderr'][-400:]}"
+    else:
+        difference = outputs_match(expected, got["stdout"], case["rtol"])
+    return {"kernel": case["kernel"], "variant": case["variant"], "defines": case["defines"], "args": r["args"],
+            "ok": difference is None, "difference": difference, "seconds": round(got["seconds"], 3)}
+
+
+def corpus(build: Path, manifest: dict, clock: _Clock, jobs: int) -> list[dict]:
+    """Every corpus program on the GPU, ``jobs`` at a time (correctness only: nothing is timed)."""
+    cases = [(case, r) for case in manifest["corpus"] for r in case["runs"]]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(lambda job: _corpus_run(build, *job, clock.timeout(60)), cases))
+
+
+def benchmarks(build: Path, manifest: dict, result: dict, out: Path, clock: _Clock, args) -> None:
+    """The suite: the original programs first, ``--seq-jobs`` at a time (their times are the baseline of
+    the speedups, measured under that much load, recorded as ``seq_concurrency``), then each entry's
+    OpenMP and CUDA builds alone on the machine."""
+    host_key = {b["name"]: (b["kernel"], b["size"], tuple(b["args"])) for b in manifest["bench"]}
+    originals = {}
+    for bench in manifest["bench"]:
+        originals.setdefault(host_key[bench["name"]], [str(build / "bench" / bench["exes"]["seq"]), *bench["args"]])
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.seq_jobs) as pool:
+        seq_runs = dict(zip(originals, pool.map(lambda c: _execute(c, {}, clock.timeout(args.timeout)),
+                                                originals.values())))
+    result["seq_concurrency"] = args.seq_jobs
+    print(f"originals: {len(seq_runs)} run ({clock.elapsed():.0f} s)", flush=True)
+    omp_runs: dict = {}
     for bench in manifest["bench"]:
         entry = {k: bench[k] for k in ("name", "kernel", "size", "flops", "bytes", "note", "explain")}
         entry["options"] = bench.get("options", [])
-        if time.perf_counter() - started > args.budget:
+        if clock.left() < args.reserve:
             entry.update(seq_ms=None, omp_ms=None, gpu_ms=None, gpu_error="not run: out of time for this run")
             result["bench"].append(entry)
             continue
         exe = {k: str(build / "bench" / v) for k, v in bench["exes"].items()}
-        # an entry of other cuda options (sizes) shares the original and the OpenMP runs of the kernel's
-        # default entry at the same size, run once
-        key = (bench["kernel"], bench["size"], tuple(bench["args"]))
-        if key not in host_runs:
-            host_runs[key] = (_execute([exe["seq"], *bench["args"]], {}, args.timeout),
-                              _repeat([exe["omp"], *bench["args"]], {}, args.timeout, 2))
-        seq, omp_runs = host_runs[key]
+        key = host_key[bench["name"]]
+        # an entry of other cuda options (sizes) shares the OpenMP runs of the kernel's default entry
+        if key not in omp_runs:
+            omp_runs[key] = _repeat([exe["omp"], *bench["args"]], {}, clock.timeout(args.timeout), 2)
+        seq = seq_runs[key]
         entry["seq_ms"] = _region_ms(seq["stderr"])
         entry["seq_stdout"] = seq["stdout"]
         gpu_runs = _repeat([exe["gpu"], *bench["args"]], {"POLYPRAGMA_DEVICE": "gpu", "POLYPRAGMA_PROFILE": "1"},
-                           args.timeout, 3)
-        for label, runs in (("omp", omp_runs), ("gpu", gpu_runs)):
+                           clock.timeout(args.timeout), 3)
+        for label, runs in (("omp", omp_runs[key]), ("gpu", gpu_runs)):
             times = [_region_ms(r["stderr"]) for r in runs if r["status"] == 0]
             entry[f"{label}_ms"] = min(t for t in times if t is not None) if any(t is not None for t in times) else None
+            entry[f"{label}_runs"] = len(runs)
             failed = [r for r in runs if r["status"] != 0]
             if failed:
                 entry[f"{label}_error"] = f"status {failed[0]['status']}: {failed[0]['stderr'][-400:]}"
@@ -535,22 +561,83 @@ def run(args) -> int:
         if profiles:
             entry["gpu_profile_ms"] = {key: min(p[key] for p in profiles) for key in profiles[0]}
         result["bench"].append(entry)
-        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")  # what is done so far
+        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\\n")  # what is done so far
         print(f"{bench['name']}: seq {entry['seq_ms']} ms, omp {entry['omp_ms']} ms, gpu {entry['gpu_ms']} ms "
-              f"{entry.get('gpu_profile_ms')} {entry.get('gpu_difference') or entry.get('gpu_error') or 'ok'}",
-              flush=True)
+              f"{entry.get('gpu_profile_ms')} {entry.get('gpu_difference') or entry.get('gpu_error') or 'ok'} "
+              f"({clock.elapsed():.0f} s)", flush=True)
+
+
+def kernel_profiles(build: Path, manifest: dict, clock: _Clock) -> list[dict]:
+    """Nsight Compute's speed-of-light section for the kernels of a few benchmarks at smaller sizes
+    (which bound each kernel hits), where ncu is installed and time is left."""
+    ncu = shutil.which("ncu") or next(iter(sorted(Path("/opt/nvidia").glob("nsight-compute/*/ncu"))), None)
+    if ncu is None:
+        return [{"skipped": "ncu is not installed"}]
+    out = []
+    for name, arguments in PROFILED:
+        bench = next((b for b in manifest["bench"] if b["name"] == name), None)
+        if bench is None or clock.left() < 30:
+            continue
+        got = _execute([str(ncu), "--clock-control", "none", "--section", "SpeedOfLight", "--section", "Occupancy",
+                        "--launch-count", "6", "--csv", "--page", "raw", str(build / "bench" / bench["exes"]["gpu"]),
+                        *arguments], {"POLYPRAGMA_DEVICE": "gpu"}, clock.timeout(60))
+        out.append({"name": name, "args": arguments, "status": got["status"], "csv": got["stdout"][-12000:],
+                    "stderr": got["stderr"][-600:]})
+    return out
+
+
+# (benchmark, its arguments at a size where a few profiled launches take seconds under ncu)
+PROFILED = [("gemm", ["1", "1024", "1024", "1024"]), ("mvt", ["1", "4096"]), ("bicg", ["1", "4096", "4096"]),
+            ("transpose", ["1", "4096", "4096"]), ("jacobi_1d", ["1", "4000000", "2"]),
+            ("doitgen", ["1", "128", "128", "128"])]
+
+
+def run(args) -> int:
+    build = Path(args.build)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = json.loads((build / "manifest.json").read_text())
+    # the corpus programs keep variable-length arrays on the stack
+    soft, hard = resource.getrlimit(resource.RLIMIT_STACK)
+    resource.setrlimit(resource.RLIMIT_STACK, (hard, hard))
+    result = {"device": _device_info(), "manifest": {k: v for k, v in manifest.items() if k not in ("corpus", "bench")},
+              "corpus": [], "bench": [], "baselines": None, "deadline_s": args.deadline}
+    clock = _Clock(args.deadline)
+
+    def save(phase: str) -> None:
+        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\\n")
+        print(f"{phase} done ({clock.elapsed():.0f} s)", flush=True)
+
+    if args.dry or args.measurements_only:  # the measurements alone (--dry: at small sizes, with or without a GPU)
+        result["dry"] = args.dry
+        measurements(build, manifest, result, dry=args.dry)
+        save("measurements")
+        return 0
+    if not args.skip_corpus:
+        result["corpus"] = corpus(build, manifest, clock, args.corpus_jobs)
+        print(f"corpus: {sum(c['ok'] for c in result['corpus'])} of {len(result['corpus'])} runs matched", flush=True)
+        save("corpus")
+    if not args.skip_baselines:
+        peak = _execute([sys.executable, str(build / "peak.py"), "--gemm", str(manifest["gemm_size"])], {},
+                        clock.timeout(300))
+        try:
+            result["baselines"] = json.loads(peak["stdout"]) if peak["status"] == 0 else {"error": peak["stderr"][-2000:]}
+        except ValueError:
+            result["baselines"] = {"error": (peak["stdout"] + peak["stderr"])[-2000:]}
+        print(f"baselines: {result['baselines']}", flush=True)
+        save("baselines")
     if not args.skip_measurements:
         measurements(build, manifest, result, dry=False)
-        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
-    if not args.skip_fallback:
+        save("measurements")
+    benchmarks(build, manifest, result, out, clock, args)
+    save("benchmarks")
+    if args.profile and clock.left() > 60:
+        result["kernel_profiles"] = kernel_profiles(build, manifest, clock)
+        save("kernel profiles")
+    if not args.skip_fallback and clock.left() > 60:
         result["fallback"] = fallback_check(build, manifest, args)
         print(f"fallback: {result['fallback']}", flush=True)
-    if not args.skip_baselines:
-        peak = subprocess.run([sys.executable, str(build / "peak.py"), "--gemm", str(manifest["gemm_size"])],
-                              capture_output=True, text=True, timeout=300)
-        result["baselines"] = json.loads(peak.stdout) if peak.returncode == 0 else {"error": peak.stderr[-2000:]}
-        print(f"baselines: {result['baselines']}", flush=True)
-    (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
+        save("fallback")
     return 0
 
 
@@ -567,8 +654,14 @@ def main() -> int:
     r.add_argument("--build", default=str(TOP / "build" / "gpu"))
     r.add_argument("--out", required=True)
     r.add_argument("--timeout", type=float, default=120, help="seconds for one run of a program")
-    r.add_argument("--budget", type=float, default=420,
-                   help="seconds after which the remaining benchmarks are skipped (the machine's call is bounded)")
+    r.add_argument("--deadline", type=float, default=540,
+                   help="seconds for the whole run: each phase and program fits in what is left (the machine's call "
+                        "is bounded)")
+    r.add_argument("--reserve", type=float, default=60,
+                   help="seconds kept for the phases after the benchmarks: a benchmark starts only with more left")
+    r.add_argument("--corpus-jobs", type=int, default=8, help="corpus programs run at a time")
+    r.add_argument("--seq-jobs", type=int, default=8, help="original programs of the benchmarks run at a time")
+    r.add_argument("--profile", action="store_true", help="Nsight Compute's speed of light for a few kernels")
     r.add_argument("--skip-corpus", action="store_true")
     r.add_argument("--skip-baselines", action="store_true")
     r.add_argument("--skip-fallback", action="store_true")
