@@ -561,7 +561,7 @@ def benchmarks(build: Path, manifest: dict, result: dict, out: Path, clock: _Clo
         if profiles:
             entry["gpu_profile_ms"] = {key: min(p[key] for p in profiles) for key in profiles[0]}
         result["bench"].append(entry)
-        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\\n")  # what is done so far
+        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")  # what is done so far
         print(f"{bench['name']}: seq {entry['seq_ms']} ms, omp {entry['omp_ms']} ms, gpu {entry['gpu_ms']} ms "
               f"{entry.get('gpu_profile_ms')} {entry.get('gpu_difference') or entry.get('gpu_error') or 'ok'} "
               f"({clock.elapsed():.0f} s)", flush=True)
@@ -605,7 +605,7 @@ def run(args) -> int:
     clock = _Clock(args.deadline)
 
     def save(phase: str) -> None:
-        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\\n")
+        (out / "gpu_run.json").write_text(json.dumps(result, indent=1) + "\n")
         print(f"{phase} done ({clock.elapsed():.0f} s)", flush=True)
 
     if args.dry or args.measurements_only:  # the measurements alone (--dry: at small sizes, with or without a GPU)

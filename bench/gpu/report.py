@@ -1,7 +1,8 @@
 """Render a GPU run (bench/run_gpu.py run) as Markdown tables and a bar chart of speedups.
 
 Writes, under bench/results/: gpu_run.json (the run itself), gpu_corpus.md (correctness of every
-corpus program on the GPU), gpu_bench.md (times, rates and speedups) and gpu_speedup.png.
+corpus program on the GPU), gpu_bench.md (times, rates and speedups), gpu_measurements.md (copies,
+repeated calls, the Python API) and gpu_speedup.png.
 """
 
 from __future__ import annotations
@@ -79,7 +80,9 @@ def bench_markdown(run: dict) -> list[str]:
     peak_flops = base.get("dgemm_peak_gflops")
     peak_bw = base.get("copy_gbs")
     lines = ["# polypragma's CUDA against the CPU", "", *_header(run), "",
-             "Region times in milliseconds, best of the runs (original: one run; OpenMP: two; GPU: three). "
+             "Region times in milliseconds, best of the runs (original: one run, "
+             f"{run.get('seq_concurrency', 1)} originals at a time; OpenMP: two, one where a run takes 5 s; GPU: "
+             "up to three, while they take less than 5 s together). "
              "*original*: the program as written, `gcc -O3 -march=x86-64-v3`, one core. *OpenMP*: "
              "`polypragma --target c --openmp`, same flags plus `-fopenmp`, all cores. *GPU*: `polypragma "
              "--target cuda`, `nvcc -O3 -arch=sm_90`; *region* is the wall time of the call (allocation, "
@@ -133,6 +136,70 @@ def bench_markdown(run: dict) -> list[str]:
     return lines
 
 
+def measurements_markdown(run: dict) -> list[str]:
+    """Issue 18's copies and repeated calls, issue 19's Python API calls."""
+    lines = []
+    moved = run.get("transfers") or {}
+    if moved.get("by_method"):
+        lines += ["## Copies of a 1 GiB array", "",
+                  "The generated code's copies (`bench/gpu/transfers.c`, the second call's profile, its buffer from the "
+                  "pool) under each `POLYPRAGMA_COPY` method, against the link measured directly "
+                  "(`bench/gpu/pinned.cu`: one `cudaMemcpy` from pinned and from pageable memory).", "",
+                  "| method | host to device GB/s | device to host GB/s | first call ms | second call ms |",
+                  "| --- | ---: | ---: | ---: | ---: |"]
+        for method, entry in moved["by_method"].items():
+            lines.append(f"| {method} | {_ms(entry.get('h2d_gbs'))} | {_ms(entry.get('d2h_gbs'))} | "
+                         f"{_ms(entry.get('first_call_ms'))} | {_ms(entry.get('second_call_ms'))} |")
+        direct = moved.get("direct") or {}
+        lines += [f"| *pinned, directly* | {_ms(direct.get('pinned_h2d_gbs'))} | {_ms(direct.get('pinned_d2h_gbs'))} | | |",
+                  f"| *pageable, directly* | {_ms(direct.get('pageable_h2d_gbs'))} | {_ms(direct.get('pageable_d2h_gbs'))} "
+                  "| | |", "",
+                  f"The default method reaches {_percent(moved.get('h2d_of_pinned'))} of the pinned bandwidth to the "
+                  f"device and {_percent(moved.get('d2h_of_pinned'))} from it. The device reports pageable memory "
+                  f"access {direct.get('pageable_memory_access')} and concurrent managed access "
+                  f"{direct.get('concurrent_managed_access')}.", ""]
+    calls = run.get("repeated_calls") or []
+    if calls:
+        lines += ["## A region called many times", "",
+                  "`bench/gpu/timestep.c`: a 2-D Jacobi step (a function holding a region) called from the host, "
+                  "inside a data scope, and with `POLYPRAGMA_DATA=copy` (copies at every call). *per call*: the "
+                  "program's clock over the calls after the first; *kernels*: the median kernel time of a profiled "
+                  "run's calls.", "",
+                  "| run | n | calls | first ms | per call ms | kernels ms | per call / kernels | transfers |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for c in calls:
+            lines.append(f"| {c['name']} | {c.get('n', '—')} | {c['calls']} | {_ms3(c.get('first_ms'))} | "
+                         f"{_ms3(c.get('per_call_ms'))} | {_ms3(c.get('kernels_ms'))} | "
+                         f"{c.get('per_call_over_kernels') or c.get('error', '—')} | "
+                         f"{(c.get('transfers') or '—').removeprefix('transfers: ')} |")
+        lines.append("")
+    api = run.get("python_api") or []
+    if api:
+        lines += ["## The Python API on device arrays", "",
+                  "`examples/python_api/kernels.c` built for cuda by `polypragma.compile` (here), loaded there without "
+                  "the compiler; its `jacobi_2d` (10 time steps of a 4096 x 4096 grid) called 20 times on each kind of "
+                  "array (`bench/gpu/api_calls.py`). *copies*: the copy time of a call's profile.", "",
+                  "| array | first call ms | per call ms | kernels ms | copies ms | per call / kernels | largest "
+                  "difference from NumPy |", "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+        for a in api:
+            if a.get("error"):
+                lines.append(f"| {a['array']} | {a['error']} | | | | | |")
+                continue
+            lines.append(f"| {a['array']} | {_ms3(a.get('first_ms'))} | {_ms3(a.get('per_call_ms'))} | "
+                         f"{_ms3(a.get('kernels_ms'))} | {_ms3(a.get('copy_ms'))} | "
+                         f"{a.get('per_call_over_kernels', '—')} | {a.get('max_difference')} |")
+        lines.append("")
+    return lines
+
+
+def _ms3(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.3f}"
+
+
+def _percent(value: float | None) -> str:
+    return "—" if value is None else f"{100 * value:.0f}%"
+
+
 def chart(run: dict, path: Path) -> bool:
     try:
         import matplotlib
@@ -175,7 +242,9 @@ def report(source: Path, results: Path) -> int:
         shutil.copy(source, results / "gpu_run.json")
     (results / "gpu_corpus.md").write_text("\n".join(corpus_markdown(run)) + "\n")
     (results / "gpu_bench.md").write_text("\n".join(bench_markdown(run)) + "\n")
+    (results / "gpu_measurements.md").write_text("\n".join(["# Data movement and the Python API on the GPU", "",
+                                                             *_header(run), "", *measurements_markdown(run)]) + "\n")
     drawn = chart(run, results / "gpu_speedup.png")
-    print(f"wrote {results}/gpu_corpus.md, gpu_bench.md" + (", gpu_speedup.png" if drawn else
+    print(f"wrote {results}/gpu_corpus.md, gpu_bench.md, gpu_measurements.md" + (", gpu_speedup.png" if drawn else
                                                             " (no chart: matplotlib is not installed)"))
     return 0
