@@ -23,7 +23,8 @@ What runs:
   and cuBLAS on the matrix product's size;
 * transfers (issue 18): the copies polypragma's generated code makes of a 1 GiB array
   (bench/gpu/transfers.c, POLYPRAGMA_PROFILE=1: ``h2d_gbs``, ``d2h_gbs`` with the default copy method,
-  and under each POLYPRAGMA_COPY method in ``by_method``), against the link measured directly with
+  under each POLYPRAGMA_COPY method in ``by_method``, and staged by 1 to 16 threads in chunks of 8M and
+  32M in ``stage_sweep``), against the link measured directly with
   pinned memory (bench/gpu/pinned.cu: ``pinned_h2d_gbs``, ``pinned_d2h_gbs``, pageable too);
 * the Python API (issue 19): examples/python_api/kernels.c built for cuda by ``polypragma.compile``,
   loaded there without the compiler, its stencil called 20 times on NumPy, CuPy, PyCUDA and PyTorch
@@ -388,6 +389,20 @@ def transfers(build: Path, dry: bool) -> dict:
         report["by_method"][method] = entry
     report["h2d_gbs"] = report["by_method"]["auto"]["h2d_gbs"]
     report["d2h_gbs"] = report["by_method"]["auto"]["d2h_gbs"]
+    # the staged copies' threads and chunk size (POLYPRAGMA_COPY_THREADS, POLYPRAGMA_STAGE_CHUNK), to choose
+    # their defaults from
+    report["stage_sweep"] = []
+    for threads in (1, 4, 8, 16):
+        for chunk in ("8M", "32M"):
+            got = _execute([str(measure / "transfers"), str(elements)],
+                           {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu", "POLYPRAGMA_PROFILE": "1",
+                            "POLYPRAGMA_COPY": "stage", "POLYPRAGMA_COPY_THREADS": str(threads),
+                            "POLYPRAGMA_STAGE_CHUNK": chunk}, 120)
+            profiles = _profiles(got["stderr"])
+            entry = {"threads": threads, "chunk": chunk, "status": got["status"], "h2d_gbs": None, "d2h_gbs": None}
+            if len(profiles) >= 2:
+                entry.update(h2d_gbs=_gbs(size, profiles[1]["copy_in"]), d2h_gbs=_gbs(size, profiles[1]["copy_out"]))
+            report["stage_sweep"].append(entry)
     probe = _execute([str(measure / "pinned"), str(size)], {}, 300)
     try:
         direct = json.loads(probe["stdout"])

@@ -332,3 +332,100 @@ def test_a_pointer_needs_its_section(tmp_path):
                            capture_output=True, text=True)
     assert built.returncode != 0
     assert "polypragma: p is a pointer: give its elements in the data directive, as p[start:count]" in built.stderr
+
+
+COPIER_MAIN = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <dirent.h>
+%(runtime)s
+
+static pthread_t main_thread;
+static volatile sig_atomic_t on_main = -1;
+static void handler(int signal) { (void)signal; on_main = pthread_equal(pthread_self(), main_thread); }
+
+static int threads_running(void)
+{
+  int count = 0;
+  DIR *tasks = opendir("/proc/self/task");
+  for (struct dirent *entry; tasks != NULL && (entry = readdir(tasks)) != NULL;)
+    count += entry->d_name[0] != '.';
+  if (tasks != NULL)
+    closedir(tasks);
+  return count;
+}
+
+/* copies of every size around the thresholds, from and to unaligned addresses, checked byte for byte
+   with guards on both sides */
+static int copies(unsigned seed)
+{
+  const size_t sizes[] = {0, 1, 63, 65, POLYPRAGMA_COPY_SPLIT - 1, POLYPRAGMA_COPY_SPLIT, POLYPRAGMA_COPY_SPLIT + 13,
+                          (size_t)8 << 20, ((size_t)8 << 20) + 4095, (size_t)37 << 20};
+  const size_t largest = (size_t)37 << 20;
+  char *from = malloc(largest + 64), *to = malloc(largest + 64);
+  srand(seed);
+  for (size_t i = 0; i < largest + 64; ++i)
+    from[i] = (char)rand();
+  for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; ++s)
+    for (size_t shift = 0; shift < 4; shift += 3) {
+      memset(to, 0x5a, largest + 64);
+      polypragma_memcpy(to + 16 + shift, from + 1 + shift, sizes[s]);
+      if (memcmp(to + 16 + shift, from + 1 + shift, sizes[s]) != 0)
+        return printf("size %%zu shift %%zu: wrong bytes\n", sizes[s], shift), 1;
+      for (size_t i = 0; i < 16 + shift; ++i)
+        if (to[i] != 0x5a)
+          return printf("size %%zu: written before the copy\n", sizes[s]), 1;
+      for (size_t i = 16 + shift + sizes[s]; i < largest + 64; ++i)
+        if (to[i] != 0x5a)
+          return printf("size %%zu: written past the copy\n", sizes[s]), 1;
+    }
+  free(from);
+  free(to);
+  return 0;
+}
+
+int main(void)
+{
+  main_thread = pthread_self();
+  signal(SIGUSR1, handler);
+  if (copies(1) != 0)
+    return 1;
+  printf("threads %%d, running %%d\n", polypragma_copiers.count, threads_running());
+  kill(getpid(), SIGUSR1);
+  printf("signal on the main thread %%d\n", (int)on_main);
+  pid_t child = fork();
+  if (child == 0)  /* the parent's helpers are not in the child: it starts its own */
+    _exit(copies(2) != 0 || threads_running() != polypragma_copiers.count ? 3 : 0);
+  int status = 0;
+  waitpid(child, &status, 0);
+  printf("child %%d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+  return copies(3);
+}
+"""
+
+
+@pytest.mark.parametrize("threads,expected", [("1", 1), ("3", 3), ("8", 8), (None, None)])
+def test_staged_copies_split_between_threads(tmp_path, threads, expected):
+    """The CUDA target's staged copies move each chunk between pageable and pinned memory by several
+    threads (parallel_copy.py): every byte right at every size and alignment, as many threads as asked
+    (the processors online, at most 8, by default), signals left to the program's threads, and a child
+    made by fork copying with helpers of its own."""
+    import os
+
+    from polypragma.codegen import parallel_copy
+
+    source = tmp_path / "copies.c"
+    source.write_text(COPIER_MAIN % {"runtime": "\n".join(parallel_copy.INCLUDES) + parallel_copy.SOURCE})
+    exe = tmp_path / "copies"
+    subprocess.run([CC, "-O2", "-Wall", "-Werror", "-pthread", str(source), "-o", str(exe)], check=True)
+    env = {k: v for k, v in os.environ.items() if k != "POLYPRAGMA_COPY_THREADS"}
+    if threads is not None:
+        env["POLYPRAGMA_COPY_THREADS"] = threads
+    result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    expected = expected or max(1, min(8, os.cpu_count() or 1))
+    assert f"threads {expected}, running {expected}\n" in result.stdout
+    assert "signal on the main thread 1\n" in result.stdout
+    assert "child 0\n" in result.stdout

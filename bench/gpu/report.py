@@ -154,6 +154,7 @@ def measurements_markdown(run: dict) -> list[str]:
         lines += [f"| *pinned, directly* | {_ms(direct.get('pinned_h2d_gbs'))} | {_ms(direct.get('pinned_d2h_gbs'))} | | |",
                   f"| *pageable, directly* | {_ms(direct.get('pageable_h2d_gbs'))} | {_ms(direct.get('pageable_d2h_gbs'))} "
                   "| | |", "",
+                  *_sweep_lines(moved.get("stage_sweep") or []),
                   f"The default method reaches {_percent(moved.get('h2d_of_pinned'))} of the pinned bandwidth to the "
                   f"device and {_percent(moved.get('d2h_of_pinned'))} from it. The device reports pageable memory "
                   f"access {direct.get('pageable_memory_access')} and concurrent managed access "
@@ -190,6 +191,16 @@ def measurements_markdown(run: dict) -> list[str]:
                          f"{a.get('per_call_over_kernels', '—')} | {a.get('max_difference')} |")
         lines.append("")
     return lines
+
+
+def _sweep_lines(sweep: list[dict]) -> list[str]:
+    if not sweep:
+        return []
+    lines = ["Staged copies (`POLYPRAGMA_COPY=stage`) by `POLYPRAGMA_COPY_THREADS` threads in chunks of "
+             "`POLYPRAGMA_STAGE_CHUNK` bytes:", "", "| threads | chunk | host to device GB/s | device to host GB/s |",
+             "| ---: | ---: | ---: | ---: |"]
+    lines += [f"| {e['threads']} | {e['chunk']} | {_ms(e.get('h2d_gbs'))} | {_ms(e.get('d2h_gbs'))} |" for e in sweep]
+    return lines + [""]
 
 
 def _ms3(value: float | None) -> str:

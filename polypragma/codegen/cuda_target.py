@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 
 from polypragma.codegen.gpu import GpuSyntax
-from polypragma.codegen import host_data
+from polypragma.codegen import host_data, parallel_copy
 from polypragma.codegen.host import HostSyntax, runtime
 from polypragma.codegen.printer import helper_macros
 from polypragma.codegen.region_text import RegionText, printed, type_declarations
@@ -199,7 +199,7 @@ TEXTURE_CHANNEL = {"float": "float", "int": "int", "unsigned int": "unsigned int
 
 
 INCLUDES = ["#include <cstdio>", "#include <cstdlib>", "#include <cstring>", "#include <chrono>",
-            "#include <cuda_runtime.h>"]
+            *parallel_copy.INCLUDES, "#include <cuda_runtime.h>"]
 
 RUNTIME = r"""
 /* POLYPRAGMA_PROFILE set (and not "0"): each region reports its phases on stderr, timed with CUDA events */
@@ -264,7 +264,8 @@ static int polypragma_cuda_setup(const char *where)
      auto (default)  staged; a data scope's array of POLYPRAGMA_REGISTER_MIN bytes (default 256M) or more is
                      registered for the scope's life (polypragma_pin), and its copies go directly;
      stage           in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 8M) through two pinned buffers
-                     allocated once, one filled (or emptied) by the CPU while the other crosses the link;
+                     allocated once, one filled (or emptied) by the CPU while the other crosses the link
+                     (by POLYPRAGMA_COPY_THREADS threads: polypragma_memcpy);
      register        the host array is page-locked with cudaHostRegister for the copy, then released
                      (falls back to staging when that fails); a data scope's arrays for the scope's life;
      pageable        one cudaMemcpy from the host array (the driver stages it in its own small buffers);
@@ -511,7 +512,7 @@ static int polypragma_copy(char *device, char *host, size_t bytes, int to_device
         call = "cudaEventSynchronize";
         break;
       }
-      memcpy(polypragma_cuda_data.stage[k], host + done, n);
+      polypragma_memcpy(polypragma_cuda_data.stage[k], host + done, n);
       call = "cudaMemcpyAsync";
       error = POLYPRAGMA_CALL(cudaMemcpyAsync(device + done, polypragma_cuda_data.stage[k], n, kind, 0));
       if (error == cudaSuccess && (error = POLYPRAGMA_CALL(cudaEventRecord(polypragma_cuda_data.done[k], 0))) != cudaSuccess)
@@ -539,7 +540,7 @@ static int polypragma_copy(char *device, char *host, size_t bytes, int to_device
         if ((error = POLYPRAGMA_CALL(cudaEventSynchronize(polypragma_cuda_data.done[j & 1]))) != cudaSuccess)
           call = "cudaEventSynchronize";
         else
-          memcpy(host + j * chunk, polypragma_cuda_data.stage[j & 1], n);
+          polypragma_memcpy(host + j * chunk, polypragma_cuda_data.stage[j & 1], n);
       }
     }
   }
@@ -610,7 +611,8 @@ def generate(texts: list[RegionText], source: str, *, fp_contract: bool = True) 
     if any("_Bool" in line for line in kernels + host):
         # C's boolean type in the region's arrays and scalars; CUDA C++ spells it bool (one byte in both)
         includes = includes + ["typedef bool _Bool;"]
-    prelude = includes + [""] + runtime(syntax) + RUNTIME.rstrip("\n").split("\n")
+    prelude = includes + [""] + runtime(syntax) + parallel_copy.SOURCE.strip("\n").split("\n")
+    prelude += RUNTIME.rstrip("\n").split("\n")
     prelude += host_data.runtime(syntax.suffix, syntax.setup, symbol_stem(source), syntax.storage)
     return prelude + [""] + helper_macros(macros) + [""] + kernels + host
 
