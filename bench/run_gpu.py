@@ -231,8 +231,11 @@ def build(args) -> int:
     started = time.perf_counter()
     measure = _build_measurements(out)
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        corpus = list(pool.map(lambda job: _build_corpus_case(*job, out),
-                               jobs if not args.only and not args.measurements_only else []))
+        if args.corpus:
+            jobs = [job for job in jobs if job[0].stem in args.corpus]
+        elif args.only or args.measurements_only:
+            jobs = []
+        corpus = list(pool.map(lambda job: _build_corpus_case(*job, out), jobs))
         benches = list(pool.map(lambda b: _build_benchmark(b, out, timer), selected))
     shutil.copy(BENCH / "gpu" / "peak.py", out / "peak.py")
     manifest = {"built": datetime.date.today().isoformat(), "polypragma": _version(),
@@ -535,9 +538,16 @@ def benchmarks(build: Path, manifest: dict, result: dict, out: Path, clock: _Clo
     the speedups, measured under that much load, recorded as ``seq_concurrency``), then each entry's
     OpenMP and CUDA builds alone on the machine."""
     host_key = {b["name"]: (b["kernel"], b["size"], tuple(b["args"])) for b in manifest["bench"]}
+    # the original and OpenMP runs of an earlier run of the same programs (--reuse): only the GPU runs again
+    reused = {}
+    if args.reuse:
+        earlier = json.loads(Path(args.reuse).read_text())
+        reused = {(b["kernel"], b["size"]): b for b in earlier["bench"] if b.get("seq_stdout") is not None}
+        result["host_runs_from"] = f"{earlier['device']['date']} ({Path(args.reuse).name})"
     originals = {}
     for bench in manifest["bench"]:
-        originals.setdefault(host_key[bench["name"]], [str(build / "bench" / bench["exes"]["seq"]), *bench["args"]])
+        if (bench["kernel"], bench["size"]) not in reused:
+            originals.setdefault(host_key[bench["name"]], [str(build / "bench" / bench["exes"]["seq"]), *bench["args"]])
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.seq_jobs) as pool:
         seq_runs = dict(zip(originals, pool.map(lambda c: _execute(c, {}, clock.timeout(args.timeout)),
                                                 originals.values())))
@@ -553,15 +563,25 @@ def benchmarks(build: Path, manifest: dict, result: dict, out: Path, clock: _Clo
             continue
         exe = {k: str(build / "bench" / v) for k, v in bench["exes"].items()}
         key = host_key[bench["name"]]
-        # an entry of other cuda options (sizes) shares the OpenMP runs of the kernel's default entry
-        if key not in omp_runs:
-            omp_runs[key] = _repeat([exe["omp"], *bench["args"]], {}, clock.timeout(args.timeout), 2)
-        seq = seq_runs[key]
-        entry["seq_ms"] = _region_ms(seq["stderr"])
-        entry["seq_stdout"] = seq["stdout"]
-        gpu_runs = _repeat([exe["gpu"], *bench["args"]], {"POLYPRAGMA_DEVICE": "gpu", "POLYPRAGMA_PROFILE": "1"},
+        prior = reused.get((bench["kernel"], bench["size"]))
+        if prior is not None:
+            entry.update({k: prior[k] for k in ("seq_ms", "seq_stdout", "omp_ms", "omp_runs", "omp_error",
+                                                "omp_difference") if k in prior})
+            seq = {"status": 0, "stdout": prior["seq_stdout"], "stderr": ""}
+        else:
+            # an entry of other cuda options (sizes) shares the OpenMP runs of the kernel's default entry
+            if key not in omp_runs:
+                omp_runs[key] = _repeat([exe["omp"], *bench["args"]], {}, clock.timeout(args.timeout), 2)
+            seq = seq_runs[key]
+            entry["seq_ms"] = _region_ms(seq["stderr"])
+            entry["seq_stdout"] = seq["stdout"]
+        # modules loaded with the context, not at each kernel's first launch (CUDA's lazy loading), so that
+        # the kernels' time of a region called once is the kernels' alone
+        gpu_runs = _repeat([exe["gpu"], *bench["args"]], {"POLYPRAGMA_DEVICE": "gpu", "POLYPRAGMA_PROFILE": "1",
+                                                          "CUDA_MODULE_LOADING": args.module_loading},
                            clock.timeout(args.timeout), 3)
-        for label, runs in (("omp", omp_runs[key]), ("gpu", gpu_runs)):
+        entry["module_loading"] = args.module_loading
+        for label, runs in ((("omp", omp_runs[key]),) if prior is None else ()) + (("gpu", gpu_runs),):
             times = [_region_ms(r["stderr"]) for r in runs if r["status"] == 0]
             entry[f"{label}_ms"] = min(t for t in times if t is not None) if any(t is not None for t in times) else None
             entry[f"{label}_runs"] = len(runs)
@@ -594,17 +614,46 @@ def kernel_profiles(build: Path, manifest: dict, clock: _Clock) -> list[dict]:
         if bench is None or clock.left() < 30:
             continue
         got = _execute([str(ncu), "--clock-control", "none", "--section", "SpeedOfLight", "--section", "Occupancy",
-                        "--launch-count", "6", "--csv", "--page", "raw", str(build / "bench" / bench["exes"]["gpu"]),
-                        *arguments], {"POLYPRAGMA_DEVICE": "gpu"}, clock.timeout(60))
-        out.append({"name": name, "args": arguments, "status": got["status"], "csv": got["stdout"][-12000:],
-                    "stderr": got["stderr"][-600:]})
+                        "--section", "LaunchStats", "--launch-count", "4", "--csv",
+                        str(build / "bench" / bench["exes"]["gpu"]), *arguments], {"POLYPRAGMA_DEVICE": "gpu"},
+                       clock.timeout(60))
+        rows = [line for line in got["stdout"].splitlines() if line.startswith('"')]  # not the program's output
+        out.append({"name": name, "args": arguments, "status": got["status"], "metrics": _ncu_metrics(rows),
+                    "rows": rows[:400], "stderr": got["stderr"][-600:]})
     return out
+
+
+NCU_METRICS = {"Duration", "DRAM Throughput", "Memory Throughput", "Compute (SM) Throughput", "L1/TEX Cache Throughput",
+               "L2 Cache Throughput", "Achieved Occupancy", "Theoretical Occupancy", "Registers Per Thread",
+               "Block Size", "Grid Size", "Dynamic Shared Memory Per Block", "Static Shared Memory Per Block",
+               "Block Limit Registers", "Block Limit Shared Mem", "Waves Per SM"}
+
+
+def _ncu_metrics(rows: list[str]) -> list[dict]:
+    """ncu's CSV (one row per kernel launch and metric) as one dict per launch: kernel name, metrics with units."""
+    import csv
+
+    table = list(csv.reader(rows))
+    if not table:
+        return []
+    header = table[0]
+    try:
+        at = {name: header.index(name) for name in ("ID", "Kernel Name", "Metric Name", "Metric Unit", "Metric Value")}
+    except ValueError:
+        return [{"unparsed": rows[:3]}]
+    launches: dict = {}
+    for row in table[1:]:
+        if len(row) < len(header) or row[at["Metric Name"]] not in NCU_METRICS:
+            continue
+        launch = launches.setdefault(row[at["ID"]], {"kernel": row[at["Kernel Name"]][:80]})
+        launch[row[at["Metric Name"]]] = f"{row[at['Metric Value']]} {row[at['Metric Unit']]}".strip()
+    return list(launches.values())
 
 
 # (benchmark, its arguments at a size where a few profiled launches take seconds under ncu)
 PROFILED = [("gemm", ["1", "1024", "1024", "1024"]), ("mvt", ["1", "4096"]), ("bicg", ["1", "4096", "4096"]),
-            ("transpose", ["1", "4096", "4096"]), ("jacobi_1d", ["1", "4000000", "2"]),
-            ("doitgen", ["1", "128", "128", "128"])]
+            ("gesummv", ["1"]), ("jacobi_2d", ["1"]), ("transpose", ["1", "4096", "4096"]),
+            ("convolution_2d", ["1"]), ("fdtd_2d", ["1", "2000", "2000", "2"])]
 
 
 def run(args) -> int:
@@ -663,6 +712,7 @@ def main() -> int:
     b.add_argument("--build", default=str(TOP / "build" / "gpu"))
     b.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     b.add_argument("--only", nargs="*", help="benchmarks to build (and no corpus)")
+    b.add_argument("--corpus", nargs="*", help="the corpus kernels to build (default: all, none with --only)")
     b.add_argument("--measurements-only", action="store_true",
                    help="build only the transfers and repeated-calls programs (for run --dry)")
     r = commands.add_parser("run", help="run on the GPU machine")
@@ -677,6 +727,9 @@ def main() -> int:
     r.add_argument("--corpus-jobs", type=int, default=8, help="corpus programs run at a time")
     r.add_argument("--seq-jobs", type=int, default=8, help="original programs of the benchmarks run at a time")
     r.add_argument("--profile", action="store_true", help="Nsight Compute's speed of light for a few kernels")
+    r.add_argument("--reuse", help="a gpu_run.json of the same programs: take its original and OpenMP runs")
+    r.add_argument("--module-loading", default="EAGER", choices=("EAGER", "LAZY"),
+                   help="CUDA_MODULE_LOADING of the GPU benchmark runs (EAGER: the kernels' time excludes loading)")
     r.add_argument("--skip-corpus", action="store_true")
     r.add_argument("--skip-baselines", action="store_true")
     r.add_argument("--skip-fallback", action="store_true")

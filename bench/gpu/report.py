@@ -90,6 +90,14 @@ def bench_markdown(run: dict) -> list[str]:
              "the kernels alone (POLYPRAGMA_PROFILE=1). GFLOP/s and GB/s are for the kernels alone; GB/s counts "
              "the compulsory traffic (each array read once and written once, per time step), so it is a lower "
              "bound on the traffic.", ""]
+    loading = {b.get("module_loading") for b in run["bench"]} - {None}
+    if loading:
+        lines += [f"GPU runs with `CUDA_MODULE_LOADING={'/'.join(sorted(loading))}`"
+                  + (" (modules loaded with the context, so a region's kernel time holds no module loading)."
+                     if loading == {"EAGER"} else "."), ""]
+    if run.get("host_runs_from"):
+        lines += [f"The original and OpenMP times and outputs are those of the run of {run['host_runs_from']}, on the "
+                  "same programs; only the GPU builds ran again.", ""]
     if peak_flops or peak_bw:
         lines.append(f"Measured peaks in this run: device-to-device copy **{peak_bw:,.0f} GB/s**, cuBLAS DGEMM "
                      f"(8192³) **{peak_flops:,.0f} GFLOP/s**.")
