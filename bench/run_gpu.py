@@ -40,6 +40,11 @@ at a time, then the baselines and the measurements, then the benchmarks while ti
 original programs several at a time, each OpenMP and CUDA build alone, runs repeated only while short),
 then, with ``--profile``, Nsight Compute's speed of light for a few kernels, and the fallback check.
 
+PyCUDA is not installed on the GPU machine: bench/gpu/build_pycuda.sh builds it from its source
+distribution and the wheels of its dependencies in .whl/ (untracked), either there or here for its
+Python (``PYTHON=python3.12 bash bench/gpu/build_pycuda.sh .whl/site312``, then
+``PYTHONPATH=.whl/site312`` there with .whl carried).
+
 ``run --measurements-only`` runs only the transfers and repeated calls (in a call of its own on a GPU
 machine whose calls are bounded); ``run --dry`` runs them at small sizes, and needs no GPU: here the
 programs take their CPU fallback, the GPU's numbers are null, and the JSON has its full shape (build
@@ -465,7 +470,7 @@ def python_api(build: Path, dry: bool) -> list[dict]:
         got = _execute([sys.executable, str(BENCH / "gpu" / "api_calls.py"), str(build / "measure" / "api"), kind,
                         str(n), str(steps), str(calls)],
                        {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu", "POLYPRAGMA_PROFILE": "1",
-                        "PYTHONPATH": str(TOP)}, 300)
+                        "PYTHONPATH": os.pathsep.join(filter(None, [str(TOP), os.environ.get("PYTHONPATH")]))}, 300)
         if got["status"] != 0:
             missing = re.search(r"No module named '(\w+)'", got["stderr"])
             entry["error"] = f"{missing.group(1)} is not installed" if missing else \
