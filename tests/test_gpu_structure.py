@@ -81,18 +81,30 @@ def _dumped(messages: str) -> str:
 def test_dumped_sizes_given_back_map_every_kernel_as_before(name, tmp_path):
     # the cost model maps column_scale's outer loop on x: the dump says so (order[1,0]), and the same
     # map given back to --sizes gives the same file, where the sizes alone map the band in its order;
-    # mvt's row-wise kernel tiles j by 16 (sequential[16]), which the sizes alone would tile by 32
+    # mvt's row-wise kernel without reductions (its j not spread over threads) tiles j by 16
+    # (sequential[16]), which the sizes alone would tile by 32; with them, its column-wise kernel spreads
+    # j over threads.y, i on x (order[1,0])
     path = KERNELS / f"{name}.c"
-    first, messages = cuda_unit(path, tmp_path / "model", "--dump-sizes")
+    extra = ("--no-reductions",) if name == "mvt" else ()
+    first, messages = cuda_unit(path, tmp_path / "model", "--dump-sizes", *extra)
     sizes = _dumped(messages)
     assert ("kernel[0] -> order[1,0]" in sizes) == (name == "column_scale")
     assert ("kernel[0] -> sequential[16]" in sizes) == (name == "mvt")
-    again, messages = cuda_unit(path, tmp_path / "again", "--dump-sizes", "--sizes", sizes)
+    again, messages = cuda_unit(path, tmp_path / "again", "--dump-sizes", "--sizes", sizes, *extra)
     assert again == first and _dumped(messages) == sizes
     for kind in ("order", "sequential"):
         if f"kernel[0] -> {kind}[" in sizes:
             without = re.sub(rf"; kernel\[0\] -> {kind}\[[0-9,]*\]", "", sizes)
-            assert cuda_unit(path, tmp_path / "without", "--sizes", without)[0] != first
+            assert cuda_unit(path, tmp_path / "without", "--sizes", without, *extra)[0] != first
+    if name == "mvt":
+        first, messages = cuda_unit(path, tmp_path / "spread", "--dump-sizes")
+        sizes = _dumped(messages)
+        assert "kernel[0] -> tile[16,1024]" in sizes and "kernel[1] -> order[1,0]" in sizes, sizes
+        again, messages = cuda_unit(path, tmp_path / "spread_again", "--dump-sizes", "--sizes", sizes)
+        assert again == first and _dumped(messages) == sizes
+        # sizes given for the parallel loop alone keep the kernel mapping it alone
+        unit, messages = cuda_unit(path, tmp_path / "one", "--dump-sizes", "--sizes", "{ kernel[0] -> tile[128] }")
+        assert "kernel[0] -> tile[128]" in _dumped(messages) and "kernel[1] -> tile[256,32]" in _dumped(messages)
 
 
 def test_sequential_tiles_the_user_sets_are_kept_and_checked(tmp_path):

@@ -11,7 +11,7 @@ from test_model import model, same
 
 from polypragma import dependences, reductions
 from polypragma.codegen.reduction_code import identity, update
-from polypragma.gpu.mapping import map_to_gpu
+from polypragma.gpu.mapping import map_to_gpu, spread_reduction
 from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import SizeOptions
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context
@@ -253,10 +253,39 @@ def test_a_row_sum_on_the_host_loop_accumulates_into_the_row(tmp_path):
 
 
 def test_a_parallel_loop_is_mapped_as_before(tmp_path):
-    # matrix-vector: the row loop is parallel, the sum stays sequential in each thread
+    # the rows of a matrix times a short constant reduction (fewer than SPREAD_MIN_EXTENT points): the row
+    # loop is parallel, the sum stays sequential in each thread
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < 8; j++)\n    y[i] += A[i][j] * a[j];")
+    (kernel,) = mapping.kernels
+    assert kernel.mapped == 1 and kernel.reductions == () and kernel.spread == 0
+    # two parallel loops fill the device: the reduction inside them stays in each thread
+    mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  for (int l = 0; l < m; l++)\n    for (j = 0; j < m; j++)\n"
+                                "      C[i][l] += A[i][j] * A[l][j];", PARAMS + ", double C[n][m]")
+    (kernel,) = mapping.kernels
+    assert kernel.mapped == 2 and kernel.reductions == () and kernel.spread == 0
+
+
+def test_a_matrix_vector_product_spreads_its_reduction_over_threads(tmp_path):
+    """One parallel loop of unknown extent gives too few threads (spread_reduction): the reduction loop
+    inside it maps too, and each thread accumulates its run of updates of y[i] in a register."""
     mapping = _mapped(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < m; j++)\n    y[i] += A[i][j] * a[j];")
     (kernel,) = mapping.kernels
-    assert kernel.mapped == 1 and kernel.reductions == ()
+    assert kernel.mapped == 2 and kernel.spread == 1
+    (reduction,) = kernel.reductions
+    assert reduction.runs and not reduction.accumulated
+    text = update(0, reduction, "y[i]", "A[i][j] * a[j]", False, set())
+    assert "polypragma_reduction0_at" in text and "polypragma_atomic_add_double(polypragma_reduction0_at" in text
+    # a constant row count large enough fills the device alone
+    mapping = _mapped(tmp_path, "for (i = 0; i < 1000000; i++)\n  for (j = 0; j < m; j++)\n    y[i] += A[i][j] * a[j];")
+    assert [k.spread for k in mapping.kernels] == [0]
+
+
+def test_the_spread_rule():
+    assert spread_reduction([None], [None])  # a matrix-vector product of unknown sizes
+    assert not spread_reduction([None, None], [None])  # two parallel loops: enough threads
+    assert not spread_reduction([None], [16])  # a short reduction
+    assert spread_reduction([1000], [1000]) and not spread_reduction([300000], [1000])
+    assert not spread_reduction([None, 100], [None])
 
 
 def test_a_reduction_over_a_matrix_maps_both_loops(tmp_path):
@@ -467,3 +496,104 @@ def test_members_of_structs_are_reductions(tmp_path):
     runs = ("1000 40", "1 1", "0 0", "5000 3")
     assert program_output(generated_path(source, tmp_path / "opencl"), tmp_path / "ocl.exe", runs, ("-lOpenCL",)) \
         == program_output(source, tmp_path / "original", runs)
+
+
+MATVEC_SOURCE = """\
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void products(int n, int m, double A[n][m], double *x, double *y, double *rows, double *cols, double *low,
+                     int *count)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            rows[i] = rows[i] + A[i][j] * x[j];
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            cols[i] -= A[j][i] * y[j];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            low[i] = fmin(low[i], A[i][j] - x[j]);
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++)
+            count[i] += A[j][i] > 60.0;
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]), m = atoi(argv[2]);
+    double (*A)[m] = malloc(sizeof(double) * n * m), *x = malloc(sizeof(double) * m), *y = malloc(sizeof(double) * n);
+    double *rows = malloc(sizeof(double) * n), *cols = malloc(sizeof(double) * m), *low = malloc(sizeof(double) * n);
+    int *count = malloc(sizeof(int) * m);
+    unsigned s = 11;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            s = s * 1103515245u + 12345u;
+            A[i][j] = (s >> 8) % 1000 / 8.0;  /* (eighths times small integers: every sum exact, in any order) */
+        }
+    for (int j = 0; j < m; j++) {
+        s = s * 1103515245u + 12345u;
+        x[j] = (double)((s >> 8) % 7) - 3.0;
+        cols[j] = j;
+        count[j] = j % 3;
+    }
+    for (int i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        y[i] = (double)((s >> 8) % 5) - 2.0;
+        rows[i] = i * 0.5;
+        low[i] = 100.0 + i;
+    }
+    products(n, m, A, x, y, rows, cols, low, count);
+    double r = 0.0, c = 0.0, l = 0.0;
+    long k = 0;
+    for (int i = 0; i < n; i++) {
+        r += rows[i] * (i % 13 + 1);
+        l += low[i] * (i % 11 + 1);
+    }
+    for (int j = 0; j < m; j++) {
+        c += cols[j] * (j % 7 + 1);
+        k += (long)count[j] * (j % 5 + 1);
+    }
+    printf("%.17g %.17g %.17g %ld\\n", r, c, l, k);
+    return 0;
+}
+"""
+
+
+def test_matrix_vector_products_spread_their_reductions_over_threads(tmp_path):
+    """Matrix-vector products along rows (A[i][j], j contiguous: j on threads.x) and along columns
+    (A[j][i]: i stays on threads.x, j on y): the parallel loop alone gives too few threads, so the
+    reduction loop maps too, each thread accumulating its run of updates of an element; a sum, a
+    difference, a minimum and an integer count print what the original prints."""
+    if opencl_device():
+        import pytest
+        pytest.skip(opencl_device())
+    source = tmp_path / "matvec.c"
+    source.write_text(MATVEC_SOURCE)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
+    assert status == 0, messages
+    assert messages.count("carry only reductions and are mapped too") == 4, messages
+    assert messages.count("loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x") == 2, messages
+    assert messages.count("loop 2 -> blocks.y and threads.y, loop 1 -> blocks.x and threads.x") == 2, messages
+    assert messages.count("each thread accumulates its run of updates of an element in a register") == 4, messages
+    assert "not coalesced" not in messages, messages
+    runs = ("1 1", "3 70", "100 37", "37 1100", "1030 45")
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "matvec", runs, ("-lOpenCL", "-lm")) \
+        == program_output(source, tmp_path / "original", runs, ("-lm",))
+    # sizes per kernel for both loops (tiles and blocks that wrap, blocks of partial warps): a thread's
+    # element changes inside its loops, where it merges its run
+    sizes = "{ kernel[i] -> tile[3,5]; kernel[i] -> block[2,4]; kernel[i] -> grid[2,3] }"
+    status, messages = polypragma(source, tmp_path / "wrap", ["--target", "opencl", "--explain", "--no-fp-contract",
+                                                              "--sizes", sizes])
+    assert status == 0 and messages.count("carry only reductions and are mapped too") == 4, messages
+    assert program_output(generated_path(source, tmp_path / "wrap"), tmp_path / "wrapped", runs, ("-lOpenCL", "-lm")) \
+        == program_output(source, tmp_path / "original", runs, ("-lm",))
+    # CUDA: the same mapping
+    status, messages = polypragma(source, tmp_path / "cuda", ["--target", "cuda", "--explain"])
+    assert status == 0 and messages.count("carry only reductions and are mapped too") == 4, messages
+    # --no-reductions: floating-point sums stay in order in each thread, only the integer count spreads
+    status, messages = polypragma(source, tmp_path / "off", ["--target", "opencl", "--explain", "--no-reductions"])
+    assert status == 0 and messages.count("carry only reductions and are mapped too") == 1, messages

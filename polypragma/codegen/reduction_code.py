@@ -132,11 +132,21 @@ def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl
     """The statement of one update: into the thread's register, or atomic on the element ``target``."""
     r = reduction.reduction
     value = f"-({operand})" if r.negate else f"({operand})"
-    if reduction.accumulated:
+    if reduction.accumulated or reduction.runs:
         mine = accumulator(k)
         if r.op in ("min", "max"):
-            return f"{mine} = {combine(r.op, mine, f'({operand})')};"
-        return f"{mine} = {mine} {'-' if r.negate else r.op} ({operand});"
+            step = f"{mine} = {combine(r.op, mine, f'({operand})')};"
+        else:
+            step = f"{mine} = {mine} {'-' if r.negate else r.op} ({operand});"
+        if reduction.accumulated:
+            return step
+        # a run of updates of one element: merged into it when the thread's element changes
+        macros.add(atomic_macro(r.op, r.element_type, opencl))
+        at = f"{mine}_at"
+        space = "__global " if opencl else ""
+        return (f"{{ {space}{_type(r.element_type)} *polypragma_element = &{target}; "
+                f"if (polypragma_element != {at}) {{ if ({at}) {atomic_name(r.op, r.element_type)}({at}, {mine}); "
+                f"{at} = polypragma_element; {mine} = {identity(reduction, opencl)}; }} {step} }}")
     macros.add(atomic_macro(r.op, r.element_type, opencl))
     return f"{atomic_name(r.op, r.element_type)}(&{target}, {value});"
 
@@ -160,6 +170,10 @@ def declarations(kernel: Kernel, shared_declaration, opencl: bool) -> list[str]:
             ctype = kr.reduction.element_type
             out.append(f"  {ctype} {accumulator(k)} = {identity(kr, opencl)};")
             out.append("  " + shared_declaration(ctype, f"{accumulator(k)}_block", f"[{slots}]"))
+        elif kr.runs:
+            ctype = _type(kr.reduction.element_type)
+            out.append(f"  {ctype} {accumulator(k)} = {identity(kr, opencl)};")
+            out.append(f"  {'__global ' if opencl else ''}{ctype} *{accumulator(k)}_at = 0;")
     return out
 
 
@@ -175,9 +189,13 @@ def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl:
     of its element by the block's first thread.  Every thread of the block runs it (no condition on
     the thread around the barriers).  CUDA combines each warp's values with shuffles, then the warps'
     values in the first warp; OpenCL (and a CUDA block of partial warps) in a tree in local memory."""
+    runs = []
+    for k, kr in enumerate(kernel.reductions):
+        if kr.runs:
+            runs += _last_run(kernel, k, kr, macros, opencl)
     accumulated = [(k, kr) for k, kr in enumerate(kernel.reductions) if kr.accumulated]
     if not accumulated:
-        return []
+        return runs
     lane = kernel.thread_params[-1]
     for d in range(kernel.mapped - 2, -1, -1):
         lane = f"{lane} + {_inner(kernel, d)} * {kernel.thread_params[d]}"
@@ -194,7 +212,36 @@ def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl:
         condition = _condition(kr.where, kernel.context)
         out += [f"      {update}"] if condition is None else [f"      if ({condition})", f"        {update}"]
     out += ["    }", "  }"]
-    return out
+    return runs + out
+
+
+def _last_run(kernel: Kernel, k: int, kr: KernelReduction, macros: set[str], opencl: bool) -> list[str]:
+    """The merge of a thread's last run of updates (a reduction spread over threads, ``kr.runs``) into its
+    element.  On CUDA, with whole warps, a warp whose threads all end on one element (a matrix-vector
+    product's row along ``x``: its threads share the row's element) combines their values with shuffles
+    and makes one atomic update; any other warp, and OpenCL, one atomic update a thread that has run
+    any update."""
+    r = kr.reduction
+    macros.add(atomic_macro(r.op, r.element_type, opencl))
+    mine, at = accumulator(k), f"{accumulator(k)}_at"
+    merge = f"if ({at}) {atomic_name(r.op, r.element_type)}({at}, {mine});"
+    if not _shuffled(kernel, opencl):
+        return [f"  {merge}"]
+    lane = kernel.thread_params[-1]
+    for d in range(kernel.mapped - 2, -1, -1):
+        lane = f"{lane} + {_inner(kernel, d)} * {kernel.thread_params[d]}"
+    return [
+        "  {",
+        f"    const {_type(r.element_type)} *polypragma_first = ({_type(r.element_type)} *)"
+        f"__shfl_sync(0xffffffffu, (unsigned long long){at}, 0);",
+        f"    if (__all_sync(0xffffffffu, {at} == polypragma_first)) {{",
+        *_warp_sums([(k, kr)], "      "),
+        f"      if (({lane}) % {WARP} == 0) {merge}",
+        "    } else {",
+        f"      {merge}",
+        "    }",
+        "  }",
+    ]
 
 
 def _element(array, element, arrays: dict) -> str:

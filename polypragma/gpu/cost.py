@@ -103,6 +103,11 @@ MAX_POINTS_WITHOUT_REUSE = 4
 # candidate sizes per number of mapped loops (outermost first, the last on x); the first is the default
 CANDIDATE_TILES = {1: ((256,), (128,)), 2: ((32, 32), (64, 64)), 3: ((4, 8, 32),)}
 CANDIDATE_BLOCKS = {1: ((256,), (128,)), 2: ((8, 32), (16, 16), (16, 32)), 3: ((2, 4, 32),)}
+# a kernel that maps reduction loops to spread them over threads (Kernel.spread): the points a thread runs
+# along each of them (its tile is the block times this), one after another, accumulating its element's
+# partial value in a register before one atomic update: fewer points mean more atomic updates, more
+# mean fewer threads (a 5000x5000 matrix-vector product: 5000 x 32 x 5 threads, one update in 32 atomic)
+SPREAD_POINTS = 32
 
 
 @dataclass(frozen=True)
@@ -194,20 +199,40 @@ def orders(mapped: int) -> list[tuple[int, ...]]:
     return out
 
 
+def spread_candidates(mapped: int, spread: int, grid: tuple[int, ...]) -> list[Candidate]:
+    """The candidates of a kernel whose ``spread`` innermost mapped members are reductions spread over
+    threads: every order, each block of CANDIDATE_BLOCKS whose ``x`` is a warp (so that a warp whose
+    threads share an element combines them with shuffles), the tile the block along the parallel members
+    (a thread has one element) and SPREAD_POINTS times it along the spread ones."""
+    out = []
+    for order in orders(mapped):
+        for block in CANDIDATE_BLOCKS[mapped]:
+            if block[-1] < WARP:
+                continue
+            tile = tuple(b * SPREAD_POINTS if order[d] >= mapped - spread else b for d, b in enumerate(block))
+            out.append(Candidate(order, KernelSizes(tile, block, grid)))
+    return out
+
+
 def candidates(index: int, mapped: int, options: SizeOptions,
                extents: list[int | None] | tuple = (), most_points: int = MAX_POINTS_PER_THREAD,
-               sequential: int = 0) -> tuple[list[Candidate], bool]:
+               sequential: int = 0, spread: int = 0) -> tuple[list[Candidate], bool]:
     """The candidates of kernel ``index`` with ``mapped`` members, the default first; a single one, in
     the band's order, when the user set its tile or block sizes (returned True then).
     ``extents``: the constant extent of each mapped member where it has one; a tile longer than both
     it and the default tile only idles threads, and is not tried.  ``most_points``: the most points a
     thread may have.  With ``sequential`` members run in sequence beyond the mapped ones, each size is
     also tried with those tiled by each of SHORTER_SEQUENTIAL_TILES (after all the others: ties keep
-    the longer tiles, with fewer barriers), unless the user set their tiles."""
+    the longer tiles, with fewer barriers), unless the user set their tiles.  With ``spread`` members
+    mapped to spread reductions, the candidates are :func:`spread_candidates` (in the user's order, if
+    set)."""
     default = options.for_kernel(index, mapped)
     chosen = options.order(index, mapped)
     if options.set_by_user(index):
         return [Candidate(chosen or tuple(range(mapped)), default)], True
+    if spread:
+        found = spread_candidates(mapped, spread, default.grid)
+        return [c for c in found if chosen is None or c.order == chosen], False
     sizes = [default]
     for tile in CANDIDATE_TILES[mapped]:
         for block in CANDIDATE_BLOCKS[mapped]:
@@ -257,6 +282,9 @@ class KernelModel:
     def __init__(self, scop: Scop, arrays: tuple[DeviceArray, ...], band: isl.UnionMap, mapped: int,
                  sequential: int, options: MemoryOptions):
         self.mapped, self.sequential, self.options = mapped, sequential, options
+        # a thread runs its points one after another, not as a register tile (a kernel with reductions
+        # spread over threads): an operand is held for one point at a time
+        self.one_by_one = False
         by_name = {a.name: a for a in arrays}
         statements = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(band)}
         self.space = isl.Set.from_union_set(band.range()).get_space()
@@ -556,7 +584,7 @@ class KernelModel:
                         # an operand serving several points (it does not move along a member) stays in a
                         # register for the step; one per point is used as it is read
                         all_move = all(self.moves(r, order[d]) for d in range(mapped))
-                        registers += (load if not all_move else 1) * words
+                        registers += (load if not all_move and not self.one_by_one else 1) * words
                     wavefronts += -(-math.prod(box) * size // 128) * (2 if written else 1)  # the copies
                     continue
             if private:  # in registers after all, their copies not coalesced: the tile does not fit
@@ -649,14 +677,16 @@ def _blocks_per_sm(threads: int, registers: int, shared: int) -> int:
 
 
 def choose(scop: Scop, arrays: tuple[DeviceArray, ...], index: int, band: isl.UnionMap, mapped: int,
-           sequential: int, sizes: SizeOptions, options: MemoryOptions) -> Choice:
+           sequential: int, sizes: SizeOptions, options: MemoryOptions, spread: int = 0) -> Choice:
     """The estimates of kernel ``index``'s candidates, best first (``band``: its instances -> the band
     members and deeper dimensions; ``sequential``: further members of a permutable band tiled for
     shared memory)."""
     with timing.part(f"kernel {index}: cost model (mapping and sizes)"):
         model = KernelModel(scop, arrays, band, mapped, sequential, options)
+        model.one_by_one = bool(spread)
         found, user = candidates(index, mapped, sizes, model.extents,
-                                 MAX_POINTS_PER_THREAD if sequential else MAX_POINTS_WITHOUT_REUSE, sequential)
+                                 MAX_POINTS_PER_THREAD if sequential else MAX_POINTS_WITHOUT_REUSE, sequential,
+                                 spread)
         estimates = tried = [model.estimate(c) for c in found]
         # shorter sequential tiles only where they gain (more blocks resident, a tile that fits): a
         # twin no better than its candidates with longer ones (estimated before it) is no runner-up

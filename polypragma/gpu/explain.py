@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.mapping import DEVICE_THREADS, SPREAD_MIN_EXTENT, UNKNOWN_EXTENT, Kernel
 from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
 from polypragma.gpu.sizes import MAX_REGISTERS
@@ -104,11 +104,20 @@ def explain(region: GpuRegion) -> list[str]:
                    f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "
                    f"{'but the reductions below ' if kernel.reductions else ''}"
                    f"stays within a thread (checked), so {barriers}")
+        if kernel.spread:
+            spread = [m for m in range(kernel.mapped - kernel.spread, kernel.mapped)]
+            out.append(f"    loop(s) {', '.join(str(m + 1) for m in spread)} carry only reductions and are mapped too: "
+                       f"the parallel loop(s) alone give fewer threads than the device holds (about {DEVICE_THREADS}; "
+                       f"a loop without a constant bound counts as {UNKNOWN_EXTENT} iterations, and the reduction "
+                       f"loops have {SPREAD_MIN_EXTENT} or more), "
+                       f"too few loads in flight for the memory's bandwidth")
         for kr in kernel.reductions:
             r = kr.reduction
             how = ("each thread accumulates its updates in a register, the block combines them and merges its "
                    "value into the element with one atomic update" if kr.accumulated else
-                   "each update is atomic")
+                   "each thread accumulates its run of updates of an element in a register and merges it into the "
+                   "element with one atomic update (a warp whose threads end on one element combines them first)"
+                   if kr.runs else "each update is atomic")
             out.append(f"    reduction {r.describe()}: its loop runs in parallel (only this accumulation crosses "
                        f"the threads; the order of the {'floating-point ' if r.floating else ''}updates changes): "
                        f"{how}")

@@ -106,6 +106,10 @@ class Kernel:
     # tiling and ``order``): what the cost model counts on
     band: isl.UnionMap | None = None
     sequential: int = 0  # further members of a permutable band, tiled (sizes.sequential_tiles) for shared memory
+    # the innermost mapped members (in the band's order) parallel only as reductions, mapped because the
+    # parallel ones give too few threads (place_kernels, spread_reduction): their reductions' threads each
+    # accumulate their run of updates of an element in a register
+    spread: int = 0
 
     @property
     def register_tile(self) -> bool:
@@ -137,6 +141,11 @@ class KernelReduction:
     # the values of the kernel's parameters (host dimensions included) for which the launch updates the
     # element: the block's one atomic update is made under them
     where: isl.Set | None = None
+    # (element None) each thread accumulates its run of updates of one element in a register and merges
+    # it into the element with one atomic update when its element changes and at its end: a reduction
+    # spread over threads along its own loop (Kernel.spread), whose thread runs many updates of an element
+    # one after another; False: every update is atomic
+    runs: bool = False
 
     @property
     def accumulated(self) -> bool:
@@ -157,15 +166,20 @@ def _has_coincident(node: isl.ScheduleNode) -> bool:
     return any_band(node, lambda n: any(n.band_member_get_coincident(k) for k in range(n.band_n_member())))
 
 
-def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None) \
-        -> tuple[isl.Schedule, list[tuple[int, int]]]:
-    """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members).
+def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None, spread=None) \
+        -> tuple[isl.Schedule, list[tuple[int, int, int]]]:
+    """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members, members of
+    them mapped to spread a reduction).
 
     With ``reductions``, a subtree without any coincident member, which would run on one thread, is
     mapped on the band members that carry no dependence but reduction ones (:mod:`polypragma.reductions`),
     the sequential members before them kept on the host; a subtree with a coincident member is mapped
-    as without reductions (the sum stays in order in each thread, without atomics)."""
-    kernels: list[tuple[int, int]] = []
+    as without reductions (the sum stays in order in each thread, without atomics), unless its parallel
+    members give too few threads to fill the device while the members right inside them are parallel as
+    reductions (a matrix-vector product, :func:`spread_reduction`): those are mapped too.  ``spread(k,
+    lead)``: whether kernel ``k``, whose band has ``lead`` parallel members, may map more (the user's sizes
+    may say how many it maps); None: never."""
+    kernels: list[tuple[int, int, int]] = []
     root = schedule.get_root()
     if root.n_children() == 0:
         return schedule, kernels
@@ -186,10 +200,10 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             return reduction_lead(node) > 0
         return reduction_lead(node.band_split(k).child(0)) > 0
 
-    def mark(node: isl.ScheduleNode, mapped: int) -> isl.ScheduleNode:
+    def mark(node: isl.ScheduleNode, mapped: int, extra: int = 0) -> isl.ScheduleNode:
         ctx = node.get_ctx()
         k = len(kernels)
-        kernels.append((k, mapped))
+        kernels.append((k, mapped, extra))
         node = node.insert_mark(isl.Id("kernel", user=KernelMark(k), context=ctx))
         return node
 
@@ -200,6 +214,10 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
                 return mark(node, 0)
             lead = leading_coincident(node)
             if lead:
+                if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead):
+                    node, extra = _spread(node, lead, reduction_lead)
+                    if extra:
+                        return mark(node, lead + extra, extra)
                 return mark(node, min(lead, MAPPED))
             # loops parallel only as reductions serve where no loop of the subtree is parallel (it would
             # run on one thread): a parallel loop keeps the sum in order in each thread, without atomics
@@ -263,6 +281,82 @@ def _merged(node: isl.ScheduleNode, parallel) -> isl.ScheduleNode:
         for k in range(members):
             node = node.band_member_set_coincident(k, True)
     return node
+
+
+# threads a device holds at once (an H100 or H200: 132 multiprocessors of 2048 threads): a kernel whose
+# parallel loops give fewer leaves multiprocessors idle, and too few loads in flight to reach the memory's
+# bandwidth (Little's law)
+DEVICE_THREADS = 132 * 2048
+# the extent a loop is taken to have where no constant bounds it (the parameters are unknown when the code
+# is made): a matrix-vector product's vector, of some thousands, so that one such parallel loop (times
+# at most 65 points of constant loops) counts as too few threads, and two as enough
+UNKNOWN_EXTENT = 4096
+# the fewest points of the reduction loops, as counted alike, worth spreading over threads: a short
+# constant reduction (a 3x3 stencil's) stays in each thread
+SPREAD_MIN_EXTENT = 64
+
+
+def member_extent(node: isl.ScheduleNode, member: int) -> int | None:
+    """The number of values member ``member`` of band ``node`` takes over its instances, where a constant
+    bounds it whatever the parameters and outer loops; None otherwise."""
+    partial = node.band_get_partial_schedule().get_at(member)
+    values = isl.UnionMap.from_union_pw_aff(partial).intersect_domain(node.get_domain()).range()
+    if values.is_empty():
+        return 0
+    try:
+        s = isl.Set.from_union_set(values)
+        s = s.project_out(isl.dim_type.param, 0, s.dim(isl.dim_type.param))
+        if not s.is_bounded():
+            return None
+        low, high = s.dim_min_val(0), s.dim_max_val(0)
+    except isl.Error:
+        return None
+    if not (low.is_int() and high.is_int()):
+        return None
+    return int(high.sub(low).to_python()) + 1
+
+
+def _points(extents: list[int | None]) -> int:
+    return math.prod(UNKNOWN_EXTENT if e is None else e for e in extents)
+
+
+def spread_reduction(parallel: list[int | None], reduction: list[int | None]) -> bool:
+    """Whether a kernel whose parallel loops have the extents ``parallel`` (None: no constant bounds it)
+    maps the reduction loops right inside them, of extents ``reduction``, to threads too: when the
+    parallel loops give fewer threads than the device holds (:data:`DEVICE_THREADS`, a loop without a
+    constant bound counted as :data:`UNKNOWN_EXTENT`: one such loop is too few, two are enough) and the
+    reduction loops have at least :data:`SPREAD_MIN_EXTENT` points, counted alike."""
+    return _points(parallel) < DEVICE_THREADS and _points(reduction) >= SPREAD_MIN_EXTENT
+
+
+def _spread(node: isl.ScheduleNode, lead: int, reduction_lead) -> tuple[isl.ScheduleNode, int]:
+    """Band ``node``, whose ``lead`` leading members are parallel (and fewer than MAPPED), with the members
+    right inside them that are parallel as reductions (``reduction_lead`` of a band: how many of its
+    leading members are) made coincident, in the band (the leading members of the band right inside it
+    joined to it where its members are all parallel), and how many, where :func:`spread_reduction` says
+    they map; (node, 0) otherwise."""
+    n = node.band_n_member()
+    if n > lead:
+        inner = node.band_split(lead).child(0)
+    elif node.n_children() == 1 and node.child(0).get_type() == isl.schedule_node_type.band:
+        inner = node.child(0)
+    else:
+        return node, 0
+    count = min(reduction_lead(inner), MAPPED - lead)
+    if count == 0:
+        return node, 0
+    parallel = [member_extent(node, k) for k in range(lead)]
+    reduction = [member_extent(inner, k) for k in range(count)]
+    if not spread_reduction(parallel, reduction):
+        return node, 0
+    if n == lead:  # join the inner band's members to the band
+        if count < inner.band_n_member():
+            inner = inner.band_split(count)
+        combined = node.band_get_partial_schedule().flat_range_product(inner.band_get_partial_schedule())
+        node = inner.delete().parent().delete().insert_partial_schedule(combined)
+    for k in range(lead + count):
+        node = node.band_member_set_coincident(k, True)
+    return node, count
 
 
 def _host_parameter_set(prefix: isl.UnionMap, names: list[str]) -> isl.UnionSet:
@@ -496,13 +590,14 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
                dependences: isl.UnionMap | None = None,
                reductions: ReductionDependences | None = None) -> GpuMapping:
     split, joined = [], []
-    marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions)
+    marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions,
+                                   options.may_spread)
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
-    for index, mapped in placed:
+    for index, mapped, spread in placed:
         node = found[index]
         sizes = options.for_kernel(index, mapped)
-        kernel = build_kernel(node, index, mapped, sizes, names, context)
+        kernel = replace(build_kernel(node, index, mapped, sizes, names, context), spread=spread)
         if mapped and reductions is not None:
             kernel = _with_reductions(kernel, node, reductions)
         if dependences is not None:
@@ -529,7 +624,7 @@ def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: Reducti
             low = touched.lexmin_pw_multi_aff()
             element = tuple(low.get_pw_aff(d) for d in range(low.dim(isl.dim_type.out)))
             where = touched.params()
-        out.append(KernelReduction(r, element, where))
+        out.append(KernelReduction(r, element, where, runs=element is None and r.exact and kernel.spread > 0))
     return replace(kernel, reductions=tuple(out))
 
 
@@ -540,4 +635,4 @@ def resized(mapping: GpuMapping, kernel: Kernel, sizes: KernelSizes, names: Iter
     node = _kernel_nodes(mapping.host_schedule)[kernel.index]
     order = kernel.order if order is None else order
     return replace(build_kernel(node, kernel.index, kernel.mapped, sizes, names, context, order),
-                   reductions=kernel.reductions)
+                   reductions=kernel.reductions, spread=kernel.spread)

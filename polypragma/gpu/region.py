@@ -175,9 +175,12 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     for kernel in mapping.kernels:
         choice = None
         if kernel.mapped:
-            modelled = tuple(a for a in arrays + members if a.name not in constant)
+            # (the accumulators of reductions spread over threads: a register a thread, merged into the
+            # element by an atomic update once a run of SPREAD_POINTS updates or more: left out)
+            reduced = {kr.reduction.array for kr in kernel.reductions if kr.runs}
+            modelled = tuple(a for a in arrays + members if a.name not in constant and a.name not in reduced)
             choice = choose(scop, modelled, kernel.index, kernel.band, kernel.mapped, kernel.sequential, sizes,
-                            memory_options)
+                            memory_options, kernel.spread)
             best = choice.best.candidate
             if best.order != kernel.order or best.sizes != kernel.sizes:
                 kernel = resized(mapping, kernel, best.sizes, names, scop.context, best.order)

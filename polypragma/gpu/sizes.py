@@ -97,6 +97,17 @@ class SizeOptions:
         chosen = parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {}
         return "tile" in chosen or "block" in chosen
 
+    def may_spread(self, index: int, parallel: int) -> bool:
+        """Whether kernel ``index``, whose band has ``parallel`` parallel loops, may also map the reduction
+        loops inside them (:func:`polypragma.gpu.mapping.spread_reduction`): where the user set no tile,
+        block or order for it, or set them per kernel (``--sizes``) for more loops than ``parallel``; sizes
+        set for all kernels (``--tile-size``, ``--block-size``) keep it mapping its parallel loops only."""
+        if self.tile or self.block:
+            return False
+        chosen = parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {}
+        given = [len(chosen[k]) for k in ("tile", "block", "order") if k in chosen]
+        return not given or min(given) > parallel
+
     def order(self, index: int, mapped: int) -> tuple[int, ...] | None:
         """The order of kernel ``index``'s ``mapped`` loops the user set (``order[..]``), or None."""
         order = parse_sizes(self.per_kernel).get(index, {}).get("order") if self.per_kernel else None

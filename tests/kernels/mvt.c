@@ -1,25 +1,21 @@
 // RUN: -- 1 1
 // RUN: -- 6 19
 // RUN: -- 10 60
-// the kernels: y1 (then y2) in shared memory, a tile at a time; x1 (x2) in a register; A read along a
-// row (x1) staged through shared memory by every thread of a block of 256, j tiled by 16 (the 256x16
-// tile fits where 256x32 does not, for twice the threads of a 128x32 one), and read from global memory
-// down a column (x2), two columns a thread inside each step of the loop over y2's tile of 32
+// the kernels: one parallel loop of unknown extent gives too few threads to fill the device, so each
+// also maps its reduction loop j (gpu/mapping.py's spread_reduction): a thread runs 32 points of j,
+// accumulating its run of updates of x1[i] (x2[i]) in a register, merged into the element with one
+// atomic update at its end.  Along a row (x1) j goes to x, coalesced, and a warp whose threads end on
+// one element combines them with shuffles; down a column (x2) i stays on x, j on y.  y1 (y2) in shared
+// memory, a tile at a time; A read from global memory
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel0(
-// CHECK-CUDA: __shared__ double shared_A[256][17];
-// CHECK-CUDA: __shared__ double shared_y1[16];
-// CHECK-CUDA: double private_x1[1];
-// CHECK-CUDA: private_x1[0] = x1[t0 + 256 * k0];
-// CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 256) {
-// CHECK-CUDA: shared_A[k2 / 16][k2 % 16] = A[(256 * k0 + k2 / 16) * n + (k2 % 16 + 16 * k1)];
-// CHECK-CUDA: shared_y1[t0] = y1[t0 + 16 * k1];
-// CHECK-CUDA-NEXT: }
-// CHECK-CUDA-NEXT: __syncthreads();
-// CHECK-CUDA: private_x1[0] = private_x1[0] + shared_A[t0][k3] * shared_y1[k3];  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
-// CHECK-CUDA: x1[t0 + 256 * k0] = private_x1[0];
+// CHECK-CUDA: __shared__ double shared_y1[1024];
+// CHECK-CUDA: double *polypragma_reduction0_at = 0;
+// CHECK-CUDA: for (int k3 = t1; k3 <= {{.*}}; k3 += 32) {
+// CHECK-CUDA-NEXT: { double *polypragma_element = &x1[t0 + 16 * k0]; if (polypragma_element != polypragma_reduction0_at) {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(t0 + 16 * k0) * n + (1024 * k1 + k3)] * shared_y1[k3]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
+// CHECK-CUDA: if (__all_sync(0xffffffffu, polypragma_reduction0_at == polypragma_first)) {
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel1(
-// CHECK-CUDA: private_x2[0] = private_x2[0] + A[(32 * k1 + k2) * n + (t0 + 256 * k0)] * shared_y2[k2];
-// CHECK-CUDA-NEXT: private_x2[1] = private_x2[1] + A[(32 * k1 + k2) * n + (t0 + 256 * k0 + 128)] * shared_y2[k2];
+// CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 8) {
+// CHECK-CUDA-NEXT: { double *polypragma_element = &x2[t1 + 32 * k1]; {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(256 * k0 + k2) * n + (t1 + 32 * k1)] * shared_y2[k2]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
 // covers: vla-params, pre-increment (++i ++j), decrementing-loop (i--),
 //         sequence-of-nests, transposed-access
 // mvt: x1 += A y1;  x2 += A^T y2
