@@ -648,7 +648,7 @@ def _ncu_metrics(rows: list[str]) -> list[dict]:
         return [{"unparsed": rows[:3]}]
     launches: dict = {}
     for row in table[1:]:
-        if len(row) < len(header) or row[at["Metric Name"]] not in NCU_METRICS:
+        if len(row) <= max(at.values()) or row[at["Metric Name"]] not in NCU_METRICS:
             continue
         launch = launches.setdefault(row[at["ID"]], {"kernel": row[at["Kernel Name"]][:80]})
         launch[row[at["Metric Name"]]] = f"{row[at['Metric Value']]} {row[at['Metric Unit']]}".strip()

@@ -410,7 +410,7 @@ int main(void)
 def test_staged_copies_split_between_threads(tmp_path, threads, expected):
     """The CUDA target's staged copies move each chunk between pageable and pinned memory by several
     threads (parallel_copy.py): every byte right at every size and alignment, as many threads as asked
-    (the processors online, at most 8, by default), signals left to the program's threads, and a child
+    (the processors online, at most 16, by default), signals left to the program's threads, and a child
     made by fork copying with helpers of its own."""
     import os
 
@@ -425,7 +425,7 @@ def test_staged_copies_split_between_threads(tmp_path, threads, expected):
         env["POLYPRAGMA_COPY_THREADS"] = threads
     result = subprocess.run([str(exe)], capture_output=True, text=True, timeout=120, env=env)
     assert result.returncode == 0, result.stdout + result.stderr
-    expected = expected or max(1, min(8, os.cpu_count() or 1))
+    expected = expected or max(1, min(16, os.cpu_count() or 1))
     assert f"threads {expected}, running {expected}\n" in result.stdout
     assert "signal on the main thread 1\n" in result.stdout
     assert "child 0\n" in result.stdout

@@ -261,9 +261,11 @@ static int polypragma_cuda_setup(const char *where)
    default half the device's memory; emptied when an allocation fails, then tried again), and are freed at
    exit.  Copies of fewer than POLYPRAGMA_STAGE_MIN bytes (default 1M) are one cudaMemcpy from the host
    array.  Larger ones depend on POLYPRAGMA_COPY:
-     auto (default)  staged; a data scope's array of POLYPRAGMA_REGISTER_MIN bytes (default 256M) or more is
-                     registered for the scope's life (polypragma_pin), and its copies go directly;
-     stage           in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 8M) through two pinned buffers
+     auto (default)  staged; with POLYPRAGMA_REGISTER_MIN set, a data scope's array of that many bytes or
+                     more is registered for the scope's life (polypragma_pin), and its copies go directly
+                     (off by default: registering 1 GiB took about 55 ms on the H200 machine, staging it
+                     20 ms each way);
+     stage           in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 32M) through two pinned buffers
                      allocated once, one filled (or emptied) by the CPU while the other crosses the link
                      (by POLYPRAGMA_COPY_THREADS threads: polypragma_memcpy);
      register        the host array is page-locked with cudaHostRegister for the copy, then released
@@ -312,8 +314,8 @@ static void polypragma_cuda_data_init(void)
                               : strcmp(mode, "pageable") == 0 ? 1 : strcmp(mode, "stage") == 0 ? 2
                               : strcmp(mode, "register") == 0 ? 3 : strcmp(mode, "direct") == 0 ? 4 : 0;
   polypragma_cuda_data.stage_min = polypragma_size_env("POLYPRAGMA_STAGE_MIN", (size_t)1 << 20);
-  polypragma_cuda_data.register_min = polypragma_size_env("POLYPRAGMA_REGISTER_MIN", (size_t)256 << 20);
-  polypragma_cuda_data.chunk = polypragma_size_env("POLYPRAGMA_STAGE_CHUNK", (size_t)8 << 20);
+  polypragma_cuda_data.register_min = polypragma_size_env("POLYPRAGMA_REGISTER_MIN", (size_t)-1);
+  polypragma_cuda_data.chunk = polypragma_size_env("POLYPRAGMA_STAGE_CHUNK", (size_t)32 << 20);
   size_t free_bytes = 0, total = 0;
   if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess) {
     cudaGetLastError();
@@ -442,9 +444,9 @@ static int polypragma_direct(const void *host, size_t bytes)
 }
 
 /* A data scope's array page-locked for the scope's life (cudaHostRegister), under POLYPRAGMA_COPY=register,
-   or auto from POLYPRAGMA_REGISTER_MIN bytes on: registering costs about what a pageable copy of the array
-   does, so it pays where the scope copies the array more than once or twice (updates, scope ends); the copies
-   then find pinned memory and go directly.  1: registered (unpin at the scope's end). */
+   or auto from POLYPRAGMA_REGISTER_MIN bytes on (never by default): registering costs about what two or three
+   staged copies of the array do, so it pays where the scope copies the array more often (updates); the
+   copies then find pinned memory and go directly.  1: registered (unpin at the scope's end). */
 static int polypragma_pin(void *host, size_t bytes)
 {
   polypragma_cuda_data_init();
