@@ -3,6 +3,7 @@
     .venv/bin/python bench/run_gpu.py build             # polypragma, nvcc -arch=sm_90 and gcc: build/gpu.tar.xz
     python3 bench/run_gpu.py run --out DIR              # on the GPU machine: runs everything, writes DIR/gpu_run.json
     .venv/bin/python bench/run_gpu.py report DIR/gpu_run.json   # bench/results/gpu_*.md, .json and the chart
+    .venv/bin/python bench/run_gpu.py merge OUT.json RUN1.json RUN2.json...   # later runs' entries replace
 
 `build` needs polypragma (islpy), nvcc and gcc; `run` needs only Python's standard library, the
 NVIDIA driver and, for the vendor-library baselines and the measured peaks, CuPy.
@@ -710,6 +711,46 @@ def run(args) -> int:
     return 0
 
 
+def merge(args) -> int:
+    """One run file from several runs of the same suite: the first's benchmarks, replaced or joined by
+    those of the later runs (each keeping, as ``before``, the GPU profile of the entry it replaces), the
+    corpus runs of all, and each measurement from the last run that has it.  ``sources`` names the runs."""
+    runs = [(Path(name).name, json.loads(Path(name).read_text())) for name in args.runs]
+    label, result = runs[0]
+    result = dict(result)
+    result["sources"] = [{"file": label, "date": result["device"]["date"], "command": result["manifest"]["command"]}]
+    for entry in result["bench"]:
+        entry["run"] = label
+    profiles = [dict(p, run=label) for p in result.get("kernel_profiles") or []]
+    for name in args.checks or []:  # runs whose corpus and fallback check only are taken
+        run = json.loads(Path(name).read_text())
+        result["sources"].append({"file": Path(name).name, "date": run["device"]["date"],
+                                  "command": run["manifest"]["command"], "taken": "corpus and fallback"})
+        result["corpus"] = run.get("corpus", []) + result.get("corpus", [])
+        result["fallback"] = result.get("fallback") or run.get("fallback")
+    for label, run in runs[1:]:
+        result["sources"].append({"file": label, "date": run["device"]["date"], "command": run["manifest"]["command"]})
+        names = [b["name"] for b in result["bench"]]
+        for entry in run["bench"]:
+            entry = dict(entry, run=label)
+            if entry["name"] in names:
+                old = result["bench"][names.index(entry["name"])]
+                entry["before"] = {"run": old["run"], "gpu_profile_ms": old.get("gpu_profile_ms"),
+                                   "explain": old.get("explain")}
+                result["bench"][names.index(entry["name"])] = entry
+            else:
+                result["bench"].append(entry)
+        result["corpus"] = result.get("corpus", []) + run.get("corpus", [])
+        for key in ("transfers", "repeated_calls", "python_api", "baselines", "fallback"):
+            if run.get(key):
+                result[key] = run[key]
+        profiles += [dict(p, run=label) for p in run.get("kernel_profiles") or []]
+    result["kernel_profiles"] = profiles
+    Path(args.out).write_text(json.dumps(result, indent=1) + "\n")
+    print(f"{args.out}: {len(result['bench'])} benchmarks, {len(result['corpus'])} corpus runs from {len(runs)} runs")
+    return 0
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     commands = parser.add_subparsers(dest="command", required=True)
@@ -748,7 +789,13 @@ def main() -> int:
     p = commands.add_parser("report", help="write bench/results/ from a run's JSON")
     p.add_argument("json")
     p.add_argument("--results", default=str(BENCH / "results"))
+    m = commands.add_parser("merge", help="one run file from several runs (later runs' entries replace earlier)")
+    m.add_argument("out")
+    m.add_argument("runs", nargs="+")
+    m.add_argument("--checks", nargs="*", help="runs whose corpus and fallback check only are taken")
     args = parser.parse_args()
+    if args.command == "merge":
+        return merge(args)
     if args.command == "build":
         return build(args)
     if args.command == "run":

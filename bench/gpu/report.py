@@ -28,7 +28,12 @@ def _status(entry: dict, label: str) -> str:
 
 def _header(run: dict) -> list[str]:
     device, manifest = run["device"], run["manifest"]
-    return [f"Device: **{device['gpu']}**; host CPU: {device['cpu']}, {device['cpu_cores']} cores.",
+    sources = [f"`{x['file']}` ({x['date']}, built by `{x['command']}`{'; its ' + x['taken'] if x.get('taken') else ''})"
+               for x in run.get("sources", [])]
+    merged = ([f"Merged from {len(sources)} runs of the same suite by `bench/run_gpu.py merge`, later runs' "
+               f"entries replacing earlier ones (*was*: the kernels' time of the entry replaced): "
+               f"{'; '.join(sources)}."] if sources else [])
+    return merged + [f"Device: **{device['gpu']}**; host CPU: {device['cpu']}, {device['cpu_cores']} cores.",
             f"Run on {device['date']}. Built on {manifest['built']} with polypragma {manifest['polypragma']}, "
             f"{manifest['nvcc']}, {manifest['gcc']}.",
             f"Commands: `{manifest['command']}` (here), `python3 bench/run_gpu.py run --out DIR` (on the GPU "
@@ -126,7 +131,7 @@ def bench_markdown(run: dict) -> list[str]:
         result = f"OpenMP {_status(b, 'omp')}, GPU {_status(b, 'gpu')}"
         lines.append(
             f"| {b['name']} | {b['size']} | {_ms(b['seq_ms'])} | {_ms(b['omp_ms'])} | {_ms(b['gpu_ms'])} | "
-            f"{_ms(profile.get('total'))} | {_ms(kernels)} | {'—' if gflops is None else f'{gflops:,.1f}'} | "
+            f"{_ms(profile.get('total'))} | {_ms3(kernels)}{_before(b)} | {'—' if gflops is None else f'{gflops:,.1f}'} | "
             f"{'—' if not (gflops and peak_flops) else f'{100 * gflops / peak_flops:.1f}'} | "
             f"{'—' if gbs is None else f'{gbs:,.0f}'} | "
             f"{'—' if not (gbs and peak_bw) else f'{100 * gbs / peak_bw:.1f}'} | "
@@ -138,6 +143,7 @@ def bench_markdown(run: dict) -> list[str]:
     if problems:
         lines += ["", "Problems:", ""]
         lines += [f"* {name} ({label}): `{str(what).strip()[:300]}`" for name, label, what in problems]
+    lines += _profile_lines(run.get("kernel_profiles") or [])
     lines += ["", "How each region was mapped (`polypragma --explain`):", ""]
     for b in run["bench"]:
         lines += [f"<details><summary>{b['name']}</summary>", "", "```", b.get("explain", ""), "```", "", "</details>"]
@@ -217,6 +223,38 @@ def _ms3(value: float | None) -> str:
 
 def _percent(value: float | None) -> str:
     return "—" if value is None else f"{100 * value:.0f}%"
+
+
+def _profile_lines(profiles: list[dict]) -> list[str]:
+    """Nsight Compute's speed of light per kernel launch (run_gpu.py run --profile): which bound each hits."""
+    rows = [(p, m) for p in profiles for m in p.get("metrics") or [] if "kernel" in m]
+    if not rows:
+        return []
+    keys = ("Duration", "DRAM Throughput", "Compute (SM) Throughput", "L1/TEX Cache Throughput",
+            "Achieved Occupancy", "Theoretical Occupancy", "Registers Per Thread", "Grid Size", "Block Size")
+    lines = ["", "Nsight Compute (`ncu --section SpeedOfLight --section Occupancy --section LaunchStats`, the first "
+             "launches of each program, at the sizes given): a kernel near the DRAM peak is memory-bound, one far "
+             "below both peaks with little occupancy lacks parallelism or is latency-bound.", "",
+             "| program (arguments) | kernel | " + " | ".join(k.replace("Throughput", "%").replace(
+                 "Achieved Occupancy", "occupancy").replace("Theoretical Occupancy", "theoretical")
+                 .replace("Registers Per Thread", "registers") for k in keys) + " |",
+             "| --- | --- |" + " ---: |" * len(keys)]
+    seen = set()
+    for p, m in rows:
+        name = m["kernel"].split("(")[0].removeprefix("polypragma_")
+        if (p["name"], name, p.get("run")) in seen:  # the same kernel launched again (a time loop)
+            continue
+        seen.add((p["name"], name, p.get("run")))
+        values = [str(m.get(k, "—")).replace(" register/thread", "").replace(" %", "") for k in keys]
+        run = f", `{p['run']}`" if p.get("run") else ""
+        lines.append(f"| {p['name']} ({' '.join(p['args'])}{run}) | {name} | " + " | ".join(values) + " |")
+    return lines
+
+
+def _before(entry: dict) -> str:
+    """The kernels' time of the entry this one replaced in a merged run (run_gpu.py merge)."""
+    before = ((entry.get("before") or {}).get("gpu_profile_ms") or {}).get("kernels")
+    return "" if before is None else f" (was {before:,.3f})"
 
 
 def chart(run: dict, path: Path) -> bool:
