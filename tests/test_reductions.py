@@ -280,6 +280,14 @@ def test_a_matrix_vector_product_spreads_its_reduction_over_threads(tmp_path):
     assert [k.spread for k in mapping.kernels] == [0]
 
 
+def test_a_reduction_on_elements_chosen_by_data_is_not_spread(tmp_path):
+    # nested_exits's inlined 'y[k] += alpha * x[k]' updates rows of A its subscript does not pin down
+    # exactly: spread over threads, every update would be atomic; its sum stays in order in each thread
+    status, messages = polypragma(KERNELS / "nested_exits.c", tmp_path, ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "carry only reductions" not in messages and "each update is atomic" not in messages, messages
+
+
 def test_the_spread_rule():
     assert spread_reduction([None], [None])  # a matrix-vector product of unknown sizes
     assert not spread_reduction([None, None], [None])  # two parallel loops: enough threads

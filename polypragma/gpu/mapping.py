@@ -175,8 +175,8 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
     mapped on the band members that carry no dependence but reduction ones (:mod:`polypragma.reductions`),
     the sequential members before them kept on the host; a subtree with a coincident member is mapped
     as without reductions (the sum stays in order in each thread, without atomics), unless its parallel
-    members give too few threads to fill the device while the members right inside them are parallel as
-    reductions (a matrix-vector product, :func:`spread_reduction`): those are mapped too.  ``spread(k,
+    members give too few threads to fill the device while the member right inside them is parallel as
+    reductions of known elements (a matrix-vector product, :func:`spread_reduction`): it is mapped too.  ``spread(k,
     lead)``: whether kernel ``k``, whose band has ``lead`` parallel members, may map more (the user's sizes
     may say how many it maps); None: never."""
     kernels: list[tuple[int, int, int]] = []
@@ -214,7 +214,8 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
                 return mark(node, 0)
             lead = leading_coincident(node)
             if lead:
-                if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead):
+                if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead) \
+                        and _exact_reductions(node, reductions):
                     node, extra = _spread(node, lead, reduction_lead)
                     if extra:
                         return mark(node, lead + extra, extra)
@@ -329,12 +330,21 @@ def spread_reduction(parallel: list[int | None], reduction: list[int | None]) ->
     return _points(parallel) < DEVICE_THREADS and _points(reduction) >= SPREAD_MIN_EXTENT
 
 
+def _exact_reductions(node: isl.ScheduleNode, reductions: ReductionDependences) -> bool:
+    """Whether every reduction of the subtree at ``node`` knows the element each update writes: spread over
+    threads, each thread then accumulates its runs of updates in a register; one whose subscript depends
+    on data would make every update atomic, slower than its sum in order in one thread."""
+    domain = node.get_domain()
+    return all(r.exact for r in reductions.reductions
+               if not isl.UnionSet.from_set(r.write.domain()).intersect(domain).is_empty())
+
+
 def _spread(node: isl.ScheduleNode, lead: int, reduction_lead) -> tuple[isl.ScheduleNode, int]:
-    """Band ``node``, whose ``lead`` leading members are parallel (and fewer than MAPPED), with the members
-    right inside them that are parallel as reductions (``reduction_lead`` of a band: how many of its
-    leading members are) made coincident, in the band (the leading members of the band right inside it
-    joined to it where its members are all parallel), and how many, where :func:`spread_reduction` says
-    they map; (node, 0) otherwise."""
+    """Band ``node``, whose ``lead`` leading members are parallel (and fewer than MAPPED), with the member
+    right inside them made coincident where it is parallel as a reduction (``reduction_lead`` of a band:
+    how many of its leading members are) and :func:`spread_reduction` says it maps, in the band (the
+    leading member of the band right inside it joined to it where the band has no other), and 1; (node,
+    0) otherwise."""
     n = node.band_n_member()
     if n > lead:
         inner = node.band_split(lead).child(0)
@@ -342,7 +352,8 @@ def _spread(node: isl.ScheduleNode, lead: int, reduction_lead) -> tuple[isl.Sche
         inner = node.child(0)
     else:
         return node, 0
-    count = min(reduction_lead(inner), MAPPED - lead)
+    # (one loop: a thread runs SPREAD_POINTS of it, any further reduction loop in sequence inside them)
+    count = min(reduction_lead(inner), MAPPED - lead, 1)
     if count == 0:
         return node, 0
     parallel = [member_extent(node, k) for k in range(lead)]
