@@ -176,7 +176,8 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
     the sequential members before them kept on the host; a subtree with a coincident member is mapped
     as without reductions (the sum stays in order in each thread, without atomics), unless its parallel
     members give too few threads to fill the device while the member right inside them is parallel as
-    reductions of known elements (a matrix-vector product, :func:`spread_reduction`): it is mapped too.  ``spread(k,
+    reductions of known elements, or of any elements under very few threads (a matrix-vector product, a
+    histogram per row: :func:`spread_reduction`, :func:`_few_threads`): it is mapped too.  ``spread(k,
     lead)``: whether kernel ``k``, whose band has ``lead`` parallel members, may map more (the user's sizes
     may say how many it maps); None: never."""
     kernels: list[tuple[int, int, int]] = []
@@ -215,7 +216,7 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             lead = leading_coincident(node)
             if lead:
                 if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead) \
-                        and _exact_reductions(node, reductions):
+                        and (_exact_reductions(node, reductions) or _few_threads(node, lead)):
                     node, extra = _spread(node, lead, reduction_lead)
                     if extra:
                         return mark(node, lead + extra, extra)
@@ -330,10 +331,25 @@ def spread_reduction(parallel: list[int | None], reduction: list[int | None]) ->
     return _points(parallel) < DEVICE_THREADS and _points(reduction) >= SPREAD_MIN_EXTENT
 
 
+# a data-chosen reduction is spread only under parallel loops of fewer iterations than this, all known: fewer
+# threads than a warp per multiprocessor, where its atomic updates are the only parallelism there is (a
+# histogram per row of 5 rows of 8,000,000 elements, tests/kernels/reduction_data.c: 407 ms in 5 threads,
+# 13 ms spread, on an H200)
+FEW_THREADS = 132 * 32
+
+
+def _few_threads(node: isl.ScheduleNode, lead: int) -> bool:
+    """Whether the ``lead`` parallel members of band ``node`` have known extents and fewer points together
+    than :data:`FEW_THREADS`."""
+    extents = [member_extent(node, k) for k in range(lead)]
+    return None not in extents and math.prod(extents) < FEW_THREADS
+
+
 def _exact_reductions(node: isl.ScheduleNode, reductions: ReductionDependences) -> bool:
     """Whether every reduction of the subtree at ``node`` knows the element each update writes: spread over
     threads, each thread then accumulates its runs of updates in a register; one whose subscript depends
-    on data would make every update atomic, slower than its sum in order in one thread."""
+    on data would make every update atomic, slower than its sum in order in one thread unless that thread
+    is one of very few (:func:`_few_threads`)."""
     domain = node.get_domain()
     return all(r.exact for r in reductions.reductions
                if not isl.UnionSet.from_set(r.write.domain()).intersect(domain).is_empty())
