@@ -376,6 +376,21 @@ def _gbs(bytes_: int, ms: float | None) -> float | None:
     return round(bytes_ / (ms / 1e3) / 1e9, 3) if ms else None
 
 
+def _copies(measure: Path, elements: int, env: dict, dry: bool) -> dict:
+    """One run of the transfers program: the rates of its second call's copies (the buffer from the pool)."""
+    got = _execute([str(measure / "transfers"), str(elements)],
+                   {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu", "POLYPRAGMA_PROFILE": "1", **env}, 300)
+    profiles = _profiles(got["stderr"])
+    entry = {"status": got["status"], "h2d_gbs": None, "d2h_gbs": None}
+    if len(profiles) >= 2:
+        size = elements * 8
+        entry.update(h2d_gbs=_gbs(size, profiles[1]["copy_in"]), d2h_gbs=_gbs(size, profiles[1]["copy_out"]),
+                     first_call_ms=profiles[0]["with_allocation"], second_call_ms=profiles[1]["with_allocation"])
+    elif got["status"] != 0:
+        entry["error"] = got["stderr"][-400:]
+    return entry
+
+
 def transfers(build: Path, dry: bool) -> dict:
     """Copies of a 1 GiB array by the generated code (its second call's profile: the buffer comes from the
     pool), under the default method and each POLYPRAGMA_COPY method, and the link measured directly."""
@@ -385,33 +400,16 @@ def transfers(build: Path, dry: bool) -> dict:
     report: dict = {"bytes": size, "h2d_gbs": None, "d2h_gbs": None, "pinned_h2d_gbs": None, "pinned_d2h_gbs": None,
                     "by_method": {}}
     for method in ("auto", "stage", "register", "pageable"):
-        got = _execute([str(measure / "transfers"), str(elements)],
-                       {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu", "POLYPRAGMA_PROFILE": "1",
-                        "POLYPRAGMA_COPY": method}, 300)
-        profiles = _profiles(got["stderr"])
-        entry = {"status": got["status"], "h2d_gbs": None, "d2h_gbs": None}
-        if len(profiles) >= 2:
-            entry.update(h2d_gbs=_gbs(size, profiles[1]["copy_in"]), d2h_gbs=_gbs(size, profiles[1]["copy_out"]),
-                         first_call_ms=profiles[0]["with_allocation"], second_call_ms=profiles[1]["with_allocation"])
-        elif got["status"] != 0:
-            entry["error"] = got["stderr"][-400:]
-        report["by_method"][method] = entry
+        report["by_method"][method] = _copies(measure, elements, {"POLYPRAGMA_COPY": method}, dry)
     report["h2d_gbs"] = report["by_method"]["auto"]["h2d_gbs"]
     report["d2h_gbs"] = report["by_method"]["auto"]["d2h_gbs"]
     # the staged copies' threads and chunk size (POLYPRAGMA_COPY_THREADS, POLYPRAGMA_STAGE_CHUNK), to choose
     # their defaults from
-    report["stage_sweep"] = []
-    for threads in (1, 4, 8, 16):
-        for chunk in ("8M", "32M"):
-            got = _execute([str(measure / "transfers"), str(elements)],
-                           {"POLYPRAGMA_DEVICE": "auto" if dry else "gpu", "POLYPRAGMA_PROFILE": "1",
-                            "POLYPRAGMA_COPY": "stage", "POLYPRAGMA_COPY_THREADS": str(threads),
-                            "POLYPRAGMA_STAGE_CHUNK": chunk}, 120)
-            profiles = _profiles(got["stderr"])
-            entry = {"threads": threads, "chunk": chunk, "status": got["status"], "h2d_gbs": None, "d2h_gbs": None}
-            if len(profiles) >= 2:
-                entry.update(h2d_gbs=_gbs(size, profiles[1]["copy_in"]), d2h_gbs=_gbs(size, profiles[1]["copy_out"]))
-            report["stage_sweep"].append(entry)
+    report["stage_sweep"] = [
+        {"threads": threads, "chunk": chunk,
+         **_copies(measure, elements, {"POLYPRAGMA_COPY": "stage", "POLYPRAGMA_COPY_THREADS": str(threads),
+                                       "POLYPRAGMA_STAGE_CHUNK": chunk}, dry)}
+        for threads in (1, 4, 8, 16) for chunk in ("8M", "32M")]
     probe = _execute([str(measure / "pinned"), str(size)], {}, 300)
     try:
         direct = json.loads(probe["stdout"])
@@ -711,6 +709,10 @@ def run(args) -> int:
     return 0
 
 
+def _source(label: str, run: dict) -> dict:
+    return {"file": label, "date": run["device"]["date"], "command": run["manifest"]["command"]}
+
+
 def merge(args) -> int:
     """One run file from several runs of the same suite: the first's benchmarks, replaced or joined by
     those of the later runs (each keeping, as ``before``, the GPU profile of the entry it replaces), the
@@ -718,18 +720,17 @@ def merge(args) -> int:
     runs = [(Path(name).name, json.loads(Path(name).read_text())) for name in args.runs]
     label, result = runs[0]
     result = dict(result)
-    result["sources"] = [{"file": label, "date": result["device"]["date"], "command": result["manifest"]["command"]}]
+    result["sources"] = [_source(label, result)]
     for entry in result["bench"]:
         entry["run"] = label
     profiles = [dict(p, run=label) for p in result.get("kernel_profiles") or []]
     for name in args.checks or []:  # runs whose corpus and fallback check only are taken
         run = json.loads(Path(name).read_text())
-        result["sources"].append({"file": Path(name).name, "date": run["device"]["date"],
-                                  "command": run["manifest"]["command"], "taken": "corpus and fallback"})
+        result["sources"].append(dict(_source(Path(name).name, run), taken="corpus and fallback"))
         result["corpus"] = run.get("corpus", []) + result.get("corpus", [])
         result["fallback"] = result.get("fallback") or run.get("fallback")
     for label, run in runs[1:]:
-        result["sources"].append({"file": label, "date": run["device"]["date"], "command": run["manifest"]["command"]})
+        result["sources"].append(_source(label, run))
         names = [b["name"] for b in result["bench"]]
         for entry in run["bench"]:
             entry = dict(entry, run=label)

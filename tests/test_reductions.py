@@ -589,8 +589,9 @@ def test_matrix_vector_products_spread_their_reductions_over_threads(tmp_path):
     assert messages.count("each thread accumulates its run of updates of an element in a register") == 4, messages
     assert "not coalesced" not in messages, messages
     runs = ("1 1", "3 70", "100 37", "37 1100", "1030 45")
+    expected = program_output(source, tmp_path / "original", runs, ("-lm",))
     assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "matvec", runs, ("-lOpenCL", "-lm")) \
-        == program_output(source, tmp_path / "original", runs, ("-lm",))
+        == expected
     # sizes per kernel for both loops (tiles and blocks that wrap, blocks of partial warps): a thread's
     # element changes inside its loops, where it merges its run
     sizes = "{ kernel[i] -> tile[3,5]; kernel[i] -> block[2,4]; kernel[i] -> grid[2,3] }"
@@ -598,7 +599,7 @@ def test_matrix_vector_products_spread_their_reductions_over_threads(tmp_path):
                                                               "--sizes", sizes])
     assert status == 0 and messages.count("carry only reductions and are mapped too") == 4, messages
     assert program_output(generated_path(source, tmp_path / "wrap"), tmp_path / "wrapped", runs, ("-lOpenCL", "-lm")) \
-        == program_output(source, tmp_path / "original", runs, ("-lm",))
+        == expected
     # CUDA: the same mapping
     status, messages = polypragma(source, tmp_path / "cuda", ["--target", "cuda", "--explain"])
     assert status == 0 and messages.count("carry only reductions and are mapped too") == 4, messages

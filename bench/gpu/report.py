@@ -12,8 +12,8 @@ import shutil
 from pathlib import Path
 
 
-def _ms(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.1f}"
+def _ms(value: float | None, digits: int = 1) -> str:
+    return "—" if value is None else f"{value:,.{digits}f}"
 
 
 def _ratio(a: float | None, b: float | None) -> str:
@@ -131,7 +131,7 @@ def bench_markdown(run: dict) -> list[str]:
         result = f"OpenMP {_status(b, 'omp')}, GPU {_status(b, 'gpu')}"
         lines.append(
             f"| {b['name']} | {b['size']} | {_ms(b['seq_ms'])} | {_ms(b['omp_ms'])} | {_ms(b['gpu_ms'])} | "
-            f"{_ms(profile.get('total'))} | {_ms3(kernels)}{_before(b)} | {'—' if gflops is None else f'{gflops:,.1f}'} | "
+            f"{_ms(profile.get('total'))} | {_ms(kernels, 3)}{_before(b)} | {'—' if gflops is None else f'{gflops:,.1f}'} | "
             f"{'—' if not (gflops and peak_flops) else f'{100 * gflops / peak_flops:.1f}'} | "
             f"{'—' if gbs is None else f'{gbs:,.0f}'} | "
             f"{'—' if not (gbs and peak_bw) else f'{100 * gbs / peak_bw:.1f}'} | "
@@ -183,8 +183,8 @@ def measurements_markdown(run: dict) -> list[str]:
                   "| run | n | calls | first ms | per call ms | kernels ms | per call / kernels | transfers |",
                   "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"]
         for c in calls:
-            lines.append(f"| {c['name']} | {c.get('n', '—')} | {c['calls']} | {_ms3(c.get('first_ms'))} | "
-                         f"{_ms3(c.get('per_call_ms'))} | {_ms3(c.get('kernels_ms'))} | "
+            lines.append(f"| {c['name']} | {c.get('n', '—')} | {c['calls']} | {_ms(c.get('first_ms'), 3)} | "
+                         f"{_ms(c.get('per_call_ms'), 3)} | {_ms(c.get('kernels_ms'), 3)} | "
                          f"{c.get('per_call_over_kernels') or c.get('error', '—')} | "
                          f"{(c.get('transfers') or '—').removeprefix('transfers: ')} |")
         lines.append("")
@@ -200,8 +200,8 @@ def measurements_markdown(run: dict) -> list[str]:
             if a.get("error"):
                 lines.append(f"| {a['array']} | {a['error']} | | | | | |")
                 continue
-            lines.append(f"| {a['array']} | {_ms3(a.get('first_ms'))} | {_ms3(a.get('per_call_ms'))} | "
-                         f"{_ms3(a.get('kernels_ms'))} | {_ms3(a.get('copy_ms'))} | "
+            lines.append(f"| {a['array']} | {_ms(a.get('first_ms'), 3)} | {_ms(a.get('per_call_ms'), 3)} | "
+                         f"{_ms(a.get('kernels_ms'), 3)} | {_ms(a.get('copy_ms'), 3)} | "
                          f"{a.get('per_call_over_kernels', '—')} | {a.get('max_difference')} |")
         lines.append("")
     return lines
@@ -215,10 +215,6 @@ def _sweep_lines(sweep: list[dict]) -> list[str]:
              "| ---: | ---: | ---: | ---: |"]
     lines += [f"| {e['threads']} | {e['chunk']} | {_ms(e.get('h2d_gbs'))} | {_ms(e.get('d2h_gbs'))} |" for e in sweep]
     return lines + [""]
-
-
-def _ms3(value: float | None) -> str:
-    return "—" if value is None else f"{value:,.3f}"
 
 
 def _percent(value: float | None) -> str:
