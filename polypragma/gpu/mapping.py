@@ -215,9 +215,8 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
                 return mark(node, 0)
             lead = leading_coincident(node)
             if lead:
-                if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead) \
-                        and (_exact_reductions(node, reductions) or _few_threads(node, lead)):
-                    node, extra = _spread(node, lead, reduction_lead)
+                if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead):
+                    node, extra = _spread(node, lead, reduction_lead, _exact_reductions(node, reductions))
                     if extra:
                         return mark(node, lead + extra, extra)
                 return mark(node, min(lead, MAPPED))
@@ -275,13 +274,19 @@ def _merged(node: isl.ScheduleNode, parallel) -> isl.ScheduleNode:
         count = min(parallel(inner), MAPPED - node.band_n_member())
         if count == 0:
             break
-        if count < inner.band_n_member():
-            inner = inner.band_split(count)
-        combined = node.band_get_partial_schedule().flat_range_product(inner.band_get_partial_schedule())
-        members = combined.dim(isl.dim_type.set)
-        node = inner.delete().parent().delete().insert_partial_schedule(combined)
-        for k in range(members):
-            node = node.band_member_set_coincident(k, True)
+        node = _joined(node, inner, count)
+    return node
+
+
+def _joined(node: isl.ScheduleNode, inner: isl.ScheduleNode, count: int) -> isl.ScheduleNode:
+    """Band ``node`` with the ``count`` leading members of ``inner``, the band right inside it, joined to
+    it (the same order of execution), every member coincident."""
+    if count < inner.band_n_member():
+        inner = inner.band_split(count)
+    combined = node.band_get_partial_schedule().flat_range_product(inner.band_get_partial_schedule())
+    node = inner.delete().parent().delete().insert_partial_schedule(combined)
+    for k in range(combined.dim(isl.dim_type.set)):
+        node = node.band_member_set_coincident(k, True)
     return node
 
 
@@ -338,11 +343,10 @@ def spread_reduction(parallel: list[int | None], reduction: list[int | None]) ->
 FEW_THREADS = 132 * 32
 
 
-def _few_threads(node: isl.ScheduleNode, lead: int) -> bool:
-    """Whether the ``lead`` parallel members of band ``node`` have known extents and fewer points together
-    than :data:`FEW_THREADS`."""
-    extents = [member_extent(node, k) for k in range(lead)]
-    return None not in extents and math.prod(extents) < FEW_THREADS
+def _few_threads(parallel: list[int | None]) -> bool:
+    """Whether parallel loops of extents ``parallel`` are all known and have fewer points together than
+    :data:`FEW_THREADS`."""
+    return None not in parallel and math.prod(parallel) < FEW_THREADS
 
 
 def _exact_reductions(node: isl.ScheduleNode, reductions: ReductionDependences) -> bool:
@@ -355,10 +359,11 @@ def _exact_reductions(node: isl.ScheduleNode, reductions: ReductionDependences) 
                if not isl.UnionSet.from_set(r.write.domain()).intersect(domain).is_empty())
 
 
-def _spread(node: isl.ScheduleNode, lead: int, reduction_lead) -> tuple[isl.ScheduleNode, int]:
+def _spread(node: isl.ScheduleNode, lead: int, reduction_lead, exact: bool) -> tuple[isl.ScheduleNode, int]:
     """Band ``node``, whose ``lead`` leading members are parallel (and fewer than MAPPED), with the member
     right inside them made coincident where it is parallel as a reduction (``reduction_lead`` of a band:
-    how many of its leading members are) and :func:`spread_reduction` says it maps, in the band (the
+    how many of its leading members are) and :func:`spread_reduction` says it maps, its reductions
+    ``exact`` (:func:`_exact_reductions`) or its parallel loops few (:func:`_few_threads`), in the band (the
     leading member of the band right inside it joined to it where the band has no other), and 1; (node,
     0) otherwise."""
     n = node.band_n_member()
@@ -374,13 +379,10 @@ def _spread(node: isl.ScheduleNode, lead: int, reduction_lead) -> tuple[isl.Sche
         return node, 0
     parallel = [member_extent(node, k) for k in range(lead)]
     reduction = [member_extent(inner, k) for k in range(count)]
-    if not spread_reduction(parallel, reduction):
+    if not spread_reduction(parallel, reduction) or not (exact or _few_threads(parallel)):
         return node, 0
     if n == lead:  # join the inner band's members to the band
-        if count < inner.band_n_member():
-            inner = inner.band_split(count)
-        combined = node.band_get_partial_schedule().flat_range_product(inner.band_get_partial_schedule())
-        node = inner.delete().parent().delete().insert_partial_schedule(combined)
+        return _joined(node, inner, count), count
     for k in range(lead + count):
         node = node.band_member_set_coincident(k, True)
     return node, count
