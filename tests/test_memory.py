@@ -315,7 +315,8 @@ def test_promoted_names_say_where_data_lives_and_avoid_the_regions_names(tmp_pat
         "    }\n"
         "#pragma endscop\n"
         "}\n")
-    status, messages = polypragma(source, tmp_path / "out", ["--target", "cuda"])
+    # (--no-reductions: each thread sums its elements of B in registers)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "cuda", "--no-reductions"])
     assert status == 0, messages
     code = (tmp_path / "out" / "clash.polypragma.cu").read_text()
     assert "__shared__ double polypragma_shared_A[" in code

@@ -117,11 +117,13 @@ def test_doitgen_runs_its_r_q_p_in_parallel_with_the_temporary_on_the_device_onl
     assert "sum_private: device only" in messages
     # the copy back of the last (r, q)'s values, from the thread's registers
     assert re.search(r"if \(.*== nr && .*== nq && .*== np\)\n\s*sum\[[^]]*\] = private_sum_private\[", unit)
-    # without live-range reordering: a launch per (r, q) pair, inside two host loops
+    # without live-range reordering: launches per (r, q) pair, inside two host loops; p alone gives too few
+    # threads, so the reset of sum[p] is a kernel of its own and the sum's loop s spreads over threads
     status, messages = polypragma(KERNELS / "doitgen.c", tmp_path / "old",
-                                  ["--target", "cuda", "--no-live-range-reordering"])
+                                  ["--target", "cuda", "--no-live-range-reordering", "--explain"])
     old = (tmp_path / "old" / "doitgen.polypragma.cu").read_text()
-    assert "for (int c0" in old and len(re.findall(r"<<<grid, block>>>", old)) == 2
+    assert "for (int c0" in old and len(re.findall(r"<<<grid, block>>>", old)) == 3
+    assert "the statements of line(s) 18; 20 split into kernels" in messages, messages
 
 
 def test_verify_refuses_a_copy_that_a_value_crosses(tmp_path):
@@ -335,8 +337,11 @@ def test_ludcmp_factorises_inside_one_host_loop(tmp_path):
 def test_a_copy_kept_in_registers_all_along_has_no_device_buffer(tmp_path):
     # local_accumulators.c's sums: one kernel each keeps its privatised copy in registers for all its
     # tiles, so cuda allocates no buffer of n x m doubles for it, passes none, and --explain says so;
-    # OpenCL (PoCL), which declares the registers around each tile, crosses the tiles through the buffer
-    status, messages = polypragma(KERNELS / "local_accumulators.c", tmp_path / "cuda", ["--target", "cuda", "--explain"])
+    # OpenCL (PoCL), which declares the registers around each tile, crosses the tiles through the buffer.
+    # (--no-reductions: the row sum s stays in its kernel, in order; spread over threads, its kernels
+    # meet in s_private's device buffer)
+    status, messages = polypragma(KERNELS / "local_accumulators.c", tmp_path / "cuda",
+                                  ["--target", "cuda", "--explain", "--no-reductions"])
     assert status == 0, messages
     for name in ("sum_private", "s_private"):
         assert f"  {name}: in registers only (each thread keeps its copy in registers all along): no device " \

@@ -617,3 +617,109 @@ def test_a_histogram_per_row_of_few_rows_is_spread(tmp_path):
     kernel = next(block for block in messages.split("  kernel ") if "line(s) 59)" in block.split("\n")[0])
     assert "carry only reductions and are mapped too" in kernel, kernel
     assert "each update is atomic" in kernel, kernel
+
+
+FISSION_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+static void nests(int n, int m, double A[n][m], double *x, double *q, double *y)
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        q[i] = 0.0;
+        for (int j = 0; j < m; j++)
+            q[i] += A[i][j] * x[j];
+    }
+    for (int i = 0; i < n; i++) {
+        double s = 1.0;
+        for (int j = 0; j < m; j++)
+            s += A[i][j] * A[i][j];
+        y[i] = 2.0 * s + q[i];
+    }
+#pragma endscop
+}
+
+static void twice(int n, int m, double A[n][m], double *x, double *z, double *t)
+{
+#pragma scop
+    for (int i = 0; i < n; i++) {
+        z[i] = 0.0;
+        for (int j = 0; j < m; j++)
+            z[i] += A[i][j];
+        t[i] = z[i] * 0.5;
+        for (int j = 0; j < m; j++)
+            z[i] += t[i] * x[j];
+    }
+#pragma endscop
+}
+
+static void running(int n, int m, double A[n][m], double *x, double *c)
+{
+#pragma scop
+    for (int j = 0; j < m; j++) {
+        c[j] = x[j];
+        for (int i = 0; i < n; i++) {
+            c[j] += A[i][j];
+            A[i][j] = c[j];
+        }
+    }
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]), m = atoi(argv[2]);
+    double (*A)[m] = malloc(sizeof(double) * n * m), *x = malloc(sizeof(double) * m);
+    double *q = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *z = malloc(sizeof(double) * n);
+    double *t = malloc(sizeof(double) * n), *c = malloc(sizeof(double) * m);
+    unsigned s = 7;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            s = s * 1103515245u + 12345u;
+            A[i][j] = (s >> 8) % 1000 / 8.0;
+        }
+    for (int j = 0; j < m; j++) {
+        s = s * 1103515245u + 12345u;
+        x[j] = (double)((s >> 8) % 7) - 3.0;
+    }
+    nests(n, m, A, x, q, y);
+    twice(n, m, A, x, z, t);
+    running(n, m, A, x, c);
+    double r = 0.0;
+    for (int i = 0; i < n; i++)
+        r += (q[i] + 3.0 * y[i] + 5.0 * z[i] + 7.0 * t[i]) * (i % 13 + 1);
+    for (int j = 0; j < m; j++)
+        r += c[j] * (j % 7 + 1) + A[(j * 7) % n][j] * (j % 3);
+    printf("%.17g\\n", r);
+    return 0;
+}
+"""
+
+
+def test_statements_next_to_a_reduction_are_split_into_kernels_so_that_it_spreads(tmp_path):
+    """An initialisation before a sum (bicg's ``q[i] = 0``), a privatised scalar's start and its use after
+    the sum (gesummv), and a use between two sums of one element keep the sums' loop sequential in one
+    kernel: each goes to a kernel of its own and each sum spreads over threads.  A running sum read in its
+    own loop (``A[i][j] = c[j]``) is one cycle of dependences: it stays in one kernel, sequential.  The
+    outputs are what the original prints."""
+    if opencl_device():
+        import pytest
+        pytest.skip(opencl_device())
+    source = tmp_path / "split.c"
+    source.write_text(FISSION_SOURCE)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
+    assert status == 0, messages
+    splits = [line for line in messages.splitlines() if "split into kernels" in line]
+    assert [line.split("line(s) ")[1].split(" split")[0] for line in splits] == ["8; 10", "13; 15; 16",
+                                                                                 "25; 27; 28; 30"], messages
+    assert messages.count("carry only reductions and are mapped too") == 4, messages
+    assert "region 0: 5 kernel(s)" in messages and "region 1: 4 kernel(s)" in messages, messages
+    assert "region 2: 1 kernel(s)" in messages, messages
+    runs = ("1 1", "3 70", "100 37", "37 1100", "1030 45")
+    expected = program_output(source, tmp_path / "original", runs, ("-lm",))
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "split", runs, ("-lOpenCL", "-lm")) \
+        == expected
+    # sizes for all kernels keep each kernel mapping its parallel loops: nothing to split for
+    status, messages = polypragma(source, tmp_path / "sized", ["--target", "opencl", "--explain", "--tile-size", "64"])
+    assert status == 0 and "split into kernels" not in messages, messages

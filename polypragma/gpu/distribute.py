@@ -17,13 +17,23 @@ schedule runs each nest for all values of the outer members before the next nest
 order.  Each nest's new band is the outer members followed by its own band's (parallel where they
 were: the outer members carry no dependence, so the inner ones carry the same ones as before, and
 permutable where the inner band was).
+
+:func:`fission` splits the statements of a subtree into groups run one after another, each group under
+a copy of the subtree (loop fission of every loop of it): the mapping (:func:`polypragma.gpu.mapping.
+place_kernels`) makes a reduction's statements a kernel of their own, whose reduction loop may then be
+spread over threads, when the statements that initialise or read its elements in the same band would
+otherwise keep that loop sequential (bicg's ``q[i] = 0`` before ``q[i] += A[i][j] * p[j]``).  Running
+each group for every instance of the subtree before the next is legal when no dependence goes from a
+later group to an earlier one at the same values of the loops outside the subtree.
 """
 
 from __future__ import annotations
 
+import re
+
 import islpy as isl
 
-from polypragma.isl_helpers import rewrite_bands, sets_of
+from polypragma.isl_helpers import maps_of, rewrite_bands, set_named, sets_of, union_of
 
 # the most members a kernel maps (blocks and threads in x, y and z)
 MAPPED = 3
@@ -47,6 +57,54 @@ def distributed(schedule: isl.Schedule, done: list | None = None) -> isl.Schedul
 def statement_names(statements: isl.UnionSet) -> tuple[str, ...]:
     """The names of the statements of ``statements``, sorted."""
     return tuple(sorted(s.get_tuple_name() for s in sets_of(statements)))
+
+
+def fission(node: isl.ScheduleNode, dependences: isl.UnionMap, core: set[str]) \
+        -> tuple[isl.ScheduleNode, tuple[tuple[str, ...], ...]] | None:
+    """The subtree at ``node`` as a sequence of copies of it, each for a group of its statements, and the
+    statements of each group; None where that is one group.  The groups follow the dependences between the
+    statements (``dependences`` at the same values of the outer schedule): the statements of a cycle stay
+    together, and the others are ordered so that each dependence goes forward, the fewest times from
+    statements of ``core`` to others and back (each group has statements of ``core`` or none)."""
+    domain = node.get_domain()
+    names = {s.get_tuple_name() for s in sets_of(domain)}
+    prefix = node.get_prefix_schedule_union_map()
+    inside = dependences.intersect_domain(domain).intersect_range(domain) \
+        .intersect(prefix.apply_range(prefix.reverse()))
+    edges = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)) for m in maps_of(inside)}
+    reach = {name: {name} for name in names}
+    changed = True
+    while changed:  # the transitive closure of the statements' graph (a region has few statements)
+        changed = False
+        for a, b in edges:
+            if not reach[b] <= reach[a]:
+                reach[a] |= reach[b]
+                changed = True
+    component = {name: frozenset(b for b in reach[name] if name in reach[b]) for name in names}
+    left = sorted(set(component.values()), key=lambda c: min(_order(n) for n in c))
+    groups: list[list[str]] = []
+    while left:
+        # the components whose predecessors have run, one of the current group's kind first
+        ready = [c for c in left if not any(c is not d and any(b in c for a in d for b in reach[a]) for d in left)]
+        kind = bool(groups) and bool(core & set(groups[-1]))
+        chosen = next((c for c in ready if bool(core & c) == kind), ready[0])
+        left.remove(chosen)
+        if groups and bool(core & chosen) == kind:
+            groups[-1].extend(chosen)
+        else:
+            groups.append(list(chosen))
+    if len(groups) < 2:
+        return None
+    groups = [tuple(sorted(g, key=_order)) for g in groups]
+    filters = isl.UnionSetList.alloc(node.get_ctx(), len(groups))
+    for group in groups:
+        filters = filters.add(union_of(isl.UnionSet.from_set(set_named(domain, name)) for name in group))
+    return node.insert_sequence(filters), tuple(groups)
+
+
+def _order(name: str) -> tuple[tuple[int, ...], str]:
+    """Statements in the order of the source (``S_2`` before ``S_10``, ``S_3_part1`` before ``S_3_part2``)."""
+    return tuple(int(d) for d in re.findall(r"\d+", name)), name
 
 
 def leading_coincident(node: isl.ScheduleNode) -> int:

@@ -58,6 +58,9 @@ def _band_lines(region: GpuRegion) -> list[str]:
         out.append(f"  the loop(s) of the nest at line(s) {_lines(region, nest)} joined the band of the parallel "
                    f"loops around it, so that its kernel tiles them for shared memory and registers"
                    f"{': ' + ', '.join(where) if where else ''}")
+    for groups in sorted(region.mapping.isolated, key=lambda groups: first(groups[0])):
+        out.append(f"  the statements of line(s) {'; '.join(_lines(region, g) for g in groups)} split into kernels "
+                   f"run one after another, so that the reductions' loop runs in parallel in its own kernel")
     return out
 
 

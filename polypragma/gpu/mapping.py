@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polypragma import timing
-from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident
+from polypragma.gpu.distribute import MAPPED, distributed, fission, leading_coincident
 from polypragma.gpu.extend import extended
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
@@ -160,14 +160,16 @@ class GpuMapping:
     distributed: tuple[tuple[tuple[str, ...], ...], ...] = ()
     # bands joined with their nest's (gpu/extend.py): (the nest's statements, those before, those after)
     extended: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    # bands split so that their reductions spread (place_kernels): the statements of each kernel, per band
+    isolated: tuple[tuple[tuple[str, ...], ...], ...] = ()
 
 
 def _has_coincident(node: isl.ScheduleNode) -> bool:
     return any_band(node, lambda n: any(n.band_member_get_coincident(k) for k in range(n.band_n_member())))
 
 
-def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None, spread=None) \
-        -> tuple[isl.Schedule, list[tuple[int, int, int]]]:
+def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None, spread=None,
+                  isolated: list | None = None) -> tuple[isl.Schedule, list[tuple[int, int, int]]]:
     """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members, members of
     them mapped to spread a reduction).
 
@@ -179,7 +181,9 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
     reductions of known elements, or of any elements under very few threads (a matrix-vector product, a
     histogram per row: :func:`spread_reduction`, :func:`_few_threads`): it is mapped too.  ``spread(k,
     lead)``: whether kernel ``k``, whose band has ``lead`` parallel members, may map more (the user's sizes
-    may say how many it maps); None: never."""
+    may say how many it maps); None: never.  Where other statements of the band keep its reductions' loop
+    sequential (an initialisation, a use of the sum), the band is split into kernels first
+    (:func:`_split_for_spread`); the statements of each kernel of such a split are appended to ``isolated``."""
     kernels: list[tuple[int, int, int]] = []
     root = schedule.get_root()
     if root.n_children() == 0:
@@ -215,10 +219,17 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
                 return mark(node, 0)
             lead = leading_coincident(node)
             if lead:
-                if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead):
+                if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead) \
+                        and _reductions_in(node, reductions):
                     node, extra = _spread(node, lead, reduction_lead, _exact_reductions(node, reductions))
                     if extra:
                         return mark(node, lead + extra, extra)
+                    split = _split_for_spread(node, lead, reduction_lead, reductions)
+                    if split is not None:
+                        node, groups = split
+                        if isolated is not None:
+                            isolated.append(groups)
+                        return walk(node)
                 return mark(node, min(lead, MAPPED))
             # loops parallel only as reductions serve where no loop of the subtree is parallel (it would
             # run on one thread): a parallel loop keeps the sum in order in each thread, without atomics
@@ -354,9 +365,13 @@ def _exact_reductions(node: isl.ScheduleNode, reductions: ReductionDependences) 
     threads, each thread then accumulates its runs of updates in a register; one whose subscript depends
     on data would make every update atomic, slower than its sum in order in one thread unless that thread
     is one of very few (:func:`_few_threads`)."""
+    return all(r.exact for r in _reductions_in(node, reductions))
+
+
+def _reductions_in(node: isl.ScheduleNode, reductions: ReductionDependences) -> list[Reduction]:
+    """The reductions with instances in the subtree at ``node``."""
     domain = node.get_domain()
-    return all(r.exact for r in reductions.reductions
-               if not isl.UnionSet.from_set(r.write.domain()).intersect(domain).is_empty())
+    return [r for r in reductions.reductions if not isl.UnionSet.from_set(r.write.domain()).intersect(domain).is_empty()]
 
 
 def _spread(node: isl.ScheduleNode, lead: int, reduction_lead, exact: bool) -> tuple[isl.ScheduleNode, int]:
@@ -386,6 +401,25 @@ def _spread(node: isl.ScheduleNode, lead: int, reduction_lead, exact: bool) -> t
     for k in range(lead + count):
         node = node.band_member_set_coincident(k, True)
     return node, count
+
+
+def _split_for_spread(node: isl.ScheduleNode, lead: int, reduction_lead, reductions: ReductionDependences) \
+        -> tuple[isl.ScheduleNode, tuple[tuple[str, ...], ...]] | None:
+    """Band ``node`` (``lead`` leading members parallel, its reductions not spread as it stands) split
+    into kernels of its reduction statements and kernels of the others (:func:`polypragma.gpu.distribute.
+    fission`), where each kernel of reductions then spreads them (:func:`_spread`); with the statements of
+    each kernel.  None otherwise."""
+    core = {r.statement for r in reductions.reductions}
+    split = fission(node, reductions.coincidence.union(reductions.carried), core)
+    if split is None:
+        return None
+    sequence, groups = split
+    for k, group in enumerate(groups):
+        band = sequence.child(k).child(0)
+        if core & set(group) and (band.get_type() != isl.schedule_node_type.band or leading_coincident(band) != lead
+                                  or not _spread(band, lead, reduction_lead, _exact_reductions(band, reductions))[1]):
+            return None
+    return sequence, groups
 
 
 def _host_parameter_set(prefix: isl.UnionMap, names: list[str]) -> isl.UnionSet:
@@ -618,9 +652,9 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None,
                reductions: ReductionDependences | None = None) -> GpuMapping:
-    split, joined = [], []
+    split, joined, isolated = [], [], []
     marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions,
-                                   options.may_spread)
+                                   options.may_spread, isolated)
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
     for index, mapped, spread in placed:
@@ -633,7 +667,7 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
             # the reduction dependences the mapped loops carry are the threads' atomic updates
             check_within_threads(kernel, node, reductions.coincidence if kernel.reductions else dependences)
         kernels.append(kernel)
-    return GpuMapping(marked, tuple(kernels), tuple(split), tuple(joined))
+    return GpuMapping(marked, tuple(kernels), tuple(split), tuple(joined), tuple(isolated))
 
 
 def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: ReductionDependences) -> Kernel:

@@ -1,6 +1,7 @@
 // RUN: -DM=1 -DN=1 -- 1
 // RUN: -DM=13 -DN=7 -- 5
 // RUN: -DM=52 -DN=60 -- 11
+// RUN: -DM=70 -DN=130 -- 3
 // covers: fixed-size-global-arrays, macro-params-in-bounds,
 //         local-in-loop-body-used-by-inner-loop, loop-var-declared-in-for,
 //         sequence-of-nests, imperfect-nest

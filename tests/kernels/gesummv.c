@@ -1,6 +1,7 @@
 // RUN: -DN=1 -- 1
 // RUN: -DN=19 -- 23
 // RUN: -DN=60 -- 5
+// RUN: -DN=100 -- 7
 // covers: fixed-size-global-arrays, local-in-loop-body-without-loops,
 //         several-statements-per-body, imperfect-nest, read-only-scalars
 // gesummv: y = alpha A x + beta B x
