@@ -613,7 +613,8 @@ def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: 
            original_deps: Dependences | None = None) -> str | None:
     """None when ``rewritten`` under ``schedule`` computes what ``original`` does: the same flow
     dependences (each read reads the same write), the same reads of values from before the region and
-    the same last writes of the original arrays; else what differs.  The reads of ``copy_backs`` (the
+    the same last writes of the original arrays, for the parameters of ``original``'s context (for which
+    the scheduler made ``schedule``); else what differs.  The reads of ``copy_backs`` (the
     copy back of a last write, which reads what its own statement instance wrote, by construction) are
     left out: isl's dataflow analysis sees no source in the same instance.  ``original_deps``: the
     dependences of ``original``, whose live ranges are those of its own schedule (computed again
@@ -633,16 +634,20 @@ def verify(original: Scop, rewritten: Scop, schedule: isl.Schedule, copy_backs: 
                 kept = kept.union(isl.UnionMap.from_map(m))
         return kept
 
+    # (the schedule is valid for the parameters of the region's context only: n >= 0 for a VLA's size)
+    def within(relation: isl.UnionMap) -> isl.UnionMap:
+        return relation.intersect_params(original.context)
+
     flow_after = after.untagged(without_copy_backs(after.tagged_flow, True))
-    if not flow_before.is_equal(flow_after):
+    if not within(flow_before).is_equal(within(flow_after)):
         return "a read would read another write"
-    if not before.live_in.is_equal(without_copy_backs(after.tagged_live_in, False).domain_factor_domain()):
+    if not within(before.live_in).is_equal(within(without_copy_backs(after.tagged_live_in, False).domain_factor_domain())):
         return "a read would see another value from before the region"
     # the last writes of every array whose value is seen after the region (a local of the region, not
     # at its top level, has none)
     dead = {a.name for a in original.arrays if not _seen_after(a)}
     names = {s.get_tuple_name() for s in sets_of(before.live_out.range())} - dead
 
-    if not _of_arrays(after.live_out, names).is_equal(_of_arrays(before.live_out, names)):
+    if not within(_of_arrays(after.live_out, names)).is_equal(within(_of_arrays(before.live_out, names))):
         return "another write would be the last one"
     return None
