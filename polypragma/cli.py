@@ -139,6 +139,9 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--vector-copies", action="store_true",
                         help="copy tiles between global and shared memory two elements at a time (double2, float2, "
                              "int2) where the tile's rows start aligned, not one at a time")
+    memory.add_argument("--async-copies", action="store_true",
+                        help="cuda: copy tiles into shared memory asynchronously (cp.async, sm_80 and later): each "
+                             "thread issues all its copies of a tile, then waits for them once, at the barrier")
     memory.add_argument("--texture", action="store_true",
                         help="cuda: read the arrays a kernel only reads through texture objects (the read-only "
                              "data cache serves them anyway; this takes the texture path)")
@@ -195,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
         memory=MemoryOptions(shared=args.shared_memory, private=args.private_memory,
                              constant=args.constant_memory, texture=args.texture,
                              max_shared=args.max_shared_memory, unroll=args.unroll_registers,
-                             vector_copies=args.vector_copies),
+                             vector_copies=args.vector_copies, async_copies=args.async_copies),
         fp_contract=args.fp_contract,
         reductions=args.reductions,
         dump_sizes=args.dump_sizes,

@@ -52,6 +52,10 @@ def _suite() -> list[Benchmark]:
     # the copies to shared memory two elements at a time (--vector-copies: off until measured)
     out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="vector",
                          note="matrix product, vector copies", gpu_options=("--vector-copies",)))
+    # the copies to shared memory asynchronous (--async-copies: off until measured); sync, the PTX loads
+    # each element and stores it before the next (16 dependent loads a tile step, in 3 to 6 rounds)
+    out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="async",
+                         note="matrix product, asynchronous copies", gpu_options=("--async-copies",)))
     # a sparse matrix through pointers: the host inspects the compressed rows to size col, val and x
     # (polypragma/gpu/inspection.py); two products, each reading rowptr, col and val, x, writing y
     rows, per_row = 2_000_000, 16
@@ -102,6 +106,9 @@ def _suite() -> list[Benchmark]:
     out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t, label="vector",
                          defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps, vector copies",
                          gpu_options=("--vector-copies",)))
+    out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t, label="async",
+                         defines=(f"-DN={n}", f"-DTSTEPS={t}"), note="2-D stencil, 100 steps, asynchronous copies",
+                         gpu_options=("--async-copies",)))
     # the stencils' shared tiles against the caches alone: the cost model counts a warp's sectors, not
     # the L1 hits of its neighbours' rows
     out.append(Benchmark("jacobi_2d", (1,), 10.0 * n * n * t, 2 * n * n * DOUBLE * 2 * t, label="noshared",
@@ -122,6 +129,8 @@ def _suite() -> list[Benchmark]:
     n, t = 2000, 100
     out.append(Benchmark("fdtd_2d", (1, n, n, t), 11.0 * n * n * t, 3 * n * n * DOUBLE * 2 * t,
                          note="2-D finite differences, 100 steps"))
+    out.append(Benchmark("fdtd_2d", (1, n, n, t), 11.0 * n * n * t, 3 * n * n * DOUBLE * 2 * t, label="async",
+                         note="2-D finite differences, 100 steps, asynchronous copies", gpu_options=("--async-copies",)))
     n = 4000
     out.append(Benchmark("convolution_2d", (1,), 22.0 * n * n, 3 * n * n * DOUBLE,
                          defines=(f"-DNI={n}", f"-DNJ={n}"), note="3x3 convolution and a clamp"))

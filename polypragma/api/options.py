@@ -24,6 +24,7 @@ class BuildOptions:
     private_memory: bool = True
     constant_memory: bool = True
     vector_copies: bool = False
+    async_copies: bool = False
     strict: bool = False
     cflags: tuple[str, ...] = ("-O2",)
     cuda_architectures: tuple[str, ...] | None = None
@@ -42,7 +43,8 @@ class BuildOptions:
             schedule=ScheduleOptions(reschedule=self.reschedule, fusion=self.fusion),
             sizes=SizeOptions(self.tile_size, self.block_size, self.grid_size, self.sizes),
             memory=MemoryOptions(shared=self.shared_memory, private=self.private_memory,
-                                 constant=self.constant_memory, vector_copies=self.vector_copies),
+                                 constant=self.constant_memory, vector_copies=self.vector_copies,
+                                 async_copies=self.async_copies),
             fp_contract=self.fp_contract, device_entries=device_entries)
 
     def preprocessor_flags(self) -> list[str]:

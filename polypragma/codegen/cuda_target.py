@@ -153,6 +153,16 @@ class CudaSyntax(GpuSyntax, HostSyntax):
     def barrier(self) -> str:
         return "__syncthreads();"
 
+    def async_copy(self, ctype: str, destination: str, source: str) -> tuple[str, str] | None:
+        size = ELEMENT_SIZES.get(ctype)
+        if size not in ASYNC_SIZES:
+            return None
+        name = f"polypragma_copy_async{size}"
+        return f"{name}({destination}, {source});", async_copy_macro(name, size)
+
+    def async_barrier(self) -> list[str]:
+        return [f"{ASYNC_WAIT}();", self.barrier()]
+
     def array_access(self, array: DeviceArray, placement: Placement, region: GpuRegion, index: str) -> str | None:
         if placement is Placement.CONSTANT:
             return f"{constant_symbol(region, array)}[{index}]"
@@ -178,6 +188,29 @@ def vector_copy_macro(name: str, ctype: str, width: int, size: int) -> str:
     return (f"#define {name}(d, s) do {{ {ctype} *polypragma_d = (d); const {ctype} *polypragma_s = (s); "
             f"if ((((unsigned long long)polypragma_d | (unsigned long long)polypragma_s) & {size - 1}) == 0) "
             f"*({vector} *)polypragma_d = *(const {vector} *)polypragma_s; else {{ {each} }} }} while (0)")
+
+
+# the sizes of the elements a cp.async moves (16 bytes too, which no element has)
+ASYNC_SIZES = (4, 8)
+ASYNC_WAIT = "polypragma_copies_wait"
+# (device code for sm_80 and later: cp.async; before, and in nvcc's pass for the host, plain copies)
+ASYNC_ARCH = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800"
+
+
+def async_copy_macro(name: str, size: int) -> str:
+    """``name(d, s)``: an asynchronous copy of ``size`` bytes from global ``s`` to shared ``d`` (cp.async,
+    which the thread does not wait for until :data:`ASYNC_WAIT`), a plain copy before sm_80; with the
+    definition of the wait (a barrier waits for the thread's copies, then for the block's threads).
+    Inline PTX rather than <cuda_pipeline.h>, whose templates a user's -DN=60 breaks."""
+    return "\n".join([
+        ASYNC_ARCH,
+        f"#define {name}(d, s) asm volatile(\"cp.async.ca.shared.global [%0], [%1], {size};\" :: "
+        f"\"r\"((unsigned)__cvta_generic_to_shared(d)), \"l\"(s) : \"memory\")",
+        f"#define {ASYNC_WAIT}() asm volatile(\"cp.async.commit_group;\\n\\tcp.async.wait_group 0;\" ::: \"memory\")",
+        "#else",
+        f"#define {name}(d, s) (void)memcpy((d), (s), {size})",
+        f"#define {ASYNC_WAIT}() ((void)0)",
+        "#endif"])
 
 
 def constant_symbol(region: GpuRegion, array: DeviceArray) -> str:

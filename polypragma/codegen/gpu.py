@@ -64,6 +64,17 @@ class GpuSyntax:
     def barrier(self) -> str:
         raise NotImplementedError
 
+    def async_copy(self, ctype: str, destination: str, source: str) -> tuple[str, str] | None:
+        """The statement starting an asynchronous copy of one element of type ``ctype`` from the global
+        address ``source`` to the shared ``destination``, which the next barrier waits for
+        (:meth:`async_barrier`), and the line that declares what it calls; None where the target has
+        none for the type."""
+        return None
+
+    def async_barrier(self) -> list[str]:
+        """A barrier that first waits for the thread's asynchronous copies."""
+        raise NotImplementedError
+
     def array_access(self, array: DeviceArray, placement: Placement, region: "GpuRegion", index: str) -> str | None:
         """A read of element ``index`` of ``array`` received as ``placement``; None: the buffer's."""
         return None
@@ -103,12 +114,14 @@ class KernelPrinter(CFamilyPrinter):
         # reductions updated by several threads, by statement: (index in the kernel's, KernelReduction)
         self.reductions = {kr.reduction.statement: (k, kr) for k, kr in enumerate(kernel.reductions)}
         self.device_helpers: set[str] = set()  # the definitions of the helpers the kernel uses (atomics, vector copies)
+        # copies into shared memory asynchronous, each barrier waiting for them (MemoryOptions.async_copies)
+        self.async_copies = bool(region.memory) and region.memory[kernel.index].async_copies
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
         indices = payload(_annotation(n)) if self.annotated else None
         if isinstance(indices, Barrier):
-            return [self.pad(depth) + self.syntax.barrier()]
+            return self._barrier(depth)
         if isinstance(indices, CopyIndices):
             return [self.pad(depth) + self._copy(indices)]
         statement = self.statements[call.get_op_arg(0).get_id().get_name()]
@@ -164,6 +177,11 @@ class KernelPrinter(CFamilyPrinter):
             if helper is not None:
                 self.device_helpers.add(helper)
             return text
+        if copy.into and self.async_copies and group.placement is Placement.SHARED:
+            started = self.syntax.async_copy(group.array.device_type, f"&{local}", f"&{element}")
+            if started is not None:
+                self.device_helpers.add(started[1])
+                return started[0]
         return f"{local} = {element};" if copy.into else f"{element} = {local};"
 
     def element(self, array: DeviceArray, coordinates) -> str:
@@ -221,11 +239,16 @@ class KernelPrinter(CFamilyPrinter):
         for item in _unguarded_barriers(nodes, (), self.registers_declared):
             if item is None:
                 flush()
-                out.append(self.pad(depth) + self.syntax.barrier())
+                out.extend(self._barrier(depth))
             else:
                 run.append(item)
         flush()
         return out
+
+    def _barrier(self, depth: int) -> list[str]:
+        """A barrier of the block, which first waits for the thread's asynchronous copies where it has some."""
+        return [self.pad(depth) + line for line in
+                (self.syntax.async_barrier() if self.async_copies else [self.syntax.barrier()])]
 
     def _guarded(self, run: list[tuple[tuple, isl.AstNode]], depth: int) -> list[str]:
         """The nodes of ``run``, each under its conditions, consecutive ones with the same under one if."""

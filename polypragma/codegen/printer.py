@@ -41,12 +41,13 @@ HELPER_DEFINITIONS = {
 def helper_macros(used: Iterable[str], *, guarded: bool = True) -> list[str]:
     """The definitions of the helpers ``used`` (names of HELPER_DEFINITIONS, or definitions as
     :meth:`CFamilyPrinter.helper_lines` gives them), sorted, each under an ``#ifndef`` guard so that a
-    user's own definition or a second generated file's does not clash; ``guarded=False`` for a unit of
-    its own (an OpenCL program)."""
+    user's own definition or a second generated file's does not clash (the macro of its first ``#define``:
+    a definition may choose between two by ``#if``; one without is as it is); ``guarded=False`` for a unit
+    of its own (an OpenCL program)."""
     out = []
     for definition in sorted({HELPER_DEFINITIONS.get(item, item) for item in used}):
-        if guarded:
-            macro = definition.split()[1].split("(")[0]
+        if guarded and "#define" in definition:
+            macro = definition.split("#define", 1)[1].split()[0].split("(")[0]
             out += [f"#ifndef {macro}", definition, "#endif"]
         else:
             out.append(definition)

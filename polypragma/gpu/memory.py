@@ -73,6 +73,9 @@ class MemoryOptions:
     # copy vectors of two elements between global and shared memory where a tile's rows are aligned (off
     # until measured on a GPU: ptxas gives the kernels more registers, some fewer blocks an SM)
     vector_copies: bool = False
+    # cuda: copy tiles into shared memory with asynchronous copies (cp.async, sm_80 on), which a thread issues
+    # without waiting for each load, then waits for all at the barrier (off until measured on a GPU)
+    async_copies: bool = False
 
 
 class Placement(Enum):
@@ -140,6 +143,7 @@ class KernelMemory:
     tile_params: tuple[str, ...]  # names of the tile coordinates inside the kernel
     unroll: bool = False  # unroll the thread's mapped point loops (register indices become constants)
     vector_copies: bool = False  # shared copies move vectors where they can (MemoryOptions)
+    async_copies: bool = False  # cuda: copies into shared memory are asynchronous (MemoryOptions)
     sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
 
     @property

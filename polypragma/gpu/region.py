@@ -189,7 +189,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         def placement(k: Kernel) -> KernelMemory:
             placed = kernel_memory(scop, arrays + members, k, memory_options, constant, names.tile, "polypragma_",
                                    cuda and memory_options.texture, unroll)
-            return replace(placed, vector_copies=memory_options.vector_copies)
+            return replace(placed, vector_copies=memory_options.vector_copies,
+                           async_copies=cuda and memory_options.async_copies)
 
         kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context)
         kernels.append(kernel)
