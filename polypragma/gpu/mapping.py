@@ -40,8 +40,8 @@ from polypragma.gpu.extend import extended
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import MAX_REGISTERS, KernelSizes, SizeOptions
-from polypragma.isl_helpers import (any_band, coalesced, maps_of, parameter, permuted_range, set_named, sets_of,
-                                     variable, with_params)
+from polypragma.isl_helpers import (any_band, coalesced, maps_of, parameter, permuted_range, range_dims, set_named,
+                                     sets_of, variable, with_params)
 
 
 @dataclass(frozen=True)
@@ -220,7 +220,7 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             lead = leading_coincident(node)
             if lead:
                 if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead) \
-                        and _reductions_in(node, reductions):
+                        and _accumulating(node, lead, reductions):
                     node, extra = _spread(node, lead, reduction_lead, _exact_reductions(node, reductions))
                     if extra:
                         return mark(node, lead + extra, extra)
@@ -409,7 +409,7 @@ def _split_for_spread(node: isl.ScheduleNode, lead: int, reduction_lead, reducti
     into kernels of its reduction statements and kernels of the others (:func:`polypragma.gpu.distribute.
     fission`), where each kernel of reductions then spreads them (:func:`_spread`); with the statements of
     each kernel.  None otherwise."""
-    core = {r.statement for r in reductions.reductions}
+    core = _accumulating(node, lead, reductions)
     split = fission(node, reductions.coincidence.union(reductions.carried), core)
     if split is None:
         return None
@@ -420,6 +420,18 @@ def _split_for_spread(node: isl.ScheduleNode, lead: int, reduction_lead, reducti
                                   or not _spread(band, lead, reduction_lead, _exact_reductions(band, reductions))[1]):
             return None
     return sequence, groups
+
+
+def _accumulating(node: isl.ScheduleNode, lead: int, reductions: ReductionDependences) -> set[str]:
+    """The reduction statements of band ``node``'s subtree that update an element several times in an
+    iteration of its ``lead`` leading members (a loop inside them runs the updates): those a spread
+    maps.  ``x[i] += z[i]`` after gemver's ``x[i] += beta * A[j][i] * y[j]`` updates it once, and keeps
+    to its own kernel."""
+    outer = range_dims(isl.UnionMap.from_multi_union_pw_aff(node.band_get_partial_schedule())
+                       .intersect_domain(node.get_domain()), 0, lead)
+    names = {r.statement for r in _reductions_in(node, reductions)}
+    return {m.get_tuple_name(isl.dim_type.in_) for m in maps_of(outer)
+            if m.get_tuple_name(isl.dim_type.in_) in names and not m.is_injective()}
 
 
 def _host_parameter_set(prefix: isl.UnionMap, names: list[str]) -> isl.UnionSet:
