@@ -90,3 +90,39 @@ def test_a_temporary_shared_by_distributed_kernels_stays_in_global_memory(tmp_pa
     assert first.count("the outer 2 parallel loop(s) of its band are tiled") == 2
     assert "t_private in global memory" in first or "t_private in shared memory" in first
     assert "t_private in registers" not in first
+
+
+FISSION_DOMAIN = ("[n] -> { R[i] : 0 <= i < n; S[i, j] : 0 <= i < n and 0 <= j < n; T[i] : 0 <= i < n; "
+                  "U[i] : 0 <= i < n }")
+# band i over R (a reset), S (a sum over j), T (a use of the sum) and U (unrelated), as one band (i, j)
+FISSION_TREE = ('{ domain: "' + FISSION_DOMAIN + '", child: { schedule: "[n] -> [{ R[i] -> [(i)]; S[i, j] -> [(i)]; '
+                'T[i] -> [(i)]; U[i] -> [(i)] }, { R[i] -> [(0)]; S[i, j] -> [(j)]; T[i] -> [(n)]; U[i] -> [(n)] }]", '
+                'coincident: [ 1, 0 ] } }')
+
+
+def test_fission_groups_statements_in_the_order_of_their_dependences():
+    """R -> S -> T at the same i: three groups in that order, U (no dependence) with the first group of
+    statements that are not the core's; a dependence from T back to R at the same i is a cycle that keeps
+    R, S and T together (the mapping then keeps the band whole: its group of sums does not spread), and
+    so does one from T to R of the next i, since each group runs for every i before the next; one group is
+    no split."""
+    from polypragma.gpu.distribute import fission
+
+    schedule = isl.Schedule(FISSION_TREE)
+    ctx = schedule.get_ctx()
+    band = schedule.get_root().child(0)
+    chain = "[n] -> { R[i] -> S[i, 0]; S[i, j] -> S[i, j + 1]; S[i, n - 1] -> T[i] }"
+    sequence, groups = fission(band, isl.UnionMap(chain, context=ctx), {"S"})
+    assert groups == (("R", "U"), ("S",), ("T",))
+    assert sequence.get_type() == isl.schedule_node_type.sequence and sequence.n_children() == 3
+    # each group's instances before the next group's, the band's order within each
+    order = sequence.get_schedule().get_map()
+    assert order.intersect_domain(isl.UnionSet("[n] -> { T[i] }", context=ctx)).lex_gt_union_map(
+        order.intersect_domain(isl.UnionSet("[n] -> { S[i, j] }", context=ctx))).is_equal(
+        isl.UnionMap("[n] -> { T[i] -> S[i', j] : 0 <= i, i' < n and 0 <= j < n }", context=ctx))
+    cycle = isl.UnionMap(chain[:-1] + "; T[i] -> R[i] }", context=ctx)
+    assert fission(band, cycle, {"S"})[1] == (("U",), ("R", "S", "T"))
+    # (the groups run one after another over every i: T of one i before R of the next is a cycle too)
+    across = isl.UnionMap(chain[:-1] + "; T[i] -> R[i + 1] }", context=ctx)
+    assert fission(band, across, {"S"})[1] == (("U",), ("R", "S", "T"))
+    assert fission(band, isl.UnionMap(chain, context=ctx), {"R", "S", "T", "U"}) is None
