@@ -5,6 +5,7 @@ maps because of them; and the shape of the code (--explain, --no-reductions)."""
 from __future__ import annotations
 
 import islpy as isl
+import pytest
 
 from harness import KERNELS, compile_c, generated_path, opencl_device, polypragma, program_output, run
 from test_model import model, same
@@ -217,6 +218,18 @@ def test_a_reset_inside_the_loop_keeps_it_sequential(tmp_path):
                                                            context=scop.context.get_ctx())).is_empty()
 
 
+def _explained(tmp_path, name: str, text: str) -> tuple:
+    """``text`` written as ``name``.c and compiled for the opencl target into ``out`` (skipped without an
+    OpenCL device): the source's path and --explain's messages."""
+    if opencl_device():
+        pytest.skip(opencl_device())
+    source = tmp_path / f"{name}.c"
+    source.write_text(text)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
+    assert status == 0, messages
+    return source, messages
+
+
 def _mapped(tmp_path, body: str, params: str = PARAMS):
     scop, deps, analysis = analysed(tmp_path, body, params)
     schedule = compute_schedule(scop, deps, ScheduleOptions()).schedule
@@ -353,13 +366,7 @@ int main(int argc, char **argv)
 def test_reductions_over_matrices_run_on_threads_along_rows(tmp_path):
     """A maximum, a sum, a count and a minimum over a matrix: each kernel maps both loops, j (along a row)
     on threads.x, and the program prints what the original prints."""
-    if opencl_device():
-        import pytest
-        pytest.skip(opencl_device())
-    source = tmp_path / "matrix.c"
-    source.write_text(MATRIX_SOURCE)
-    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
-    assert status == 0, messages
+    source, messages = _explained(tmp_path, "matrix", MATRIX_SOURCE)
     assert messages.count("loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x") == 4, messages
     assert "not coalesced" not in messages, messages
     runs = ("1 1", "3 70", "100 37", "257 300")
@@ -576,13 +583,7 @@ def test_matrix_vector_products_spread_their_reductions_over_threads(tmp_path):
     (A[j][i]: i stays on threads.x, j on y): the parallel loop alone gives too few threads, so the
     reduction loop maps too, each thread accumulating its run of updates of an element; a sum, a
     difference, a minimum and an integer count print what the original prints."""
-    if opencl_device():
-        import pytest
-        pytest.skip(opencl_device())
-    source = tmp_path / "matvec.c"
-    source.write_text(MATVEC_SOURCE)
-    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
-    assert status == 0, messages
+    source, messages = _explained(tmp_path, "matvec", MATVEC_SOURCE)
     assert messages.count("carry only reductions and are mapped too") == 4, messages
     assert messages.count("loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x") == 2, messages
     assert messages.count("loop 2 -> blocks.y and threads.y, loop 1 -> blocks.x and threads.x") == 2, messages
@@ -705,13 +706,7 @@ def test_statements_next_to_a_reduction_are_split_into_kernels_so_that_it_spread
     outputs are what the original prints.  (The scalar s is privatised in a region with another nest,
     whose schedule is valid for m >= 0, the region's context, only: privatise.verify compares the
     dataflow there.)"""
-    if opencl_device():
-        import pytest
-        pytest.skip(opencl_device())
-    source = tmp_path / "split.c"
-    source.write_text(FISSION_SOURCE)
-    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
-    assert status == 0, messages
+    source, messages = _explained(tmp_path, "split", FISSION_SOURCE)
     splits = [line for line in messages.splitlines() if "split into kernels" in line]
     assert [line.split("line(s) ")[1].split(" split")[0] for line in splits] == ["8; 10", "19; 21; 22",
                                                                                  "25; 27; 28; 30"], messages
