@@ -12,7 +12,8 @@ from test_model import model, same
 
 from polypragma import dependences, reductions
 from polypragma.codegen.reduction_code import identity, update
-from polypragma.gpu.mapping import map_to_gpu, spread_reduction
+from polypragma.gpu.mapping import map_to_gpu
+from polypragma.gpu.spread import spread_reduction
 from polypragma.gpu.names import IteratorNames
 from polypragma.gpu.sizes import SizeOptions
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import math
 
-from polypragma.gpu.mapping import DEVICE_THREADS, SPREAD_MIN_EXTENT, UNKNOWN_EXTENT, Kernel
+from polypragma.gpu.mapping import Kernel
+from polypragma.gpu.spread import DEVICE_THREADS, SPREAD_MIN_EXTENT, UNKNOWN_EXTENT
 from polypragma.gpu.memory import ELEMENT_SIZES, Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
 from polypragma.gpu.sizes import MAX_REGISTERS

@@ -99,7 +99,7 @@ class SizeOptions:
 
     def may_spread(self, index: int, parallel: int) -> bool:
         """Whether kernel ``index``, whose band has ``parallel`` parallel loops, may also map the reduction
-        loops inside them (:func:`polypragma.gpu.mapping.spread_reduction`): where the user set no tile,
+        loops inside them (:func:`polypragma.gpu.spread.spread_reduction`): where the user set no tile,
         block or order for it, or set them per kernel (``--sizes``) for more loops than ``parallel``; sizes
         set for all kernels (``--tile-size``, ``--block-size``) keep it mapping its parallel loops only."""
         if self.tile or self.block:
