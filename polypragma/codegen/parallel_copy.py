@@ -34,10 +34,11 @@ static struct {
   size_t bytes;
 } polypragma_copiers;
 
-/* part k of count of a copy, in pieces of whole cache lines */
+/* part k of count of a copy, in pieces of whole cache lines (the parts cover every byte: a part is the
+   copy's share rounded up, not down, then up to a line) */
 static void polypragma_copy_part(int k, int count, char *to, const char *from, size_t bytes)
 {
-  const size_t part = (bytes / (size_t)count + 63) & ~(size_t)63;
+  const size_t part = ((bytes + (size_t)count - 1) / (size_t)count + 63) & ~(size_t)63;
   const size_t begin = part * (size_t)k;
   if (begin < bytes)
     memcpy(to + begin, from + begin, bytes - begin < part ? bytes - begin : part);
