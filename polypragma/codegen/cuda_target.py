@@ -298,9 +298,13 @@ static int polypragma_cuda_setup(const char *where)
                      more is registered for the scope's life (polypragma_pin), and its copies go directly
                      (off by default: registering 1 GiB took about 55 ms on the H200 machine, staging it
                      20 ms each way);
-     stage           in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 32M) through two pinned buffers
-                     allocated once, one filled (or emptied) by the CPU while the other crosses the link
-                     (by POLYPRAGMA_COPY_THREADS threads: polypragma_memcpy);
+     stage           in chunks of POLYPRAGMA_STAGE_CHUNK bytes (default 32M) through two pinned buffers, one
+                     filled (or emptied) by the CPU while the other crosses the link (by
+                     POLYPRAGMA_COPY_THREADS threads: polypragma_memcpy); the buffers are kept for the
+                     process and grow with the copies, each to the power of two (from 1M) that holds its
+                     part of the largest copy so far, up to a chunk: page-locking costs about 0.4 ms a
+                     megabyte (two 32M buffers took 25 ms on the H200 machine), which a copy of a few
+                     megabytes need not pay for 64M;
      register        the host array is page-locked with cudaHostRegister for the copy, then released
                      (falls back to staging when that fails); a data scope's arrays for the scope's life;
      pageable        one cudaMemcpy from the host array (the driver stages it in its own small buffers);
@@ -311,13 +315,69 @@ static struct {
   int ready, mode;
   size_t stage_min, register_min, chunk, limit, cached;
   char *stage[2];
+  size_t stage_bytes[2];  /* the staging buffers' sizes (0: none yet) */
   cudaEvent_t done[2];
-  int staging;  /* 1: the staging buffers exist; -1: they could not be made (copies go pageable) */
+  int staging;  /* 1: the staging buffers' events exist; -1: pinned memory could not be had (copies go pageable) */
   struct { void *buffer; size_t bytes; } pool[32];
   int pooled;
   long uploads, downloads, allocations;
   size_t uploaded, downloaded;
 } polypragma_cuda_data;
+
+/* the staging buffers freed */
+static void polypragma_stage_release(void)
+{
+  for (int k = 0; k < 2; ++k) {
+    if (polypragma_cuda_data.stage_bytes[k] > 0)
+      cudaFreeHost(polypragma_cuda_data.stage[k]);
+    polypragma_cuda_data.stage[k] = NULL;
+    polypragma_cuda_data.stage_bytes[k] = 0;
+  }
+}
+
+/* Staging buffers for a copy of "bytes" (its first chunk through buffer 0, its second through buffer 1):
+   each grown to the power of two from 1M that holds its part, at most a chunk.  0 where pinned memory
+   or an event cannot be had: then none is kept and every later copy goes pageable. */
+static int polypragma_stage_ready(size_t bytes)
+{
+  const size_t chunk = polypragma_cuda_data.chunk;
+  if (polypragma_cuda_data.staging == 0) {
+    int events = 0;
+    for (; events < 2; ++events)
+      if (cudaEventCreateWithFlags(&polypragma_cuda_data.done[events], cudaEventDisableTiming) != cudaSuccess)
+        break;
+    if (events < 2) {
+      cudaGetLastError();
+      while (events > 0)
+        cudaEventDestroy(polypragma_cuda_data.done[--events]);
+      polypragma_cuda_data.staging = -1;
+      return 0;
+    }
+    polypragma_cuda_data.staging = 1;
+  }
+  for (int k = 0; k < 2; ++k) {
+    const size_t part = bytes <= (size_t)k * chunk ? 0 : bytes - (size_t)k * chunk < chunk ? bytes - (size_t)k * chunk : chunk;
+    if (part <= polypragma_cuda_data.stage_bytes[k])
+      continue;
+    size_t grown = (size_t)1 << 20;
+    while (grown < part)
+      grown *= 2;
+    grown = grown < chunk ? grown : chunk;
+    if (polypragma_cuda_data.stage_bytes[k] > 0)
+      cudaFreeHost(polypragma_cuda_data.stage[k]);
+    polypragma_cuda_data.stage_bytes[k] = 0;
+    if (cudaHostAlloc((void **)&polypragma_cuda_data.stage[k], grown, cudaHostAllocDefault) != cudaSuccess) {
+      cudaGetLastError();  /* no pinned memory to be had: pageable copies */
+      polypragma_stage_release();
+      for (int e = 0; e < 2; ++e)
+        cudaEventDestroy(polypragma_cuda_data.done[e]);
+      polypragma_cuda_data.staging = -1;
+      return 0;
+    }
+    polypragma_cuda_data.stage_bytes[k] = grown;
+  }
+  return 1;
+}
 
 static void polypragma_cuda_data_release(void)
 {
@@ -325,12 +385,11 @@ static void polypragma_cuda_data_release(void)
     cudaFree(polypragma_cuda_data.pool[k].buffer);
   polypragma_cuda_data.pooled = 0;
   if (polypragma_cuda_data.staging == 1) {
-    for (int k = 0; k < 2; ++k) {
-      cudaFreeHost(polypragma_cuda_data.stage[k]);
+    for (int k = 0; k < 2; ++k)
       cudaEventDestroy(polypragma_cuda_data.done[k]);
-    }
     polypragma_cuda_data.staging = 0;
   }
+  polypragma_stage_release();
   if (polypragma_profiling())
     fprintf(stderr, "polypragma: profile: transfers: %ld copies in (%zu bytes), %ld copies out (%zu bytes), "
             "%ld device allocations\n", polypragma_cuda_data.uploads, polypragma_cuda_data.uploaded,
@@ -420,28 +479,7 @@ static int polypragma_copy_method(const void *host, size_t bytes)
   cudaGetLastError();
   if (mode == 3)
     return 2;
-  if (polypragma_cuda_data.staging == 0) {
-    int made = 0;
-    for (; made < 2; ++made)
-      if (cudaHostAlloc((void **)&polypragma_cuda_data.stage[made], polypragma_cuda_data.chunk, cudaHostAllocDefault)
-          != cudaSuccess)
-        break;
-    int events = 0;
-    for (; made == 2 && events < 2; ++events)
-      if (cudaEventCreateWithFlags(&polypragma_cuda_data.done[events], cudaEventDisableTiming) != cudaSuccess)
-        break;
-    if (made == 2 && events == 2)
-      polypragma_cuda_data.staging = 1;
-    else {  /* no pinned memory to be had: pageable copies */
-      cudaGetLastError();
-      while (made > 0)
-        cudaFreeHost(polypragma_cuda_data.stage[--made]);
-      while (events > 0)
-        cudaEventDestroy(polypragma_cuda_data.done[--events]);
-      polypragma_cuda_data.staging = -1;
-    }
-  }
-  return polypragma_cuda_data.staging == 1 ? 1 : 0;
+  return polypragma_cuda_data.staging >= 0 && polypragma_stage_ready(bytes) ? 1 : 0;
 }
 
 /* Whether the kernels may use a host array in place, without a buffer or copies: managed memory on a
