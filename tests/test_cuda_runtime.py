@@ -84,3 +84,10 @@ def test_registered_copies_pin_the_array_for_the_copy_alone(copies):
     # (under the threshold: one cudaMemcpy; above it, registered for the upload and the download)
     assert [(row[0], row[4]) for row in rows] == [(100, 0), (3 * MIB, 2)]
     assert rows[-1][2] == 0  # nothing pinned is held after the copies
+
+
+def test_a_scope_pins_its_arrays_from_the_register_threshold(copies):
+    """POLYPRAGMA_REGISTER_MIN: a data scope's arrays of that many bytes or more are registered for the
+    scope (polypragma_pin), and their copies go directly, with no staging buffer; smaller ones are staged."""
+    rows = run(copies, (2 * MIB, 5 * MIB), {"POLYPRAGMA_REGISTER_MIN": "4M"}, "pin")
+    assert [(row[0], row[1], row[4]) for row in rows] == [(2 * MIB, 1, 0), (5 * MIB, 1, 2)]
