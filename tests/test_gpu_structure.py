@@ -27,8 +27,14 @@ def test_a_region_of_four_nests_gives_a_kernel_per_nest_without_fusion(tmp_path)
     unit, _ = cuda_unit(KERNELS / "gemver.c", tmp_path, "--fusion=min")
     kernels = re.findall(r"__global__ void (\w+)\(", unit)
     assert kernels == [f"polypragma_gemver_region0_kernel{k}" for k in range(4)]
-    fused, _ = cuda_unit(KERNELS / "gemver.c", tmp_path / "fused")
-    assert len(re.findall(r"__global__ void", fused)) == 3  # isl fuses the x updates
+    # isl fuses the x updates; the GPU stage splits them again, so that the sum over j spreads over threads
+    # (gpu/spread.py) while x[i] += z[i] runs after it, one thread an element
+    fused, messages = cuda_unit(KERNELS / "gemver.c", tmp_path / "fused", "--explain")
+    assert "the statements of line(s) 22; 25 split into kernels" in messages, messages
+    assert len(re.findall(r"__global__ void", fused)) == 4
+    # without reductions nothing is split: the fused nest is one kernel
+    fused, _ = cuda_unit(KERNELS / "gemver.c", tmp_path / "ordered", "--no-reductions")
+    assert len(re.findall(r"__global__ void", fused)) == 3
 
 
 def test_time_loop_stays_on_the_host_around_two_launches(tmp_path):
