@@ -153,10 +153,8 @@ class CudaSyntax(GpuSyntax, HostSyntax):
     def barrier(self) -> str:
         return "__syncthreads();"
 
-    def async_copy(self, ctype: str, destination: str, source: str) -> tuple[str, str] | None:
-        size = ELEMENT_SIZES.get(ctype)
-        if size not in ASYNC_SIZES:
-            return None
+    def async_copy(self, ctype: str, destination: str, source: str) -> tuple[str, str]:
+        size = ELEMENT_SIZES[ctype]
         name = f"polypragma_copy_async{size}"
         return f"{name}({destination}, {source});", async_copy_macro(name, size)
 
@@ -190,8 +188,6 @@ def vector_copy_macro(name: str, ctype: str, width: int, size: int) -> str:
             f"*({vector} *)polypragma_d = *(const {vector} *)polypragma_s; else {{ {each} }} }} while (0)")
 
 
-# the sizes of the elements a cp.async moves (16 bytes too, which no element has)
-ASYNC_SIZES = (4, 8)
 ASYNC_WAIT = "polypragma_copies_wait"
 # (device code for sm_80 and later: cp.async; before, and in nvcc's pass for the host, plain copies)
 ASYNC_ARCH = "#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800"

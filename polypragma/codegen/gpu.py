@@ -64,12 +64,11 @@ class GpuSyntax:
     def barrier(self) -> str:
         raise NotImplementedError
 
-    def async_copy(self, ctype: str, destination: str, source: str) -> tuple[str, str] | None:
-        """The statement starting an asynchronous copy of one element of type ``ctype`` from the global
-        address ``source`` to the shared ``destination``, which the next barrier waits for
-        (:meth:`async_barrier`), and the line that declares what it calls; None where the target has
-        none for the type."""
-        return None
+    def async_copy(self, ctype: str, destination: str, source: str) -> tuple[str, str]:
+        """The statement starting an asynchronous copy of one element of type ``ctype`` (of a size in
+        ASYNC_COPY_SIZES) from the global address ``source`` to the shared ``destination``, which the next
+        barrier waits for (:meth:`async_barrier`), and the definition of what it calls."""
+        raise NotImplementedError
 
     def async_barrier(self) -> list[str]:
         """A barrier that first waits for the thread's asynchronous copies."""
@@ -114,8 +113,10 @@ class KernelPrinter(CFamilyPrinter):
         # reductions updated by several threads, by statement: (index in the kernel's, KernelReduction)
         self.reductions = {kr.reduction.statement: (k, kr) for k, kr in enumerate(kernel.reductions)}
         self.device_helpers: set[str] = set()  # the definitions of the helpers the kernel uses (atomics, vector copies)
+        # the kernel's memory (where its groups live), where its data is promoted
+        self.memory = region.memory[kernel.index] if region.memory else None
         # copies into shared memory asynchronous, each barrier waiting for them (MemoryOptions.async_copies)
-        self.async_copies = bool(region.memory) and region.memory[kernel.index].async_copies
+        self.async_copies = self.memory is not None and self.memory.async_copies
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -177,11 +178,10 @@ class KernelPrinter(CFamilyPrinter):
             if helper is not None:
                 self.device_helpers.add(helper)
             return text
-        if copy.into and self.async_copies and group.placement is Placement.SHARED:
-            started = self.syntax.async_copy(group.array.device_type, f"&{local}", f"&{element}")
-            if started is not None:
-                self.device_helpers.add(started[1])
-                return started[0]
+        if copy.into and self.memory is not None and self.memory.copied_async(group):
+            text, helper = self.syntax.async_copy(group.array.device_type, f"&{local}", f"&{element}")
+            self.device_helpers.add(helper)
+            return text
         return f"{local} = {element};" if copy.into else f"{element} = {local};"
 
     def element(self, array: DeviceArray, coordinates) -> str:

@@ -196,9 +196,7 @@ def finish(kernel: Kernel, arrays: dict, barrier: str, macros: set[str], opencl:
     accumulated = [(k, kr) for k, kr in enumerate(kernel.reductions) if kr.accumulated]
     if not accumulated:
         return runs
-    lane = kernel.thread_params[-1]
-    for d in range(kernel.mapped - 2, -1, -1):
-        lane = f"{lane} + {_inner(kernel, d)} * {kernel.thread_params[d]}"
+    lane = _lane(kernel)
     out = ["  {", f"    const int polypragma_lane = {lane};"]
     if _shuffled(kernel, opencl):
         out += _shuffles(kernel, accumulated, barrier)
@@ -227,9 +225,7 @@ def _last_run(kernel: Kernel, k: int, kr: KernelReduction, macros: set[str], ope
     merge = f"if ({at}) {atomic_name(r.op, r.element_type)}({at}, {mine});"
     if not _shuffled(kernel, opencl):
         return [f"  {merge}"]
-    lane = kernel.thread_params[-1]
-    for d in range(kernel.mapped - 2, -1, -1):
-        lane = f"{lane} + {_inner(kernel, d)} * {kernel.thread_params[d]}"
+    lane = _lane(kernel)
     return [
         "  {",
         f"    const {_type(r.element_type)} *polypragma_first = ({_type(r.element_type)} *)"
@@ -322,6 +318,14 @@ def _tree(kernel: Kernel, accumulated, barrier: str) -> list[str]:
     out.append("    if (polypragma_lane == 0) {")
     out += [f"      {accumulator(k)} = {accumulator(k)}_block[0];" for k, _ in accumulated]
     return out
+
+
+def _lane(kernel: Kernel) -> str:
+    """The thread's rank in its block, ``x`` fastest (its lane in its warp is this modulo a warp)."""
+    lane = kernel.thread_params[-1]
+    for d in range(kernel.mapped - 2, -1, -1):
+        lane = f"{lane} + {_inner(kernel, d)} * {kernel.thread_params[d]}"
+    return lane
 
 
 def _inner(kernel: Kernel, d: int) -> int:

@@ -280,11 +280,11 @@ class KernelModel:
     strides, so that a candidate costs no isl work on the kernel's own (possibly skewed) relations."""
 
     def __init__(self, scop: Scop, arrays: tuple[DeviceArray, ...], band: isl.UnionMap, mapped: int,
-                 sequential: int, options: MemoryOptions):
+                 sequential: int, options: MemoryOptions, one_by_one: bool = False):
         self.mapped, self.sequential, self.options = mapped, sequential, options
         # a thread runs its points one after another, not as a register tile (a kernel with reductions
         # spread over threads): an operand is held for one point at a time
-        self.one_by_one = False
+        self.one_by_one = one_by_one
         by_name = {a.name: a for a in arrays}
         statements = {m.get_tuple_name(isl.dim_type.in_): m for m in maps_of(band)}
         self.space = isl.Set.from_union_set(band.range()).get_space()
@@ -682,8 +682,7 @@ def choose(scop: Scop, arrays: tuple[DeviceArray, ...], index: int, band: isl.Un
     members and deeper dimensions; ``sequential``: further members of a permutable band tiled for
     shared memory)."""
     with timing.part(f"kernel {index}: cost model (mapping and sizes)"):
-        model = KernelModel(scop, arrays, band, mapped, sequential, options)
-        model.one_by_one = bool(spread)
+        model = KernelModel(scop, arrays, band, mapped, sequential, options, one_by_one=bool(spread))
         found, user = candidates(index, mapped, sizes, model.extents,
                                  MAX_POINTS_PER_THREAD if sequential else MAX_POINTS_WITHOUT_REUSE, sequential,
                                  spread)

@@ -7,7 +7,7 @@ import math
 
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.spread import DEVICE_THREADS, SPREAD_MIN_EXTENT, UNKNOWN_EXTENT
-from polypragma.gpu.memory import ELEMENT_SIZES, Placement
+from polypragma.gpu.memory import Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
 from polypragma.gpu.sizes import MAX_REGISTERS
 
@@ -28,8 +28,7 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
             ways = " and ".join("in" if into else "out" for into, _ in moved)
             copies = (f"; copied {ways} {moved[0][1]} elements at a time (vectors: its rows start aligned), "
                       f"the elements no vector holds one by one")
-        if region.memory[kernel.index].async_copies and group.placement is Placement.SHARED \
-                and not any(into for into, _ in moved) and ELEMENT_SIZES.get(group.array.device_type) in (4, 8):
+        if region.memory[kernel.index].copied_async(group) and not any(into for into, _ in moved):
             copies += "; copied in asynchronously (cp.async: a thread waits for its copies once, at the barrier)"
         out.append(f"    {group.array.name} ({len(group.references)} reference(s), {kinds}, line(s) "
                    f"{', '.join(map(str, lines))}): {group.placement.value}: {group.reason}{copies}")

@@ -224,12 +224,13 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
             if lead:
                 if lead < MAPPED and reductions is not None and spread is not None and spread(len(kernels), lead):
                     found = spread_band(node, lead, reduction_lead, reductions)
-                    if found is not None and found[2]:  # split: each part placed as it stands
-                        if isolated is not None:
-                            isolated.append(found[2])
-                        return walk(found[0])
                     if found is not None:
-                        return mark(found[0], lead + found[1], found[1])
+                        node, extra, groups = found
+                        if not groups:
+                            return mark(node, lead + extra, extra)
+                        if isolated is not None:
+                            isolated.append(groups)
+                        return walk(node)  # split: each part placed as it stands
                 return mark(node, min(lead, MAPPED))
             # loops parallel only as reductions serve where no loop of the subtree is parallel (it would
             # run on one thread): a parallel loop keeps the sum in order in each thread, without atomics

@@ -50,6 +50,8 @@ HALO = 4  # farthest apart, along a dimension, that a stencil's translated refer
 # computes on; its ten reads stay apart, in global memory (and the L1 cache)
 HALO_GROWTH = 1.25
 
+# the sizes of the elements an asynchronous copy (cp.async) moves (16 bytes too, which no element has)
+ASYNC_COPY_SIZES = (4, 8)
 ELEMENT_SIZES = {
     "char": 1, "signed char": 1, "unsigned char": 1, "short": 2, "unsigned short": 2, "int": 4,
     "unsigned int": 4, "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8, "long long": 8,
@@ -145,6 +147,12 @@ class KernelMemory:
     vector_copies: bool = False  # shared copies move vectors where they can (MemoryOptions)
     async_copies: bool = False  # cuda: copies into shared memory are asynchronous (MemoryOptions)
     sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
+
+    def copied_async(self, group: Group) -> bool:
+        """Whether the copies of elements into ``group``'s tile are asynchronous (``async_copies``: a shared
+        tile whose elements are words a cp.async moves)."""
+        return self.async_copies and group.placement is Placement.SHARED \
+            and ELEMENT_SIZES.get(group.array.device_type) in ASYNC_COPY_SIZES
 
     @property
     def tiled(self) -> bool:
