@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import islpy as isl
 
-from polypragma.codegen.tree_spec import most_divs
+from polypragma.codegen.tree_spec import FULL_COPIES, Apart, most_divs
 from polypragma.gpu.memory import Group
 from polypragma.isl_helpers import (bounded_operations, coalesced, coordinates, maps_of, out_of_operations, parameter,
                                      range_dims, set_named, union_of, variable)
@@ -24,6 +24,13 @@ VECTOR_ELEMENTS = {"double": 2, "float": 2, "int": 2}
 VECTOR_OPERATIONS = 200_000
 # isl operations the reads of a shared tile that its own writes serve may take (per group)
 COPY_IN_OPERATIONS = 200_000
+# the copies of a shared tile's full tiles (every element of its box there) are generated apart and
+# unrolled, without a guard, where a thread moves at most this many elements (or vectors) of a tile:
+# its loads then issue one after another and are waited for together, where the loop that bounds each
+# by the array's end, its trip count unknown to the compiler, waits for each before the next (gemm's
+# 16 a step of k, in 8 rounds of latency); within COPIES_APART_OPERATIONS of isl's work per group
+MAX_UNROLLED_COPIES = 16
+COPIES_APART_OPERATIONS = 200_000
 
 
 @dataclass(frozen=True, eq=False)
@@ -35,6 +42,7 @@ class Copy:
     group: Group
     into: bool
     width: int = 1
+    apart: int = 0  # the instances a thread runs of a full tile, apart and unrolled (MAX_UNROLLED_COPIES); 0: none
 
 
 class CopyStatements:
@@ -87,8 +95,70 @@ class CopyStatements:
             # between elements it reads), where the exact union makes the copy's AST slow to build
             elements = isl.Map.from_basic_map(elements.simple_hull()).intersect_domain(self.tiles)
         whole = elements.wrap().flatten().set_tuple_name(name)
-        return [self._copy_statement(group, into, piece_name, piece, width)
+        full = None
+        widest = VECTOR_ELEMENTS.get(group.array.device_type, 1) if self.memory.vector_copies else 1
+        if self._a_thread(group, widest) <= MAX_UNROLLED_COPIES:
+            # (a copy-in of an array the kernel does not write may complete the box: see _full_copies)
+            written = any(g.array.name == group.array.name and g.writes for g in self.memory.groups)
+            full, whole = self._full_copies(group, whole, into and not written)
+        return [self._copy_statement(group, into, piece_name, piece, width, full)
                 for piece_name, piece, width in self._vectors(group, into, whole, name)]
+
+    def _combined(self, group: Group, width: int) -> bool:
+        """Whether a copy of ``group`` (``width`` elements an instance) runs its two innermost
+        coordinates as one index (see _copy_statement)."""
+        return self.tiling.mapped == 1 and len(group.sizes) >= 2 and \
+            self.kernel.sizes.block[0] > group.sizes[-1] / width
+
+    def _a_thread(self, group: Group, width: int) -> int:
+        """The instances a thread runs of a copy of ``group``'s whole box (``width`` elements each): the
+        coordinates the threads share out (the innermost ones, see _copy_statement) divided among them."""
+        mapped = self.tiling.mapped
+        extents = list(group.sizes[:-1]) + [-(-group.sizes[-1] // width)]
+        if self._combined(group, width):
+            extents = extents[:-2] + [extents[-2] * extents[-1]]
+        block = [1] * (len(extents) - mapped) + list(self.kernel.sizes.block[max(0, mapped - len(extents)):])
+        return math.prod(-(-extent // threads) for extent, threads in zip(extents, block))
+
+    def _full_copies(self, group: Group, domain: isl.Set, complete: bool) -> tuple[isl.Set | None, isl.Set]:
+        """(the tiles, by their coordinates, in which the copy ``domain`` (tile coordinates, then the
+        element's) moves every element of ``group``'s box, its sizes from its offsets, or None where
+        it has none; the copy's instances).  Where ``complete`` (a copy-in of an array the kernel does
+        not write), a tile whose elements reach every row and column of the box (every value of each
+        coordinate) counts as full and its copy moves the whole box: the few elements more (the
+        corners a 5-point stencil skips) lie between elements it reads, inside the array and its
+        device buffer, and no computation reads them.  None past COPIES_APART_OPERATIONS of isl's work."""
+        tiles = self.tiling.tiles
+        space = domain.get_space()
+        rank = domain.dim(isl.dim_type.set) - tiles
+        try:
+            with bounded_operations(self.ctx, COPIES_APART_OPERATIONS):
+                present = domain.project_out(isl.dim_type.set, tiles, rank)
+                box = present.insert_dims(isl.dim_type.set, tiles, rank).set_tuple_name(domain.get_tuple_name())
+                for d, size in enumerate(group.sizes):
+                    local = variable(space, isl.dim_type.set, tiles + d).sub(
+                        on_tiles(group.offsets[d], self.memory.tile_params, space))
+                    box = box.intersect(local.nonneg_set()).intersect(
+                        local.lt_set(local.sub(local).add_constant_val(isl.Val(size, context=self.ctx))))
+                if complete:
+                    # every element of the box whose coordinates each some element has, in its tile
+                    # (a superset of the elements: each has its coordinates)
+                    name, rectangle = domain.get_tuple_name(), box
+                    for d in range(rank):
+                        along = domain.project_out(isl.dim_type.set, tiles + d + 1, rank - d - 1)
+                        along = isl.Set.from_basic_set(along.project_out(isl.dim_type.set, tiles, d).simple_hull())
+                        along = along.insert_dims(isl.dim_type.set, tiles, d).add_dims(isl.dim_type.set, rank - d - 1)
+                        rectangle = rectangle.intersect(along.set_tuple_name(name))
+                    domain = coalesced(rectangle)
+                missing = box.subtract(domain).project_out(isl.dim_type.set, tiles, rank)
+                full = coalesced(present.subtract(missing))
+                if full.is_empty():
+                    return None, domain
+                return full.reset_tuple_id(), domain
+        except isl.Error as exc:
+            if not out_of_operations(exc):
+                raise
+            return None, domain
 
     def _vectors(self, group: Group, into: bool, domain: isl.Set, name: str) -> list[tuple[str, isl.Set, int]]:
         """The copy statement ``domain`` (tile coordinates, then the element's) in pieces (name, instances,
@@ -150,19 +220,24 @@ class CopyStatements:
                 raise
             return [(name, domain, 1)]
 
-    def _copy_statement(self, group: Group, into: bool, name: str, elements: isl.Set, width: int):
-        """(filter, subtree) of copy statement ``name`` over ``elements`` (``width`` per instance)."""
-        domain = self._statement(name, Copy(group, into, width), elements)
-        space = domain.get_space()
+    def _copy_statement(self, group: Group, into: bool, name: str, elements: isl.Set, width: int,
+                        full: isl.Set | None):
+        """(filter, subtree) of copy statement ``name`` over ``elements`` (``width`` per instance), its
+        ``full`` tiles apart and unrolled where a thread's instances of a tile are few
+        (MAX_UNROLLED_COPIES)."""
         tiles, mapped = self.tiling.tiles, self.tiling.mapped
-        rank = domain.dim(isl.dim_type.set) - tiles
+        rank = elements.dim(isl.dim_type.set) - tiles
+        a_thread = self._a_thread(group, width)
+        apart = full if a_thread <= MAX_UNROLLED_COPIES else None
+        domain = self._statement(name, Copy(group, into, width, a_thread if apart is not None else 0), elements)
+        space = domain.get_space()
         local = [variable(space, isl.dim_type.set, tiles + d).sub(on_tiles(group.offsets[d], self.memory.tile_params,
                                                                          space))
                  for d in range(rank)]
         order = local
         if width > 1:  # the vectors
             order = local[:-1] + [local[-1].scale_down_val(isl.Val(width, context=self.ctx)).floor()]
-        if mapped == 1 and rank >= 2 and self.kernel.sizes.block[0] > group.sizes[-1] / width:
+        if self._combined(group, width):
             # a block of one dimension wider than the tile's rows (a 256x16 tile of a matrix-vector
             # kernel): the two innermost coordinates as one index, so that every thread of the block
             # copies, consecutive threads on consecutive elements (or vectors) of a row
@@ -200,6 +275,8 @@ class CopyStatements:
         self.copies[name] = (isl.PwMultiAff.from_multi_pw_aff(at),
                              isl.PwMultiAff.from_map(coordinates(domain, tiles, rank)))
         leaf = self._band(isl.UnionMap.from_map(schedule), unroll=False)
+        if apart is not None:
+            leaf += (Apart(apart, True, FULL_COPIES),)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
 
     def private_copy(self, group: Group, into: bool, name: str, tiles: int):

@@ -16,6 +16,7 @@ from polypragma import timing
 from polypragma.codegen.ast_build import CallbackFailures, ast_builder, strided_dimensions
 from polypragma.codegen.copy_statements import Copy
 from polypragma.codegen.kernel_tree import Barrier, KernelTree, TooCostly, global_references
+from polypragma.codegen.tree_spec import FULL_COPIES, FULL_TILES
 from polypragma.gpu.memory import KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
 from polypragma.isl_helpers import bounded_operations, coalesced, common_piece, out_of_operations
@@ -144,7 +145,7 @@ def with_kernel_asts(region: GpuRegion, registers_across_barriers: bool) -> GpuR
     unused = _registers_only(region, memory, asts, registers_across_barriers)
     return replace(region, memory=tuple(memory), kernel_asts=tuple(asts),
                    partial_tiles=tuple(b.partial for b in built), guarded=tuple(b.guarded for b in built),
-                   vector_copies=tuple(b.vectors for b in built),
+                   vector_copies=tuple(b.vectors for b in built), copies_apart=tuple(b.copies_apart for b in built),
                    arrays=tuple(a for a in region.arrays if a.name not in unused), registers_only=tuple(sorted(unused)))
 
 
@@ -173,13 +174,14 @@ def _registers_only(region: GpuRegion, memory: list[KernelMemory], asts: list, r
 @dataclass(frozen=True)
 class KernelAst:
     """A kernel's AST with its promoted data; how it runs the partial tiles of a register tile; its
-    copies that move vectors (:meth:`KernelTree.vector_copies`); and the statements of a padded kernel
-    left with their guards (:meth:`KernelTree._pad`)."""
+    copies that move vectors (:meth:`KernelTree.vector_copies`); the statements of a padded kernel
+    left with their guards (:meth:`KernelTree._pad`); and its copies whose full tiles are apart."""
 
     ast: isl.AstNode | None
     partial: PartialTiles
     vectors: tuple = ()
     guarded: tuple[str, ...] = ()
+    copies_apart: tuple[tuple[str, bool], ...] = ()  # (group, into): KernelTree.copies_apart, where built so
 
 
 def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
@@ -194,9 +196,9 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
     TREE_EXISTENTIALS existential variables.  Where a tiled loop runs inside a register tile's points,
     its partial tiles are computed whole where that is safe (:mod:`polypragma.codegen.padded_tiles`),
     or else its full tiles are first generated apart (:meth:`KernelTree.full_tiles`), within the
-    bound."""
+    bound.  The copies of shared tiles are first built with their full tiles apart and unrolled
+    (copy_statements.MAX_UNROLLED_COPIES), and without where that goes past the bound."""
     kernel = memory.kernel
-    steps = kernel.sizes.mapping_steps
     ctx = kernel.domain.get_ctx()
     builder = KernelTree(scop, memory, registers_across_barriers)
     points = math.prod(kernel.sizes.thread_points)
@@ -218,28 +220,66 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
         if out_of_operations(exc):
             raise TooCostly(f"the kernel's AST with its data promoted was not tried: its statements alone took "
                             f"more than its bound of {bound} isl operations", builder.vectors()) from None
+    kernel = builder.kernel
+    steps = kernel.sizes.mapping_steps
     guarded = PartialTiles.PADDED if builder.padded else PartialTiles.GUARDED
+    # the copies of shared tiles with their full tiles apart first, in each form; where that form fails
+    # with them (past the bound, mostly), the same form without, and the next forms without them too
+    copies = frozenset({FULL_COPIES}) if builder.copies_apart() else frozenset()
+
+    def made(ast: isl.AstNode, partial: PartialTiles, isolated: frozenset) -> KernelAst:
+        apart = builder.copies_apart() if FULL_COPIES in isolated else ()
+        return KernelAst(ast, partial, builder.vector_copies(), () if partial is PartialTiles.APART else builder.guarded,
+                         apart)
+
+    def attempt(form) -> KernelAst | None:
+        """``form(isolate)`` within the bound, with the copies apart where they still are, then without
+        where it failed with them; the errors of the last try raised."""
+        nonlocal copies
+        try:
+            with bounded_operations(ctx, bound):
+                return form(copies)
+        except isl.Error:
+            if not copies:
+                raise
+            copies = frozenset()
+        with bounded_operations(ctx, bound):
+            return form(copies)
+
     if kernel.register_tile and kernel.sequential and not builder.padded:
         # full tiles apart first (where a tiled loop runs inside the thread's points: the guards would
         # be tested at each of its steps), within the bound: where the partial tiles have many shapes
-        # (a triangular domain's), or isl could not find the full ones, the kernel is built without
+        # (a triangular domain's), or isl could not find the full ones, the kernel is built without.
+        # Where the copies apart take it past the bound, the full tiles are not tried without them: in
+        # the corpus, those that do not fit with them (doitgen's, symm's) do not without them either
+        def full_tiles(isolated: frozenset) -> KernelAst | None:
+            if builder.full_tiles() is None:
+                return None
+            ast = _build(builder, prefix, frozenset(), isolated | {FULL_TILES})
+            return None if strided_dimensions(ast, prefix, steps) else made(ast, PartialTiles.APART, isolated)
+
         try:
             with bounded_operations(ctx, bound):
-                if builder.full_tiles() is not None:
-                    ast = _build(builder, prefix, frozenset(), isolate=True)
-                    if not strided_dimensions(ast, prefix, steps):
-                        return KernelAst(ast, PartialTiles.APART, builder.vector_copies())
+                found = full_tiles(copies)
+            if found is not None:
+                return found
         except isl.Error:
-            pass
+            copies = frozenset()
+
+    def atomic(isolated: frozenset) -> KernelAst | None:
+        ast = _build(builder, prefix, frozenset(), isolated)
+        strided = frozenset(strided_dimensions(ast, prefix, steps))
+        if not strided:
+            return made(ast, guarded, isolated)
+        ast = _build(builder, prefix, strided, isolated)
+        if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
+            return made(ast, guarded, isolated)
+        return None
+
     try:
-        with bounded_operations(ctx, bound):
-            ast = _build(builder, prefix, frozenset())
-            strided = frozenset(strided_dimensions(ast, prefix, steps))
-            if not strided:
-                return KernelAst(ast, guarded, builder.vector_copies(), builder.guarded)
-            ast = _build(builder, prefix, strided)
-            if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
-                return KernelAst(ast, guarded, builder.vector_copies(), builder.guarded)
+        found = attempt(atomic)
+        if found is not None:
+            return found
     except isl.Error as exc:
         # past its bound in the atomic form, the default form is not tried: in the corpus it came in
         # within the same bound for two kernels (strides and jagged_rows with --tile-size 7,8
@@ -250,15 +290,14 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
                             "operations", builder.vectors()) from None
     try:
-        with bounded_operations(ctx, bound):
-            return KernelAst(_build(builder, prefix, frozenset(range(64))), guarded, builder.vector_copies(),
-                             builder.guarded)
+        return attempt(lambda isolated: made(_build(builder, prefix, frozenset(range(64)), isolated), guarded,
+                                             isolated))
     except isl.Error:
         raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
                         "operations", builder.vectors()) from None
 
 
-def _build(builder: KernelTree, prefix: str, separate: frozenset, isolate: bool = False) -> isl.AstNode:
+def _build(builder: KernelTree, prefix: str, separate: frozenset, isolate: frozenset) -> isl.AstNode:
     tree = builder.tree(separate, isolate)
     kernel = builder.kernel
     context = kernel.context.align_params(tree.get_domain().get_space())

@@ -40,7 +40,7 @@ import islpy as isl
 
 from polypragma.codegen import padded_tiles
 from polypragma.codegen.copy_statements import Copy, CopyStatements, on_tiles
-from polypragma.codegen.tree_spec import grow, most_divs, path_divs
+from polypragma.codegen.tree_spec import FULL_TILES, Apart, grow, most_divs, path_divs
 from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.isl_helpers import (bounded_operations, coalesced, common_piece, coordinates, out_of_operations, parameter,
                                      permuted_range, range_dims, set_named, sets_of, union_of, variable, with_params)
@@ -298,10 +298,11 @@ class KernelTree(CopyStatements):
                             f"has up to {existentials} existential variables, more than {TREE_EXISTENTIALS}",
                             self.vectors())
 
-    def tree(self, separate: frozenset = frozenset(), isolate: bool = True) -> isl.Schedule:
+    def tree(self, separate: frozenset = frozenset(), isolate: frozenset = frozenset()) -> isl.Schedule:
         """The kernel's schedule tree, its loops at the schedule depths in ``separate`` in isl's
-        default form, the others atomic, and with ``isolate`` its full tiles generated apart (the
-        statements and their indices are computed once, for every form asked)."""
+        default form, the others atomic, and the instances its bands set apart (tree_spec.Apart) of
+        the kinds in ``isolate`` generated apart (the statements and their indices are computed once,
+        for every form asked)."""
         if self._spec is None:
             self._spec = self._shape()
         domain, root = self._spec
@@ -312,6 +313,12 @@ class KernelTree(CopyStatements):
         """(group, into, width) of each copy of the tree that moves vectors, in order."""
         return tuple(sorted({(k.group.name, k.into, k.width) for k in self.kinds.values()
                              if isinstance(k, Copy) and k.width > 1}))
+
+    def copies_apart(self) -> tuple[tuple[str, bool, int], ...]:
+        """(group, into, instances a thread runs of a full tile) of each copy of the tree whose full
+        tiles are apart and unrolled, in order."""
+        return tuple(sorted({(k.group.name, k.into, k.apart) for k in self.kinds.values()
+                             if isinstance(k, Copy) and k.apart}))
 
     def vectors(self) -> bool:
         """Whether the tree has vector copies (True while its statements are not all known)."""
@@ -338,7 +345,8 @@ class KernelTree(CopyStatements):
         unroll = list(slots) if self.memory.unroll else []
         # (full tiles apart only where a tiled loop runs inside the points: see kernel_ast.tiled_kernel_ast)
         full = self.full_tiles() if self.kernel.register_tile and self.kernel.sequential and not self.padded else None
-        compute = ("filter", threads, ("band", points, tiles, unroll, None, full))
+        apart = Apart(full, unroll, FULL_TILES) if full is not None else None
+        compute = ("filter", threads, ("band", points, tiles, unroll, None, apart))
         # the computations' own existential variables bound the tree's from below (existentials): past
         # TREE_EXISTENTIALS, the register copies (whose slots over wrapped blocks took differential
         # program 1516 of seed 6 17 s of isl's work outside its operation count) are not built in vain

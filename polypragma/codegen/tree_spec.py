@@ -3,10 +3,10 @@
 The kernel's tree (:mod:`polypragma.codegen.kernel_tree`) is first a spec, so that its existential
 variables can be bounded before isl builds anything, then grown under a leaf of a schedule::
 
-    ("band", schedule, first, unroll, child[, isolated])   a partial schedule; its first member at depth
+    ("band", schedule, first, unroll, child[, apart])      a partial schedule; its first member at depth
                                                            ``first``; ``unroll``: True, or the members
-                                                           to unroll; ``isolated``: outer instances
-                                                           generated apart (isl's isolate option)
+                                                           to unroll; ``apart``: an :class:`Apart`, the
+                                                           outer instances generated apart
     ("filter", instances, child)
     ("mark", payload, child)                               a mark ``registers`` carrying ``payload``
     ("sequence", [(instances, child), ...])
@@ -16,9 +16,27 @@ A ``child`` may be None (a leaf).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import islpy as isl
 
 from polypragma.isl_helpers import coalesced, maps_of, sets_of
+
+
+# the kinds of Apart: a register tile's full tiles, and a shared tile's full copies
+FULL_TILES = "full tiles"
+FULL_COPIES = "full copies"
+
+
+@dataclass(frozen=True, eq=False)
+class Apart:
+    """The instances of a band's outer schedule dimensions in ``outer`` generated apart (isl's isolate
+    option), so that isl drops the guards those dimensions imply; its loops there unrolled where
+    ``unroll`` says (as a band's), and ``kind`` (FULL_TILES or FULL_COPIES) says which trees do it."""
+
+    outer: isl.Set
+    unroll: bool | list
+    kind: str
 
 
 def most_divs(pieces: isl.UnionSet | isl.UnionMap) -> int:
@@ -55,10 +73,9 @@ def _loop_type(depth: int, unrolled: bool, separate: frozenset):
     return isl.ast_loop_type.default if depth in separate else isl.ast_loop_type.atomic
 
 
-def _isolate(node: isl.ScheduleNode, outer: isl.Set, first: int, unroll, separate: frozenset) -> isl.ScheduleNode:
-    """The band ``node`` with the instances of its outer schedule dimensions in ``outer`` generated
-    apart (isl's isolate option), so that isl drops the guards those dimensions imply; its loops there
-    of the same types as elsewhere."""
+def _isolate(node: isl.ScheduleNode, apart: Apart, first: int, separate: frozenset) -> isl.ScheduleNode:
+    """The band ``node`` with its instances ``apart`` generated apart."""
+    outer, unroll = apart.outer, apart.unroll
     members = node.band_n_member()
     band = isl.Set.universe(outer.get_space().drop_dims(isl.dim_type.set, 0, outer.dim(isl.dim_type.set))
                             .add_dims(isl.dim_type.set, members))
@@ -70,18 +87,19 @@ def _isolate(node: isl.ScheduleNode, outer: isl.Set, first: int, unroll, separat
     return node
 
 
-def grow(node: isl.ScheduleNode, spec, separate: frozenset, isolate: bool) -> isl.ScheduleNode:
+def grow(node: isl.ScheduleNode, spec, separate: frozenset, isolate: frozenset) -> isl.ScheduleNode:
     """Insert ``spec`` above the leaf ``node``, its loops at the depths in ``separate`` in isl's
-    default form; return the node where it starts."""
+    default form, the instances its bands set apart generated apart where their kind is in
+    ``isolate``; return the node where it starts."""
     kind = spec[0]
     ctx = node.get_ctx()
     if kind == "band":
         _, schedule, first, unroll, child = spec[:5]
-        isolated = spec[5] if len(spec) > 5 else None
+        apart = spec[5] if len(spec) > 5 else None
         node = node.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(coalesced(schedule)))
-        if isolate and isolated is not None and not isolated.is_empty():
+        if apart is not None and apart.kind in isolate and not apart.outer.is_empty():
             # (setting the options resets the band's loop types: they are set after)
-            node = _isolate(node, isolated, first, unroll, separate)
+            node = _isolate(node, apart, first, separate)
         for k in range(node.band_n_member()):
             unrolled = unroll is True or (unroll and k in unroll)
             node = node.band_member_set_ast_loop_type(k, _loop_type(first + k, unrolled, separate))

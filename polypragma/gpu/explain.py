@@ -28,6 +28,13 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
             ways = " and ".join("in" if into else "out" for into, _ in moved)
             copies = (f"; copied {ways} {moved[0][1]} elements at a time (vectors: its rows start aligned), "
                       f"the elements no vector holds one by one")
+        unrolled = {}  # into -> the most copies a thread makes of a full tile (of a piece of the copy)
+        for name, into, count in (region.copies_apart[kernel.index] if region.copies_apart else ()):
+            if name == group.name:
+                unrolled[into] = max(count, unrolled.get(into, 0))
+        for into, count in sorted(unrolled.items(), reverse=True):
+            copies += (f"; copied {'in' if into else 'out'} unrolled in the tiles where all of it exists ({count} "
+                       f"copies a thread, without a guard: their loads issue before any waits), in loops elsewhere")
         if region.memory[kernel.index].copied_async(group) and not any(into for into, _ in moved):
             copies += "; copied in asynchronously (cp.async: a thread waits for its copies once, at the barrier)"
         out.append(f"    {group.array.name} ({len(group.references)} reference(s), {kinds}, line(s) "

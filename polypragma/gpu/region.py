@@ -67,6 +67,9 @@ class GpuRegion:
     guarded: tuple[tuple[str, ...], ...] = ()
     # per kernel: (group, into, elements) of each copy between global and shared memory in vectors
     vector_copies: tuple = ()
+    # per kernel: (group, into) of each copy between global and shared memory whose full tiles are
+    # generated apart, unrolled (codegen/copy_statements.py, MAX_UNROLLED_COPIES)
+    copies_apart: tuple = ()
     # privatised copies that live in registers all along, with no device buffer (codegen/kernel_ast.py)
     registers_only: tuple[str, ...] = ()
     privatised: tuple = ()  # polypragma.privatise.Privatised: temporaries with a copy per parallel iteration

@@ -3,10 +3,11 @@
 // RUN: -DN=60 -DTSTEPS=10 -- 6
 // CHECK-DEFINES: -DN=30 -DTSTEPS=2
 // the kernels: the tile of A (then of B) in shared memory with its halo, read with simple indices; the
-// barriers outside every condition
+// barriers outside every condition; the tile (the whole array here) copied unrolled, its corners too
 // CHECK-CUDA: __global__ void polypragma_jacobi_2d_region0_kernel0(
 // CHECK-CUDA: __shared__ double shared_A[30][30];
-// CHECK-CUDA: shared_A[k2][t1] = A[k2 * 30 + t1];
+// CHECK-CUDA: shared_A[t0][t1] = A[t0 * 30 + t1];
+// CHECK-CUDA-NEXT: shared_A[t0 + 8][t1] = A[(t0 + 8) * 30 + t1];
 // CHECK-CUDA: }
 // CHECK-CUDA-NEXT: }
 // CHECK-CUDA-NEXT: }
