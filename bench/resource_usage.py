@@ -5,12 +5,19 @@ needed, only nvcc; for the option a session cannot time (``--vector-copies``)::
 
     python bench/resource_usage.py --options=--vector-copies --output bench/results/FILE.md
 
-compares each corpus kernel of ``--kernels`` generated with ``--options`` against the default.
+compares each corpus kernel of ``--kernels`` generated with ``--options`` against the default, and for a
+change a session cannot time::
+
+    python bench/resource_usage.py --against 21f7cdf --options= --output bench/results/FILE.md
+
+the default of an earlier commit (its tree checked out in a temporary git worktree) against this
+tree's, with ``--options``.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import subprocess
@@ -27,16 +34,17 @@ DEFAULT_KERNELS = ("gemm", "mm2", "local_accumulators", "covariance", "jacobi_1d
                    "fdtd_2d")
 
 
-def usage(spec: str, options: list[str], work: Path) -> list[dict]:
-    """Per generated kernel of corpus kernel ``spec``: name, registers, shared bytes, spill bytes, threads
-    a block, global memory instructions and vector ones."""
+def usage(spec: str, options: list[str], work: Path, root: Path = ROOT) -> list[dict]:
+    """Per generated kernel of corpus kernel ``spec``, polypragma that of the tree ``root``: name,
+    registers, shared bytes, spill bytes, threads a block, global memory instructions and vector ones."""
     kernel, _, given = spec.partition(":")
     source = KERNELS / f"{kernel}.c"
     run = next((line.split("RUN:", 1)[1] for line in source.read_text().splitlines() if "// RUN:" in line), "")
     defines = shlex.split(given or run.split("--")[0])
     out = work / kernel
     subprocess.run([sys.executable, "-m", "polypragma", str(source), "-I", str(KERNELS), *defines, *options,
-                    "-o", str(out)], check=True, capture_output=True, cwd=ROOT)
+                    "-o", str(out)], check=True, capture_output=True, cwd=root,
+                   env={**os.environ, "PYTHONPATH": str(root)})
     unit = out / f"{kernel}.polypragma.cu"
     report = subprocess.run(["nvcc", "-arch=sm_90", "--resource-usage", f"-I{KERNELS}", *defines, "-c", str(unit),
                              "-o", str(out / "unit.o")], check=True, capture_output=True, text=True)
@@ -80,19 +88,32 @@ def main() -> int:
     parser.add_argument("--options", default="--vector-copies", help="polypragma options to compare (one string)")
     parser.add_argument("--kernels", nargs="*", default=list(DEFAULT_KERNELS),
                         help="corpus kernels: NAME, or NAME:DEFINES (default: %(default)s)")
+    parser.add_argument("--against", metavar="REV", help="compare the default of git revision REV with this tree")
     parser.add_argument("--output", type=Path, help="the Markdown file (default: print)")
     args = parser.parse_args()
     options = shlex.split(args.options)
-    lines = [f"# Registers and memory instructions: default against `{args.options}`", "",
-             f"`python bench/resource_usage.py --options={shlex.quote(args.options)}`, "
+    against = f" --against {args.against}" if args.against else ""
+    title = f"commit {args.against}'s default against this tree's" if args.against else "default against"
+    title += f" `{args.options}`" if args.options else ""
+    lines = [f"# Registers and memory instructions: {title}", "",
+             f"`python bench/resource_usage.py{against} --options={shlex.quote(args.options)}`, "
              f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, nvcc for sm_90 (ptxas's report and the PTX); "
              "blocks an SM by registers alone (65,536 a multiprocessor, allocated by 256 a warp).", "",
              "| kernel | registers | shared bytes | spilled bytes | blocks an SM | global loads and stores (vectors) |",
              "| --- | --- | --- | --- | --- | --- |"]
     with tempfile.TemporaryDirectory() as tmp:
-        for kernel in args.kernels:
-            before = usage(kernel, [], Path(tmp) / "default")
-            after = usage(kernel, options, Path(tmp) / "options")
+        base = ROOT
+        if args.against:
+            base = Path(tmp) / "base"
+            subprocess.run(["git", "worktree", "add", "--detach", str(base), args.against], check=True,
+                           capture_output=True, cwd=ROOT)
+        try:
+            rows = [(usage(kernel, [], Path(tmp) / "default", base), usage(kernel, options, Path(tmp) / "options"))
+                    for kernel in args.kernels]
+        finally:
+            if args.against:
+                subprocess.run(["git", "worktree", "remove", "--force", str(base)], capture_output=True, cwd=ROOT)
+        for before, after in rows:
             for b, a in zip(before, after):
                 def pair(key: str) -> str:
                     return f"{b[key]}" if b[key] == a[key] else f"{b[key]} -> {a[key]}"
