@@ -1,6 +1,7 @@
 """The copies of shared tiles unrolled in their full tiles (polypragma.codegen.copy_statements,
-MAX_UNROLLED_COPIES): which copies are set apart, what they move, and that the kernels compute the
-original program's values on PoCL where both full and partial tiles run."""
+MAX_UNROLLED_COPIES), shared out among all the threads of the block: which copies are set apart, what
+they move, and that the kernels compute the original program's values on PoCL where both full and
+partial tiles run."""
 
 from __future__ import annotations
 
@@ -57,6 +58,9 @@ def _compiled(tmp_path, source, defines: list[str], options: list[str]) -> str:
     # 34x34 box (its four corners too), the last tiles only the elements read
     (KERNELS / "jacobi_2d.c", ["-DN=75", "-DTSTEPS=4"], ["5"], [],
      r"shared_A\[t0 \+ 32\]\[t1 \+ 32\] = A\["),
+    # a vector's tile of 1024 over a block of 16x32: every thread copies two elements, 32 t0 + t1 its
+    # index (not the 32 threads of t0 = 0, 32 each)
+    (KERNELS / "bicg.c", [], ["4", "600", "1100"], [], r"shared_p\[32 \* t0 \+ t1 \+ 512\] = p\["),
     # a copy-out: the transposed tile written back in full tiles unrolled
     (KERNELS / "transpose.c", [], ["2", "70", "45"], [], r"B\[.*\] = shared_B\[t0 \+ 24\]\[t1\];"),
 ])
@@ -72,4 +76,5 @@ def test_full_and_partial_tiles_compute_the_original_values(tmp_path, source, de
     expected = run(original, args)
     got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu"})
     assert got.returncode == 0, got.stderr
+    assert expected.returncode == 0, expected.stderr
     assert outputs_match(expected.stdout, got.stdout, 1e-12, 1e-12) is None

@@ -117,8 +117,32 @@ class CopyStatements:
         extents = list(group.sizes[:-1]) + [-(-group.sizes[-1] // width)]
         if self._combined(group, width):
             extents = extents[:-2] + [extents[-2] * extents[-1]]
-        block = [1] * (len(extents) - mapped) + list(self.kernel.sizes.block[max(0, mapped - len(extents)):])
-        return math.prod(-(-extent // threads) for extent, threads in zip(extents, block))
+        shares = [1] * max(0, len(extents) - mapped) + self._shares(len(extents))
+        return math.prod(-(-extent // threads) for extent, threads in zip(extents, shares))
+
+    def _shares(self, coordinates: int) -> list[int]:
+        """The threads among which each of the last ``coordinates`` coordinates of a copy's order (at
+        most the mapped ones) is shared out: the innermost on the ``x`` threads, the next on ``y``...;
+        where the copy has fewer coordinates than the block has dimensions, the outermost on the
+        threads of the rest of the block as one index (a vector's tile over a block of 16x32: every
+        thread copies, 32 t0 + t1 its index, not the 32 threads of t0 = 0 alone)."""
+        block = list(self.kernel.sizes.block)
+        used = min(coordinates, len(block))
+        return [math.prod(block[:len(block) - used + 1])] + block[len(block) - used + 1:]
+
+    def _copying_threads(self, space: isl.Space, coordinates: int) -> list[tuple[isl.PwAff, int]]:
+        """(the thread's index, the threads sharing it out) for each of the last ``coordinates``
+        coordinates of a copy's order (see _shares), on ``space``."""
+        params = self.kernel.thread_params
+        shares = self._shares(coordinates)
+        folded = len(params) - len(shares) + 1  # the outer thread dimensions made one index
+        index = None
+        for d in range(folded):
+            thread = parameter(space, params[d])
+            index = thread if index is None else index.scale_val(
+                isl.Val(self.kernel.sizes.block[d], context=self.ctx)).add(thread)
+        threads = [index] + [parameter(space, p) for p in params[folded:]]
+        return list(zip(threads, shares))
 
     def _full_copies(self, group: Group, domain: isl.Set, complete: bool) -> tuple[isl.Set | None, isl.Set]:
         """(the tiles, by their coordinates, in which the copy ``domain`` (tile coordinates, then the
@@ -225,7 +249,7 @@ class CopyStatements:
         """(filter, subtree) of copy statement ``name`` over ``elements`` (``width`` per instance), its
         ``full`` tiles apart and unrolled where a thread's instances of a tile are few
         (MAX_UNROLLED_COPIES)."""
-        tiles, mapped = self.tiling.tiles, self.tiling.mapped
+        tiles = self.tiling.tiles
         rank = elements.dim(isl.dim_type.set) - tiles
         a_thread = self._a_thread(group, width)
         apart = full if a_thread <= MAX_UNROLLED_COPIES else None
@@ -253,14 +277,10 @@ class CopyStatements:
 
         schedule = product(order)
         mine = domain
-        for j in range(mapped):
-            thread = parameter(space, self.kernel.thread_params[mapped - 1 - j])
-            block = isl.Val(self.kernel.sizes.block[mapped - 1 - j], context=self.ctx)
-            if j < len(order):
-                along = order[len(order) - 1 - j]
-                condition = along.sub(thread.align_params(along.get_space())).mod_val(block).zero_set()
-            else:
-                condition = thread.zero_set()
+        threads = self._copying_threads(space, len(order))
+        for along, (thread, block) in zip(order[len(order) - len(threads):], threads):
+            condition = along.sub(thread.align_params(along.get_space())).mod_val(
+                isl.Val(block, context=self.ctx)).zero_set()
             mine = mine.intersect(condition)
         # the copy's coordinates as one function made of theirs, not restricted to the copy's domain
         # (the AST asks for it there only): isl's PwMultiAff.from_map of the relation restricted to
