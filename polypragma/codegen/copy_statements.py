@@ -97,7 +97,7 @@ class CopyStatements:
         whole = elements.wrap().flatten().set_tuple_name(name)
         full = None
         widest = VECTOR_ELEMENTS.get(group.array.device_type, 1) if self.memory.vector_copies else 1
-        if self._a_thread(group, widest) <= MAX_UNROLLED_COPIES:
+        if self.apart and self._a_thread(group, widest) <= MAX_UNROLLED_COPIES:
             # (a copy-in of an array the kernel does not write may complete the box: see _full_copies)
             written = any(g.array.name == group.array.name and g.writes for g in self.memory.groups)
             full, whole = self._full_copies(group, whole, into and not written)
@@ -252,7 +252,7 @@ class CopyStatements:
         tiles = self.tiling.tiles
         rank = elements.dim(isl.dim_type.set) - tiles
         a_thread = self._a_thread(group, width)
-        apart = full if a_thread <= MAX_UNROLLED_COPIES else None
+        apart = full if a_thread <= MAX_UNROLLED_COPIES and not _outside(elements, full) else None
         domain = self._statement(name, Copy(group, into, width, a_thread if apart is not None else 0), elements)
         space = domain.get_space()
         local = [variable(space, isl.dim_type.set, tiles + d).sub(on_tiles(group.offsets[d], self.memory.tile_params,
@@ -347,6 +347,17 @@ class CopyStatements:
             relation.set_tuple_id(isl.dim_type.in_, domain.get_tuple_id())))
         leaf = self._band(isl.UnionMap.from_map(slots), unroll=self.memory.unroll)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
+
+
+def _outside(elements: isl.Set, tiles: isl.Set | None) -> bool:
+    """Whether none of the copy's ``elements`` (tile coordinates first) lies in ``tiles`` (a piece of a
+    copy that a full tile does not need: the lone elements beside its vectors), or ``tiles`` is None."""
+    if tiles is None:
+        return True
+    count = tiles.dim(isl.dim_type.set)
+    lifted = tiles.add_dims(isl.dim_type.set, elements.dim(isl.dim_type.set) - count)
+    lifted = lifted.set_tuple_name(elements.get_tuple_name()).align_params(elements.get_space())
+    return elements.intersect(lifted.align_params(elements.get_space())).is_empty()
 
 
 def on_tiles(offset: isl.PwAff, names: tuple[str, ...], space: isl.Space) -> isl.PwAff:

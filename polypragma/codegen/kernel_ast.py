@@ -243,6 +243,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             if not copies:
                 raise
             copies = frozenset()
+            builder.without_copies_apart()
         with bounded_operations(ctx, bound):
             return form(copies)
 
@@ -264,7 +265,9 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             if found is not None:
                 return found
         except isl.Error:
-            copies = frozenset()
+            if copies:
+                copies = frozenset()
+                builder.without_copies_apart()
 
     def atomic(isolated: frozenset) -> KernelAst | None:
         ast = _build(builder, prefix, frozenset(), isolated)

@@ -125,11 +125,27 @@ class KernelTree(CopyStatements):
         self.deepest = padded_tiles.deepest(self.domain)  # the statements of the deepest loops
         self.guarded: tuple[str, ...] = ()  # statements left unpadded in a padded kernel (see _pad)
         self.padded = kernel.register_tile and bool(kernel.sequential) and self._pad()
-        # partial schedules, statement by statement: the mapped tiles, the further tiles, the leaves
+        # the copies of shared tiles with their full tiles apart (copy_statements.MAX_UNROLLED_COPIES)
+        self.apart = True
+        self._computations_only()
+
+    def _computations_only(self) -> None:
+        """The partial schedules, statement by statement (the mapped tiles, the further tiles, the
+        leaves), of the computations alone, before the copies and barriers join them."""
+        mapped, tiles = self.tiling.mapped, self.tiling.tiles
         self.outer: list[isl.UnionMap] = [range_dims(self.computed_tiles, 0, mapped)]
         self.further: list[isl.UnionMap] = ([range_dims(self.computed_tiles, mapped, tiles - mapped)]
                                             if tiles > mapped else [])
         self.domains: list[isl.UnionSet] = [self.computed]
+
+    def without_copies_apart(self) -> None:
+        """Make the tree's statements again, the copies of shared tiles in loops in every tile (the AST
+        of the copies apart went past its bound): the same statements as before they were set apart."""
+        self.apart = False
+        self._spec = None
+        self.copies.clear()
+        self.kinds.clear()
+        self._computations_only()
 
     def _pad(self) -> bool:
         """Pad the computations to whole register tiles where it is safe; whether it was.  Statements

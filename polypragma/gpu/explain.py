@@ -34,7 +34,7 @@ def _memory_lines(region: GpuRegion, kernel: Kernel) -> list[str]:
                 unrolled[into] = max(count, unrolled.get(into, 0))
         for into, count in sorted(unrolled.items(), reverse=True):
             copies += (f"; copied {'in' if into else 'out'} unrolled in the tiles where all of it exists ({count} "
-                       f"copies a thread, without a guard: their loads issue before any waits), in loops elsewhere")
+                       f"copies a thread, without a guard, so that their loads can issue together), in loops elsewhere")
         if region.memory[kernel.index].copied_async(group) and not any(into for into, _ in moved):
             copies += "; copied in asynchronously (cp.async: a thread waits for its copies once, at the barrier)"
         out.append(f"    {group.array.name} ({len(group.references)} reference(s), {kinds}, line(s) "
