@@ -130,6 +130,13 @@ class CopyStatements:
         used = min(coordinates, len(block))
         return [math.prod(block[:len(block) - used + 1])] + block[len(block) - used + 1:]
 
+    def copy_steps(self) -> frozenset[int]:
+        """The steps of the copies' loops over threads of several block dimensions as one index (see
+        _shares): like a block's sizes, the steps of loops the thread filters make, no strided loop
+        of isl's atomic form."""
+        block = self.kernel.sizes.block
+        return frozenset(math.prod(block[:k]) for k in range(2, len(block) + 1))
+
     def _copying_threads(self, space: isl.Space, coordinates: int) -> list[tuple[isl.PwAff, int]]:
         """(the thread's index, the threads sharing it out) for each of the last ``coordinates``
         coordinates of a copy's order (see _shares), on ``space``."""

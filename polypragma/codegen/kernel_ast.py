@@ -208,20 +208,37 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
         bound = TREE_OPERATIONS * max(1, unrolled // TILE_POINTS_PER_BOUND)
     else:
         bound = TREE_OPERATIONS
+    def statements() -> None:
+        try:
+            with bounded_operations(ctx, bound):
+                # the tree's statements, computed here within the first build's bound, are those it takes
+                builder.check_existentials()
+        except isl.Error as exc:
+            # statements past the bound already: each build would compute them again within it, then go
+            # into an AST no bound stops (differential program 2363 of seed 6, opencl --fusion=min
+            # --max-shared-memory 512 --block-size 7,8: its statements past the bound after 8 s, then
+            # isl's AST build for more than five minutes)
+            if out_of_operations(exc):
+                raise TooCostly(f"the kernel's AST with its data promoted was not tried: its statements alone "
+                                f"took more than its bound of {bound} isl operations", builder.vectors()) from None
+
+    def without_copies_apart() -> frozenset:
+        # the tree's statements made again, and checked as the first ones were: past TREE_EXISTENTIALS,
+        # isl's build goes past any bound (control_flow's second kernel with --tile-size 7,8
+        # --block-size 2,4: 92 s)
+        builder.without_copies_apart()
+        statements()
+        return frozenset()
+
     try:
-        with bounded_operations(ctx, bound):
-            # the tree's statements, computed here within the first build's bound, are those it takes
-            builder.check_existentials()
-    except isl.Error as exc:
-        # statements past the bound already: each build would compute them again within it, then go into
-        # an AST no bound stops (differential program 2363 of seed 6, opencl --fusion=min
-        # --max-shared-memory 512 --block-size 7,8: its statements past the bound after 8 s, then isl's
-        # AST build for more than five minutes)
-        if out_of_operations(exc):
-            raise TooCostly(f"the kernel's AST with its data promoted was not tried: its statements alone took "
-                            f"more than its bound of {bound} isl operations", builder.vectors()) from None
+        statements()
+    except TooCostly:
+        if not builder.apart:
+            raise
+        # (the copies apart add statements and existential variables: without them, the tree may fit)
+        without_copies_apart()
     kernel = builder.kernel
-    steps = kernel.sizes.mapping_steps
+    steps = kernel.sizes.mapping_steps | builder.copy_steps()
     guarded = PartialTiles.PADDED if builder.padded else PartialTiles.GUARDED
     # the copies of shared tiles with their full tiles apart first, in each form; where that form fails
     # with them (past the bound, mostly), the same form without, and the next forms without them too
@@ -242,8 +259,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
         except isl.Error:
             if not copies:
                 raise
-            copies = frozenset()
-            builder.without_copies_apart()
+            copies = without_copies_apart()
         with bounded_operations(ctx, bound):
             return form(copies)
 
@@ -266,8 +282,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                 return found
         except isl.Error:
             if copies:
-                copies = frozenset()
-                builder.without_copies_apart()
+                copies = without_copies_apart()
 
     def atomic(isolated: frozenset) -> KernelAst | None:
         ast = _build(builder, prefix, frozenset(), isolated)
