@@ -113,11 +113,11 @@ class CopyStatements:
     def _a_thread(self, group: Group, width: int) -> int:
         """The instances a thread runs of a copy of ``group``'s whole box (``width`` elements each): the
         coordinates the threads share out (the innermost ones, see _copy_statement) divided among them."""
-        mapped = self.tiling.mapped
         extents = list(group.sizes[:-1]) + [-(-group.sizes[-1] // width)]
         if self._combined(group, width):
             extents = extents[:-2] + [extents[-2] * extents[-1]]
-        shares = [1] * max(0, len(extents) - mapped) + self._shares(len(extents))
+        shares = self._shares(len(extents))
+        shares = [1] * (len(extents) - len(shares)) + shares
         return math.prod(-(-extent // threads) for extent, threads in zip(extents, shares))
 
     def _shares(self, coordinates: int) -> list[int]:
@@ -364,7 +364,7 @@ def _outside(elements: isl.Set, tiles: isl.Set | None) -> bool:
     count = tiles.dim(isl.dim_type.set)
     lifted = tiles.add_dims(isl.dim_type.set, elements.dim(isl.dim_type.set) - count)
     lifted = lifted.set_tuple_name(elements.get_tuple_name()).align_params(elements.get_space())
-    return elements.intersect(lifted.align_params(elements.get_space())).is_empty()
+    return elements.intersect(lifted).is_empty()
 
 
 def on_tiles(offset: isl.PwAff, names: tuple[str, ...], space: isl.Space) -> isl.PwAff:

@@ -181,7 +181,7 @@ class KernelAst:
     partial: PartialTiles
     vectors: tuple = ()
     guarded: tuple[str, ...] = ()
-    copies_apart: tuple[tuple[str, bool], ...] = ()  # (group, into): KernelTree.copies_apart, where built so
+    copies_apart: tuple[tuple[str, bool, int], ...] = ()  # KernelTree.copies_apart, where built so
 
 
 def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
@@ -222,13 +222,12 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
                 raise TooCostly(f"the kernel's AST with its data promoted was not tried: its statements alone "
                                 f"took more than its bound of {bound} isl operations", builder.vectors()) from None
 
-    def without_copies_apart() -> frozenset:
+    def without_copies_apart() -> None:
         # the tree's statements made again, and checked as the first ones were: past TREE_EXISTENTIALS,
         # isl's build goes past any bound (control_flow's second kernel with --tile-size 7,8
         # --block-size 2,4: 92 s)
         builder.without_copies_apart()
         statements()
-        return frozenset()
 
     try:
         statements()
@@ -237,31 +236,27 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             raise
         # (the copies apart add statements and existential variables: without them, the tree may fit)
         without_copies_apart()
-    kernel = builder.kernel
     steps = kernel.sizes.mapping_steps | builder.copy_steps()
     guarded = PartialTiles.PADDED if builder.padded else PartialTiles.GUARDED
-    # the copies of shared tiles with their full tiles apart first, in each form; where that form fails
-    # with them (past the bound, mostly), the same form without, and the next forms without them too
-    copies = frozenset({FULL_COPIES}) if builder.copies_apart() else frozenset()
+    # the copies of shared tiles with their full tiles apart first, in each form (the tree's copy bands
+    # set them apart while builder.apart: FULL_COPIES is always isolated); where a form fails with them
+    # (past the bound, mostly), the tree is made without them, for that form and the next ones
 
-    def made(ast: isl.AstNode, partial: PartialTiles, isolated: frozenset) -> KernelAst:
-        apart = builder.copies_apart() if FULL_COPIES in isolated else ()
-        return KernelAst(ast, partial, builder.vector_copies(), () if partial is PartialTiles.APART else builder.guarded,
-                         apart)
+    def made(ast: isl.AstNode, partial: PartialTiles) -> KernelAst:
+        return KernelAst(ast, partial, builder.vector_copies(), builder.guarded, builder.copies_apart())
 
     def attempt(form) -> KernelAst | None:
-        """``form(isolate)`` within the bound, with the copies apart where they still are, then without
-        where it failed with them; the errors of the last try raised."""
-        nonlocal copies
+        """``form()`` within the bound, then, where it failed with copies apart, without them; the
+        errors of the last try raised."""
         try:
             with bounded_operations(ctx, bound):
-                return form(copies)
+                return form()
         except isl.Error:
-            if not copies:
+            if not builder.copies_apart():
                 raise
-            copies = without_copies_apart()
+            without_copies_apart()
         with bounded_operations(ctx, bound):
-            return form(copies)
+            return form()
 
     if kernel.register_tile and kernel.sequential and not builder.padded:
         # full tiles apart first (where a tiled loop runs inside the thread's points: the guards would
@@ -269,29 +264,24 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
         # (a triangular domain's), or isl could not find the full ones, the kernel is built without.
         # Where the copies apart take it past the bound, the full tiles are not tried without them: in
         # the corpus, those that do not fit with them (doitgen's, symm's) do not without them either
-        def full_tiles(isolated: frozenset) -> KernelAst | None:
-            if builder.full_tiles() is None:
-                return None
-            ast = _build(builder, prefix, frozenset(), isolated | {FULL_TILES})
-            return None if strided_dimensions(ast, prefix, steps) else made(ast, PartialTiles.APART, isolated)
-
         try:
             with bounded_operations(ctx, bound):
-                found = full_tiles(copies)
-            if found is not None:
-                return found
+                if builder.full_tiles() is not None:
+                    ast = _build(builder, prefix, frozenset(), {FULL_TILES})
+                    if not strided_dimensions(ast, prefix, steps):
+                        return made(ast, PartialTiles.APART)
         except isl.Error:
-            if copies:
-                copies = without_copies_apart()
+            if builder.copies_apart():
+                without_copies_apart()
 
-    def atomic(isolated: frozenset) -> KernelAst | None:
-        ast = _build(builder, prefix, frozenset(), isolated)
+    def atomic() -> KernelAst | None:
+        ast = _build(builder, prefix, frozenset())
         strided = frozenset(strided_dimensions(ast, prefix, steps))
         if not strided:
-            return made(ast, guarded, isolated)
-        ast = _build(builder, prefix, strided, isolated)
+            return made(ast, guarded)
+        ast = _build(builder, prefix, strided)
         if not frozenset(strided_dimensions(ast, prefix, steps)) - strided:
-            return made(ast, guarded, isolated)
+            return made(ast, guarded)
         return None
 
     try:
@@ -308,15 +298,16 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
                             "operations", builder.vectors()) from None
     try:
-        return attempt(lambda isolated: made(_build(builder, prefix, frozenset(range(64)), isolated), guarded,
-                                             isolated))
+        return attempt(lambda: made(_build(builder, prefix, frozenset(range(64))), guarded))
     except isl.Error:
         raise TooCostly(f"the kernel's AST with its data promoted exceeded its bound of {bound} isl "
                         "operations", builder.vectors()) from None
 
 
-def _build(builder: KernelTree, prefix: str, separate: frozenset, isolate: frozenset) -> isl.AstNode:
-    tree = builder.tree(separate, isolate)
+def _build(builder: KernelTree, prefix: str, separate: frozenset, isolate=frozenset()) -> isl.AstNode:
+    """The kernel's AST, its loops at the depths in ``separate`` in isl's default form, its full tiles
+    of the copies apart (where the tree has them) and of the kinds in ``isolate``."""
+    tree = builder.tree(separate, frozenset(isolate) | {FULL_COPIES})
     kernel = builder.kernel
     context = kernel.context.align_params(tree.get_domain().get_space())
     build = ast_builder(context, prefix)

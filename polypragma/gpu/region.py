@@ -67,8 +67,9 @@ class GpuRegion:
     guarded: tuple[tuple[str, ...], ...] = ()
     # per kernel: (group, into, elements) of each copy between global and shared memory in vectors
     vector_copies: tuple = ()
-    # per kernel: (group, into) of each copy between global and shared memory whose full tiles are
-    # generated apart, unrolled (codegen/copy_statements.py, MAX_UNROLLED_COPIES)
+    # per kernel: (group, into, copies a thread makes of a full tile) of each copy between global and
+    # shared memory whose full tiles are generated apart, unrolled (codegen/copy_statements.py,
+    # MAX_UNROLLED_COPIES)
     copies_apart: tuple = ()
     # privatised copies that live in registers all along, with no device buffer (codegen/kernel_ast.py)
     registers_only: tuple[str, ...] = ()
