@@ -142,6 +142,10 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--async-copies", action="store_true",
                         help="cuda: copy tiles into shared memory asynchronously (cp.async, sm_80 and later): each "
                              "thread issues all its copies of a tile, then waits for them once, at the barrier")
+    memory.add_argument("--double-buffer", action="store_true",
+                        help="give the shared tiles that a kernel's loops in sequence copy in, of arrays it does not "
+                             "write, two buffers: the next tile is copied in while this one is computed, one "
+                             "barrier a step (with --async-copies, its loads in flight meanwhile)")
     memory.add_argument("--texture", action="store_true",
                         help="cuda: read the arrays a kernel only reads through texture objects (the read-only "
                              "data cache serves them anyway; this takes the texture path)")
@@ -198,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         memory=MemoryOptions(shared=args.shared_memory, private=args.private_memory,
                              constant=args.constant_memory, texture=args.texture,
                              max_shared=args.max_shared_memory, unroll=args.unroll_registers,
-                             vector_copies=args.vector_copies, async_copies=args.async_copies),
+                             vector_copies=args.vector_copies, async_copies=args.async_copies,
+                             double_buffer=args.double_buffer),
         fp_contract=args.fp_contract,
         reductions=args.reductions,
         dump_sizes=args.dump_sizes,

@@ -125,15 +125,17 @@ def test_vector_copies_compile(tmp_path, ctype, vector):
 
 
 
-@pytest.mark.parametrize("name", ["gemm", "jacobi_2d", "fdtd_2d", "bicg"])
-def test_async_copies_compile_and_wait_at_each_barrier(tmp_path, name):
+@pytest.mark.parametrize("name, options", [("gemm", ()), ("jacobi_2d", ()), ("fdtd_2d", ()), ("bicg", ()),
+                                           ("gemm", ("--double-buffer",)), ("mm2", ("--double-buffer",))])
+def test_async_copies_compile_and_wait_at_each_barrier(tmp_path, name, options):
     # --async-copies: each copy of an element into a shared tile is a cp.async (sm_90's PTX has them), and
     # every barrier of such a kernel first waits for the thread's copies; the copies of registers stay
     # plain.  The program still prints what the original prints (here it takes the fallback), and a
-    # user's -DN=60 (jacobi_2d) reaches no header's template
+    # user's -DN=60 (jacobi_2d) reaches no header's template.  With --double-buffer, the copies of the
+    # next tile are in flight while this one is computed, and the barrier at the end of the step waits
     path = KERNELS / f"{name}.c"
     config = run_configs(path)[-1]
-    exe, messages = build(path, tmp_path, config.defines, options=["--async-copies"])
+    exe, messages = build(path, tmp_path, config.defines, options=["--async-copies", *options])
     assert "warning" not in messages, messages
     unit = (tmp_path / f"{name}.polypragma.cu").read_text()
     lines = [line.strip() for line in unit.splitlines()]

@@ -23,6 +23,17 @@ VARIANTS = {
     # copies between global and shared memory in 16-byte vectors where a tile's rows start aligned
     "vector-copies": ["--vector-copies"],
 }
+# two buffers for the shared tiles of arrays a kernel only reads, each copied in one step of its loops in
+# sequence ahead (--double-buffer): the kernels where some tile has them (their --explain says "2
+# buffers"), at the default sizes and at small ones, whose partial tiles run too
+DOUBLE_BUFFERED = ("adi", "atax", "breaks", "correlation", "covariance", "deriche", "doitgen", "gemm", "gesummv",
+                   "goto_exits", "leading_dimensions", "local_accumulators", "memory_calls", "mm2", "mm3",
+                   "nested_exits", "pointer_aliases", "reduction_rows", "scalar_webs", "similarity", "symm",
+                   "syr2k", "syrk", "trmm")
+DOUBLE_BUFFER_VARIANTS = {
+    "double-buffer": ["--double-buffer"],
+    "double-buffer-wrap": ["--double-buffer", *WRAP_SIZES],
+}
 
 _originals: dict = {}
 
@@ -37,12 +48,24 @@ def need_opencl():
 @pytest.mark.parametrize("variant", list(VARIANTS))
 @pytest.mark.parametrize("path", kernel_paths(), ids=lambda p: p.stem)
 def test_kernel_on_opencl(path, variant, tmp_path, tmp_path_factory):
+    _runs_as_the_original(path, VARIANTS[variant], tmp_path, tmp_path_factory)
+
+
+@pytest.mark.parametrize("variant", list(DOUBLE_BUFFER_VARIANTS))
+@pytest.mark.parametrize("path", [p for p in kernel_paths() if p.stem in DOUBLE_BUFFERED], ids=lambda p: p.stem)
+def test_double_buffered_kernel_on_opencl(path, variant, tmp_path, tmp_path_factory):
+    _runs_as_the_original(path, DOUBLE_BUFFER_VARIANTS[variant], tmp_path, tmp_path_factory)
+
+
+def _runs_as_the_original(path, variant_options: list[str], tmp_path, tmp_path_factory):
+    """``path`` through the opencl target with ``variant_options``, run with each of its configurations
+    against the original program."""
     configs = run_configs(path)
     regions = scan(path.read_text(), str(path))
     for index, defines in enumerate(dict.fromkeys(c.defines for c in configs)):
         outdir = tmp_path / f"d{index}"
         # PoCL contracts a*b+c into fma by default and gcc -O2 does not: keep the arithmetic the same
-        options = ["--target", "opencl", "--no-fp-contract", *VARIANTS[variant]]
+        options = ["--target", "opencl", "--no-fp-contract", *variant_options]
         status, messages = polypragma(path, outdir, options, defines)
         assert status == 0, messages
         generated = generated_path(path, outdir)

@@ -56,6 +56,14 @@ def _suite() -> list[Benchmark]:
     # each element and stores it before the next (16 dependent loads a tile step, in 3 to 6 rounds)
     out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="async",
                          note="matrix product, asynchronous copies", gpu_options=("--async-copies",)))
+    # two buffers for A's and B's tiles (--double-buffer: off until measured), the next step of k copied in
+    # while this one is computed, one barrier a step; steps of 16 (34 KB of shared memory, as 32 in one
+    # buffer); with asynchronous copies, their loads in flight during the step (software pipelining)
+    out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="double",
+                         note="matrix product, two buffers a tile", gpu_options=("--double-buffer",)))
+    out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="pipelined",
+                         note="matrix product, two buffers a tile, asynchronous copies",
+                         gpu_options=("--double-buffer", "--async-copies")))
     # a sparse matrix through pointers: the host inspects the compressed rows to size col, val and x
     # (polypragma/gpu/inspection.py); two products, each reading rowptr, col and val, x, writing y
     rows, per_row = 2_000_000, 16
@@ -73,6 +81,9 @@ def _suite() -> list[Benchmark]:
     out.append(Benchmark("mm2", (1, n, n, n, n), 4.0 * n**3, 6 * n * n * DOUBLE, note="two matrix products"))
     n = 2000
     out.append(Benchmark("syrk", (1, n, n), float(n) * (n + 1) * n, 3 * n * n * DOUBLE, note="symmetric rank-k update"))
+    out.append(Benchmark("syrk", (1, n, n), float(n) * (n + 1) * n, 3 * n * n * DOUBLE, label="pipelined",
+                         note="symmetric rank-k update, two buffers a tile, asynchronous copies",
+                         gpu_options=("--double-buffer", "--async-copies")))
     n = 1500
     out.append(Benchmark("covariance", (1, n, n), float(n) * n * (n + 1) + 3.0 * n * n, 4 * n * n * DOUBLE,
                          note="covariance matrix"))

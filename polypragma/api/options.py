@@ -25,6 +25,7 @@ class BuildOptions:
     constant_memory: bool = True
     vector_copies: bool = False
     async_copies: bool = False
+    double_buffer: bool = False
     strict: bool = False
     cflags: tuple[str, ...] = ("-O2",)
     cuda_architectures: tuple[str, ...] | None = None
@@ -44,7 +45,7 @@ class BuildOptions:
             sizes=SizeOptions(self.tile_size, self.block_size, self.grid_size, self.sizes),
             memory=MemoryOptions(shared=self.shared_memory, private=self.private_memory,
                                  constant=self.constant_memory, vector_copies=self.vector_copies,
-                                 async_copies=self.async_copies),
+                                 async_copies=self.async_copies, double_buffer=self.double_buffer),
             fp_contract=self.fp_contract, device_entries=device_entries)
 
     def preprocessor_flags(self) -> list[str]:

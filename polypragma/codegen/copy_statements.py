@@ -43,6 +43,9 @@ class Copy:
     into: bool
     width: int = 1
     apart: int = 0  # the instances a thread runs of a full tile, apart and unrolled (MAX_UNROLLED_COPIES); 0: none
+    # the copy-in of a tile with two buffers (Group.buffers), run one step of the innermost loop in sequence
+    # ahead, while the tile before it is computed
+    ahead: bool = False
 
 
 class CopyStatements:
@@ -103,6 +106,11 @@ class CopyStatements:
             full, whole = self._full_copies(group, whole, into and not written)
         return [self._copy_statement(group, into, piece_name, piece, width, full)
                 for piece_name, piece, width in self._vectors(group, into, whole, name)]
+
+    def _parity(self, space: isl.Space) -> isl.PwAff:
+        """The buffer of a tile with two (Group.buffers), on ``space`` (tile coordinates first): the parity
+        of the innermost tile coordinate of the loops in sequence."""
+        return variable(space, isl.dim_type.set, self.tiling.tiles - 1).mod_val(isl.Val(2, context=self.ctx))
 
     def _combined(self, group: Group, width: int) -> bool:
         """Whether a copy of ``group`` (``width`` elements an instance) runs its two innermost
@@ -232,10 +240,10 @@ class CopyStatements:
                 aligned = variable(space, isl.dim_type.set, last).mod_val(w).zero_set()
                 exact = domain.intersect(aligned)
                 for j in range(1, width):
-                    exact = exact.intersect(domain.apply(_shift(space, last, -j)))
+                    exact = exact.intersect(domain.apply(shift(space, last, -j)))
                 candidates = [_split(domain, coalesced(exact), last, width)]
                 if row is not None:
-                    touching = union_of(domain.apply(_shift(space, last, -j)) for j in range(width))
+                    touching = union_of(domain.apply(shift(space, last, -j)) for j in range(width))
                     starts = touching.intersect(aligned).intersect(_inside(row, domain, last, width))
                     candidates.append(_split(domain, coalesced(starts), last, width))
                 # (the simpler: the AST of a kernel grows with its statements' existential variables)
@@ -260,7 +268,9 @@ class CopyStatements:
         rank = elements.dim(isl.dim_type.set) - tiles
         a_thread = self._a_thread(group, width)
         apart = full if a_thread <= MAX_UNROLLED_COPIES and not _outside(elements, full) else None
-        domain = self._statement(name, Copy(group, into, width, a_thread if apart is not None else 0), elements)
+        ahead = into and group.buffers > 1
+        domain = self._statement(name, Copy(group, into, width, a_thread if apart is not None else 0, ahead), elements,
+                                 ahead)
         space = domain.get_space()
         local = [variable(space, isl.dim_type.set, tiles + d).sub(on_tiles(group.offsets[d], self.memory.tile_params,
                                                                          space))
@@ -295,15 +305,18 @@ class CopyStatements:
         # differential program 3580 (--grid-size 2; 19.5 -> 9.2 s in all, its output the same), and
         # the function restricted to it has pieces that took the AST of a kernel of bounds_minmax.c
         # past its bound
-        pieces = isl.PwAffList.alloc(self.ctx, len(local))
-        for pa in local:
+        index = ([self._parity(space)] if group.buffers > 1 else []) + local
+        pieces = isl.PwAffList.alloc(self.ctx, len(index))
+        for pa in index:
             pieces = pieces.add(pa)
-        at = isl.MultiPwAff.from_pw_aff_list(space.from_domain().add_dims(isl.dim_type.out, rank), pieces)
+        at = isl.MultiPwAff.from_pw_aff_list(space.from_domain().add_dims(isl.dim_type.out, len(index)), pieces)
         self.copies[name] = (isl.PwMultiAff.from_multi_pw_aff(at),
                              isl.PwMultiAff.from_map(coordinates(domain, tiles, rank)))
         leaf = self._band(isl.UnionMap.from_map(schedule), unroll=False)
         if apart is not None:
-            leaf += (Apart(apart, True, FULL_COPIES),)
+            # (on the band's outer schedule: a copy run ahead stands one step of the innermost tile earlier)
+            outer = apart.apply(shift(apart.get_space(), tiles - 1, -1)) if ahead else apart
+            leaf += (Apart(outer, True, FULL_COPIES),)
         return isl.UnionSet.from_set(domain), ("filter", isl.UnionSet.from_set(mine), leaf)
 
     def private_copy(self, group: Group, into: bool, name: str, tiles: int):
@@ -389,7 +402,7 @@ def _eliminate_param(pa: isl.PwAff, position: int) -> isl.PwAff:
     return isl.PwMultiAff.from_map(as_map).get_pw_aff(0)
 
 
-def _shift(space: isl.Space, position: int, by: int) -> isl.Map:
+def shift(space: isl.Space, position: int, by: int) -> isl.Map:
     """``{ x -> x + by e_position }`` on the set space ``space``."""
     shift = isl.MultiAff.identity(space.map_from_set())
     return isl.Map.from_multi_aff(shift.set_aff(position, shift.get_aff(position).add_constant_val(
@@ -399,7 +412,7 @@ def _shift(space: isl.Space, position: int, by: int) -> isl.Map:
 def _split(domain: isl.Set, starts: isl.Set, last: int, width: int) -> tuple[isl.Set, isl.Set | None]:
     """(the vectors' first elements ``starts``, the elements of ``domain`` no vector holds or None)."""
     space = domain.get_space()
-    rest = coalesced(domain.subtract(union_of(starts.apply(_shift(space, last, j)) for j in range(width))))
+    rest = coalesced(domain.subtract(union_of(starts.apply(shift(space, last, j)) for j in range(width))))
     return starts, None if rest.is_empty() else rest
 
 

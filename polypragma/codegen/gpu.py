@@ -482,10 +482,8 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
             printer.between_barriers = tuple(memory.placed(Placement.PRIVATE))
         vectors = {name for name, _, _ in region.vector_copies[kernel.index]}  # (their tiles aligned on 16 bytes)
         for group in memory.placed(Placement.SHARED):
-            widths = list(group.sizes)
-            widths[-1] += group.padding
             declarations.append("  " + syntax.shared_declaration(group.array.device_type, group.name,
-                                                                 "".join(f"[{w}]" for w in widths),
+                                                                 "".join(f"[{w}]" for w in group.declared()),
                                                                  aligned=group.name in vectors))
     else:
         ast = region.plain_asts[kernel.index] if region.plain_asts else plain_kernel_ast(region, kernel)

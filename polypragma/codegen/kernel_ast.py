@@ -61,9 +61,11 @@ class StatementIndices:
     barrier).  ``builder`` is the
     tree's builder of a kernel with promoted data, None for a kernel without."""
 
-    def __init__(self, scop: Scop, builder: KernelTree | None = None):
+    def __init__(self, scop: Scop, builder: KernelTree | None = None, prefix: str = ""):
         self.scop = scop
         self.builder = builder
+        # the iterator of the loop over the innermost tile in sequence (see _buffered)
+        self.innermost_tile = f"{prefix}{builder.tiling.tiles - 1}" if builder is not None else ""
         self._global: dict[str, list] = {}
 
     def references(self, statement: str) -> list:
@@ -81,7 +83,8 @@ class StatementIndices:
         elif isinstance(kind, Copy):
             at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
             local, element = self.builder.copies[name]
-            annotation = CopyIndices(kind, _exprs(local.pullback_pw_multi_aff(at), build),
+            annotation = CopyIndices(kind, self._buffered(kind.group, _exprs(local.pullback_pw_multi_aff(at), build), build,
+                                                          kind.ahead),
                                      _exprs(element.pullback_pw_multi_aff(at), build))
         else:
             at = isl.PwMultiAff.from_map(isl.Map.from_union_map(build.get_schedule()).reverse())
@@ -95,9 +98,27 @@ class StatementIndices:
                 # (a skewed schedule's) keeps its subscripts as written: isl's expressions of such
                 # pieces took 2 s of seidel_2d's compilation, for a select no reader wants
                 if group is not None or pulled.n_piece() == 1:
-                    indices[id(ref.node)] = (group, _exprs(pulled, build))
+                    indices[id(ref.node)] = (group, self._buffered(group, _exprs(pulled, build), build))
             annotation = PromotedReferences(indices)
         return node.set_annotation(isl.Id("indices", user=annotation, context=node.get_ctx()))
+
+
+    def _buffered(self, group, exprs: tuple, build: isl.AstBuild, ahead: bool = False) -> tuple:
+        """``exprs``, the index of ``group``'s shared array, with its buffer (where the tile has two, its
+        first index) as the parity of the loop over the innermost tile in sequence (plus one for a copy
+        run ahead): the same value as the index's own, which isl writes in terms of the instance's tile
+        (``k2 - 2 * ((32 * k2 + k3) / 64)``), a division at each access."""
+        space = build.get_schedule_space()
+        # (the schedule's dimensions where the statement stands, those isl's build keeps: a loop of one
+        # iteration may have none, and then the index keeps isl's own buffer)
+        position = space.find_dim_by_name(isl.dim_type.set, self.innermost_tile)
+        if group is None or group.buffers == 1 or position < 0:
+            return exprs
+        loop = isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, position)
+        if ahead:
+            loop = loop.add_constant_val(isl.Val.one(space.get_ctx()))
+        parity = isl.PwAff.from_aff(loop).mod_val(isl.Val(group.buffers, context=space.get_ctx()))
+        return (build.expr_from_pw_aff(parity),) + exprs[1:]
 
 
 def _exprs(pulled: isl.PwMultiAff, build: isl.AstBuild) -> tuple[isl.AstExpr, ...]:
@@ -313,7 +334,7 @@ def _build(builder: KernelTree, prefix: str, separate: frozenset, isolate=frozen
     build = ast_builder(context, prefix)
     failures = CallbackFailures()
     # islpy returns the callback's lifetime handle with the build; keep it alive while building
-    build, _handle = build.set_at_each_domain(failures.kept(StatementIndices(builder.scop, builder)))
+    build, _handle = build.set_at_each_domain(failures.kept(StatementIndices(builder.scop, builder, prefix)))
     # statements at the same point of the tile loops stay in one part of the AST: otherwise isl may
     # generate them apart (where a tile loop has one iteration), each under its own copy of the mark
     # that declares the register arrays

@@ -22,6 +22,12 @@ tiles, register slots and global buffers)::
             filter: register copy-out -> ...
             filter: barrier (when shared memory follows a write of registers)
 
+A shared tile with two buffers (Group.buffers: an array the kernel only reads, --double-buffer) is
+copied in one step of the innermost further tile ahead, first in its sequence, into the buffer of the
+next tile's parity (``shared_A[(k2 + 1) % 2]``) while the computations read this tile's
+(``shared_A[k2 % 2]``); the loop starts one step early, for the first tile's copy, and the barrier
+after the computations, which runs at that step too, is the one a step needs where every tile has two.
+
 Only the leaf bands' instances depend on the thread (through the filters right above them): the
 loops over tiles, and so every barrier, are the same for all threads of a block.  A target that
 cannot keep registers live across barriers (OpenCL on PoCL, see GpuSyntax) has its register copies
@@ -39,7 +45,7 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.codegen import padded_tiles
-from polypragma.codegen.copy_statements import Copy, CopyStatements, on_tiles
+from polypragma.codegen.copy_statements import Copy, CopyStatements, on_tiles, shift
 from polypragma.codegen.tree_spec import FULL_TILES, Apart, grow, most_divs, path_divs
 from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.isl_helpers import (bounded_operations, coalesced, common_piece, coordinates, out_of_operations, parameter,
@@ -194,8 +200,9 @@ class KernelTree(CopyStatements):
         self.slot_maps.clear()
 
     # -- statements ---------------------------------------------------------------------------
-    def _statement(self, name: str, payload, domain: isl.Set) -> isl.Set:
-        """``domain`` (on the tile coordinates, then the statement's own) as statement ``name``."""
+    def _statement(self, name: str, payload, domain: isl.Set, ahead: bool = False) -> isl.Set:
+        """``domain`` (on the tile coordinates, then the statement's own) as statement ``name``; ``ahead``:
+        run one step of the innermost further tile early (the copy-in of a tile with two buffers)."""
         # a name alone (set_tuple_name; islpy's isl.Id always carries an object): an id carrying one
         # hashes by its address, and isl orders some unions by hash, so the output could change from
         # run to run
@@ -206,12 +213,18 @@ class KernelTree(CopyStatements):
         self.domains.append(isl.UnionSet.from_set(domain))
         self.outer.append(isl.UnionMap.from_map(coordinates(domain, 0, self.tiling.mapped)))
         if self.further and width == tiles:
-            self.further.append(isl.UnionMap.from_map(coordinates(domain, self.tiling.mapped, tiles - self.tiling.mapped)))
+            further = coordinates(domain, self.tiling.mapped, tiles - self.tiling.mapped)
+            if ahead:
+                further = further.apply_range(shift(further.get_space().range(), tiles - self.tiling.mapped - 1, -1))
+            self.further.append(isl.UnionMap.from_map(further))
         return domain
 
-    def barrier(self, name: str, inside: bool) -> isl.UnionSet:
-        """A barrier for each tile (of the further tiles too when ``inside``)."""
+    def barrier(self, name: str, inside: bool, ahead: bool = False) -> isl.UnionSet:
+        """A barrier for each tile (of the further tiles too when ``inside``), and where ``ahead`` for each
+        step whose copies run ahead (the one before a tile's)."""
         tiles = self.tiles if inside else self.mapped_tiles
+        if ahead:
+            tiles = coalesced(tiles.union(tiles.apply(shift(tiles.get_space(), self.tiling.tiles - 1, -1))))
         return isl.UnionSet.from_set(self._statement(name, Barrier(), tiles))
 
     def _slots(self, statement: str, this_thread: bool, computed: bool = False) -> isl.Map:
@@ -381,19 +394,26 @@ class KernelTree(CopyStatements):
                     out.append(made)
             return out
 
-        copied = [made for group in self.shared for made in self.shared_copy(group, True, name("shared_in"))]
-        inner += copied
+        # the copies of tiles with two buffers first, each a step ahead (the next tile's, while this one
+        # is computed: the barrier after the computations separates both from what follows), then the others
+        ahead = [made for group in self.shared if group.buffers > 1
+                 for made in self.shared_copy(group, True, name("shared_in"))]
+        copied = [made for group in self.shared if group.buffers == 1
+                  for made in self.shared_copy(group, True, name("shared_in"))]
+        inner += ahead + copied
+        # (with copies ahead, every barrier of the step runs at the step before the first tile too: isl
+        # then puts none under a condition with an else, which the printer cannot take a barrier out of)
         if copied:
-            inner.append((self.barrier(name("barrier"), True), None))
+            inner.append((self.barrier(name("barrier"), True, bool(ahead)), None))
         if registers_inner:
             inner += private_copies(True, tiles) + [(self.computed, compute)] + private_copies(False, tiles)
         else:
             inner.append((self.computed, compute))
         if self.shared:
-            inner.append((self.barrier(name("barrier"), True), None))
+            inner.append((self.barrier(name("barrier"), True, bool(ahead)), None))
             written = [made for g in self.shared if g.writes for made in self.shared_copy(g, False, name("shared_out"))]
             if written:
-                inner += written + [(self.barrier(name("barrier"), True), None)]
+                inner += written + [(self.barrier(name("barrier"), True, bool(ahead)), None)]
         if tiles > mapped:
             together = union_of(f for f, _ in inner)
             further = union_of(self.further).intersect_domain(together)
@@ -429,6 +449,9 @@ class KernelTree(CopyStatements):
                         continue
                     element = _extended(isl.PwMultiAff.from_map(rel), domain)
                     index = None
+                    if group.buffers > 1:  # (its buffer: the parity of the instance's tile, as _parity says)
+                        parity = self._parity(space).pullback_pw_multi_aff(tile)
+                        index = isl.PwMultiAff.from_pw_aff(parity.align_params(element.get_space()))
                     for d in range(element.dim(isl.dim_type.out)):
                         offset = on_tiles(group.offsets[d], self.memory.tile_params, space)
                         pa = element.get_pw_aff(d).sub(offset.pullback_pw_multi_aff(tile).align_params(

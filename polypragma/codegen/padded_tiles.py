@@ -143,7 +143,7 @@ def _safe_alone(tree: KernelTree, name: str, instances: isl.Set, references, wri
             continue
         if group.array.device_type not in FLOATING:
             return False
-        extents = group.sizes if group.placement is Placement.SHARED else group.counts
+        extents = group.shape() if group.placement is Placement.SHARED else group.counts
         if not _inside(index, running, extents):
             return False
     return True

@@ -572,6 +572,9 @@ class KernelModel:
                     per_load[k] = f
                 padded = box[:-1] + [box[-1] + pad]
                 bytes_ = math.prod(padded) * size
+                if self.options.double_buffer and sequential and not any(
+                        r.is_write for r in self.references[name]):
+                    bytes_ *= 2  # (two buffers, as memory.py gives them)
                 reuse = private or self.reuse(name, members, tile)
                 if (reuse or warp_sectors > coalesced) and bytes_ <= budget:
                     budget -= bytes_

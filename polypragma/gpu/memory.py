@@ -78,6 +78,10 @@ class MemoryOptions:
     # cuda: copy tiles into shared memory with asynchronous copies (cp.async, sm_80 on), which a thread issues
     # without waiting for each load, then waits for all at the barrier (off until measured on a GPU)
     async_copies: bool = False
+    # two buffers for each shared tile that a kernel's loops in sequence copy in and that the kernel does not
+    # write: the next tile is copied in while this one is computed, one barrier a step (off until measured
+    # on a GPU: twice the shared memory, which gemm's tiles of 32 steps of k exceed)
+    double_buffer: bool = False
 
 
 class Placement(Enum):
@@ -113,6 +117,9 @@ class Group:
     # reads translated from each other by a few elements (a stencil's neighbours, _translates_joined):
     # their tile is copied in as the box (codegen/kernel_ast.py), not as the exact union of their elements
     stencil: bool = False
+    # shared memory: 2 where the tile has two buffers (MemoryOptions.double_buffer), indexed by the parity of
+    # the innermost tile of the loops in sequence: the next tile's copy-in fills one while the other is read
+    buffers: int = 1
 
     @property
     def writes(self) -> bool:
@@ -131,11 +138,18 @@ class Group:
             result = piece if result is None else result.union(piece)
         return result if result is not None else isl.UnionMap.empty(self.relations[0].get_space().params())
 
-    def shared_bytes(self) -> int:
-        size = ELEMENT_SIZES[self.array.device_type]
-        widths = list(self.sizes)
+    def shape(self) -> list[int]:
+        """The extents of the shared array's index, its buffers first where it has two (unpadded)."""
+        return ([self.buffers] if self.buffers > 1 else []) + list(self.sizes)
+
+    def declared(self) -> list[int]:
+        """The shared array's declared extents: :meth:`shape`, the innermost padded."""
+        widths = self.shape()
         widths[-1] += self.padding
-        return math.prod(widths) * size
+        return widths
+
+    def shared_bytes(self) -> int:
+        return math.prod(self.declared()) * ELEMENT_SIZES[self.array.device_type]
 
 
 @dataclass(frozen=True)
@@ -380,6 +394,12 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
     tiling = kernel.tiling
     steps = [_step(kernel, d) for d in range(kernel.mapped)] if tiling else []
     written_here = {ref.array for refs in references.values() for ref in refs if ref.is_write}
+
+    def buffers(group: Group) -> int:
+        """Two for the tile of an array the kernel does not write, copied in by loops in sequence
+        (MemoryOptions.double_buffer): reading the next tile ahead reads what it would have read."""
+        ahead = options.double_buffer and tiling is not None and tiling.tiles > tiling.mapped
+        return 2 if ahead and group.array.name not in written_here else 1
     reduced = {r.reduction.array for r in kernel.reductions}  # updated by several threads: atomics in global memory
     for name in sorted(references):
         array = by_name[name]
@@ -421,14 +441,14 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
             # registers would be filled and emptied a row apart across a warp: a tile in shared memory is
             # copied with consecutive threads on consecutive elements, and each thread then uses its
             # elements there (the transpose's B[j][i] with j on x)
-            staged = _try_shared(unplaced, kernel, tile_params, steps, budget, boxless)
+            staged = _try_shared(unplaced, kernel, tile_params, steps, budget, boxless, buffers(unplaced))
             if staged.placement is Placement.SHARED:
                 group = replace(staged, reason=f"{staged.reason}; not in registers, whose copies would not be "
                                                "coalesced")
                 budget -= group.shared_bytes()
         if group.placement not in (Placement.PRIVATE, Placement.SHARED):
             if options.shared:
-                group = _try_shared(group, kernel, tile_params, steps, budget, boxless)
+                group = _try_shared(group, kernel, tile_params, steps, budget, boxless, buffers(group))
                 if group.placement is Placement.SHARED:
                     budget -= group.shared_bytes()
             elif not group.reason:
@@ -612,10 +632,10 @@ def _coalesced(group: Group, steps: list[isl.UnionMap]) -> bool:
 
 
 def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], steps: list[isl.UnionMap],
-                budget: int, boxless: "_Translates") -> Group:
-    """Shared memory, within ``budget`` bytes; returns the group in shared memory (its
-    :meth:`Group.shared_bytes` taken from the budget), or with the reason it is not.  ``boxless``
-    holds the groups found without a box so far (this one is added when it has none)."""
+                budget: int, boxless: "_Translates", buffers: int = 1) -> Group:
+    """Shared memory, within ``budget`` bytes, in ``buffers`` buffers (Group.buffers); returns the group
+    in shared memory (its :meth:`Group.shared_bytes` taken from the budget), or with the reason it is
+    not.  ``boxless`` holds the groups found without a box so far (this one is added when it has none)."""
     tiling = kernel.tiling
     size = _sizeof(group.array)
     if boxless.find(group):
@@ -635,14 +655,18 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
     coalesced = _coalesced(group, steps)
     if not reuse and coalesced:
         return replace(group, reason="no reuse within a tile and the global access is coalesced")
-    padded = replace(group, padding=_padding(group, steps, kernel.sizes.block))
+    padded = replace(group, padding=_padding(group, steps, kernel.sizes.block), buffers=buffers)
     needed = padded.shared_bytes()
+    twice = " in two buffers" if buffers > 1 else ""
     if needed > budget:
         return replace(group, needed_bytes=needed, reason=(
-            f"shared memory: the tile {'x'.join(map(str, group.sizes))} needs {needed} bytes, {max(budget, 0)} left "
-            "of --max-shared-memory"))
+            f"shared memory: the tile {'x'.join(map(str, group.sizes))}{twice} needs {needed} bytes, "
+            f"{max(budget, 0)} left of --max-shared-memory"))
     why = " and ".join(w for w, on in (("reuse within a tile", reuse),
                                         ("the global access is not coalesced", not coalesced)) if on)
     pad = f", innermost dimension padded by {padded.padding} against bank conflicts" if padded.padding else ""
+    if buffers > 1:
+        pad += (f"; {buffers} buffers: the next tile of the loops in sequence is copied into one while this one "
+                "is read from the other")
     return replace(padded, placement=Placement.SHARED,
                    reason=f"{why}: tile {'x'.join(map(str, group.sizes))} in shared memory ({needed} bytes{pad})")
