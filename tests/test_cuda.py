@@ -152,3 +152,28 @@ def test_async_copies_compile_and_wait_at_each_barrier(tmp_path, name, options):
     original = tmp_path / "original"
     compile_c(path, original, config.defines)
     assert run(exe, config.args).stdout == run(original, config.args).stdout
+
+
+@pytest.mark.parametrize("options", [(), ("--double-buffer", "--async-copies")], ids=["one-buffer", "two-buffers"])
+def test_shared_memory_past_48k_is_dynamic(tmp_path, options):
+    # --max-shared-memory above the 48 KiB a kernel declares statically: the tiles (A's 128x33 and B's
+    # 32x64, 50176 bytes; 100352 in two buffers) are in dynamic shared memory, each a pointer to its rows
+    # (to its buffers) at its offset, and the host opts in before the launch, which passes the bytes;
+    # ptxas took the static declarations for too much shared data.  Here the program falls back
+    path = KERNELS / "gemm.c"
+    exe, messages = build(path, tmp_path, options=["--max-shared-memory", "100k", "--tile-size", "128,64",
+                                                   "--block-size", "16,16", *options])
+    assert "warning" not in messages, messages
+    unit = (tmp_path / "gemm.polypragma.cu").read_text()
+    assert "__shared__ double shared_" not in unit
+    rows = "[128][33]" if options else "[33]"
+    assert "extern __shared__ __align__(16) unsigned char polypragma_dynamic_shared[];" in unit
+    assert f"double (*shared_A){rows} = (double (*){rows})(polypragma_dynamic_shared + 0);" in unit, unit
+    launch = re.search(r"<<<grid, block, (\d+)>>>", unit)
+    assert launch and int(launch.group(1)) > 48 * 1024, launch
+    assert (f"cudaFuncSetAttribute(polypragma_gemm_region0_kernel0, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+            f"{launch.group(1)})") in unit
+    original = tmp_path / "original"
+    compile_c(path, original)
+    for config in run_configs(path):
+        assert run(exe, config.args).stdout == run(original, config.args).stdout

@@ -44,3 +44,15 @@ def test_kernel_on_cuda_device(path, tmp_path):
             difference = outputs_match(run(original, config.args).stdout, got.stdout,
                                        kernel_tolerance(path.read_text()), kernel_absolute_tolerance(path.read_text()))
             assert difference is None, f"arguments {config.args}: {difference}"
+
+
+def test_dynamic_shared_memory_on_cuda_device(tmp_path):
+    # tiles of 50 KiB (--max-shared-memory 100k): the kernel's dynamic shared memory, opted in, on the device
+    path = next(p for p in kernel_paths() if p.stem == "gemm")
+    exe, _ = build(path, tmp_path, (), ["--no-fp-contract", "--max-shared-memory", "100k", "--tile-size", "128,64",
+                                        "--block-size", "16,16"], nvcc_flags=["-fmad=false"])
+    compile_c(path, tmp_path / "original")
+    for config in run_configs(path):
+        got = run(exe, config.args, env={"POLYPRAGMA_DEVICE": "gpu"})
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(run(tmp_path / "original", config.args).stdout, got.stdout, 1e-12, 1e-12) is None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from polypragma.codegen.gpu import GpuSyntax
+from polypragma.codegen.gpu import GpuSyntax, dynamic_shared, dynamic_shared_bytes
 from polypragma.codegen import host_data, parallel_copy
 from polypragma.codegen.host import HostSyntax, runtime
 from polypragma.codegen.printer import helper_macros
@@ -79,9 +79,17 @@ class CudaSyntax(GpuSyntax, HostSyntax):
                block: list[str], pad: str) -> list[str]:
         grid = [g if g.isdigit() else f"(unsigned){g}" for g in grid] + ["1"] * (3 - len(grid))
         block = block + ["1"] * (3 - len(block))
-        return [f"{pad}dim3 grid({', '.join(grid)}), block({', '.join(block)});",
-                f"{pad}{region.kernel_names[kernel.index]}<<<grid, block>>>({', '.join(v for _, v in arguments)});",
-                f"{pad}{self.checked('cudaGetLastError()')}"]
+        name = region.kernel_names[kernel.index]
+        dynamic = dynamic_shared_bytes(dynamic_shared(region.memory[kernel.index] if region.kernel_asts else None))
+        lines = [f"{pad}dim3 grid({', '.join(grid)}), block({', '.join(block)});"]
+        if dynamic:
+            # (past 48 KiB, a kernel's dynamic shared memory needs the opt-in: a device without that much
+            # fails here, and the region falls back to the original loops)
+            lines.append(pad + self.checked(f"cudaFuncSetAttribute({name}, cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                                            f"{dynamic})"))
+        return lines + [f"{pad}{name}<<<grid, block{f', {dynamic}' if dynamic else ''}>>>"
+                        f"({', '.join(v for _, v in arguments)});",
+                        f"{pad}{self.checked('cudaGetLastError()')}"]
 
     def at(self, region: GpuRegion, point: str) -> list[str]:
         # profiling events: region start, after copy-in, after the kernels, after copy-out
@@ -142,6 +150,19 @@ class CudaSyntax(GpuSyntax, HostSyntax):
 
     def shared_declaration(self, ctype: str, name: str, dims: str, aligned: bool = False) -> str:
         return f"__shared__ {'__align__(16) ' if aligned else ''}{ctype} {name}{dims};"
+
+    dynamic_shared = True
+
+    def dynamic_shared_declarations(self, layout) -> list[str]:
+        # each tile a pointer to its rows (to its elements, for a tile of one dimension) at its offset, so
+        # that it is indexed as a declared array is
+        lines = ["extern __shared__ __align__(16) unsigned char polypragma_dynamic_shared[];"]
+        for group, offset in layout:
+            ctype, rows = group.array.device_type, "".join(f"[{w}]" for w in group.declared()[1:])
+            pointer = f"{ctype} (*{group.name}){rows}" if rows else f"{ctype} *{group.name}"
+            cast = f"({ctype} (*){rows})" if rows else f"({ctype} *)"
+            lines.append(f"{pointer} = {cast}(polypragma_dynamic_shared + {offset});")
+        return lines
 
     def flag_param(self, name: str) -> str:
         return f"int *__restrict__ {name}"

@@ -27,8 +27,14 @@ from polypragma.frontend.library import asserts
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.explain import kernel_title
 from polypragma.gpu.mapping import Kernel
-from polypragma.gpu.memory import Placement
+from polypragma.gpu.memory import Group, KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion
+
+# bytes of shared memory a CUDA kernel may declare statically; past them (--max-shared-memory above 48k),
+# its tiles are in dynamic shared memory, which the host opts in to before each launch
+# (cudaFuncAttributeMaxDynamicSharedMemorySize: up to 227 KiB a block on sm_90)
+STATIC_SHARED_BYTES = 48 * 1024
+DYNAMIC_SHARED_ALIGNMENT = 16  # each tile's start in it: the vector copies' alignment
 
 
 class GpuSyntax:
@@ -49,6 +55,14 @@ class GpuSyntax:
 
     def shared_declaration(self, ctype: str, name: str, dims: str, aligned: bool = False) -> str:
         """A shared array's declaration (``aligned``: on 16 bytes, for the vector copies)."""
+        raise NotImplementedError
+
+    # whether the kernels' shared tiles past STATIC_SHARED_BYTES go to dynamic shared memory
+    dynamic_shared = False
+
+    def dynamic_shared_declarations(self, layout: list[tuple[Group, int]]) -> list[str]:
+        """The declarations of the shared tiles of ``layout`` (see :func:`dynamic_shared`), each at its
+        offset in the kernel's dynamic shared memory."""
         raise NotImplementedError
 
     def flag_param(self, name: str) -> str:
@@ -469,6 +483,24 @@ def with_plain_asts(region: GpuRegion) -> GpuRegion:
     return replace(region, plain_asts=tuple(asts))
 
 
+def dynamic_shared(memory: KernelMemory | None) -> list[tuple[Group, int]]:
+    """(group, byte offset) of each shared tile of a kernel in its dynamic shared memory, where its tiles
+    take more than STATIC_SHARED_BYTES together; empty where they are declared statically."""
+    groups = memory.placed(Placement.SHARED) if memory is not None else []
+    if sum(g.shared_bytes() for g in groups) <= STATIC_SHARED_BYTES:
+        return []
+    layout, offset = [], 0
+    for group in groups:
+        layout.append((group, offset))
+        offset += -(-group.shared_bytes() // DYNAMIC_SHARED_ALIGNMENT) * DYNAMIC_SHARED_ALIGNMENT
+    return layout
+
+
+def dynamic_shared_bytes(layout: list[tuple[Group, int]]) -> int:
+    """The bytes of dynamic shared memory of ``layout`` (0: none)."""
+    return max((offset + group.shared_bytes() for group, offset in layout), default=0)
+
+
 def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[list[str], list[str]]:
     """The helper macros a kernel needs, and its text."""
     printer = KernelPrinter(region, syntax, kernel)
@@ -481,7 +513,10 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
         if memory.placed(Placement.SHARED) and not syntax.registers_across_barriers:
             printer.between_barriers = tuple(memory.placed(Placement.PRIVATE))
         vectors = {name for name, _, _ in region.vector_copies[kernel.index]}  # (their tiles aligned on 16 bytes)
-        for group in memory.placed(Placement.SHARED):
+        layout = dynamic_shared(memory) if syntax.dynamic_shared else []
+        if layout:
+            declarations += ["  " + line for line in syntax.dynamic_shared_declarations(layout)]
+        for group in memory.placed(Placement.SHARED) if not layout else ():
             declarations.append("  " + syntax.shared_declaration(group.array.device_type, group.name,
                                                                  "".join(f"[{w}]" for w in group.declared()),
                                                                  aligned=group.name in vectors))
