@@ -11,7 +11,8 @@ change a session cannot time::
     python bench/resource_usage.py --against 21f7cdf --options= --output bench/results/FILE.md
 
 the default of an earlier commit (its tree checked out in a temporary git worktree) against this
-tree's, with ``--options``.
+tree's, with ``--options``; ``--base-options`` gives the side compared with options of its own (the same
+sizes with and without ``--max-shared-memory 100k``).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ DEFAULT_KERNELS = ("gemm", "mm2", "local_accumulators", "covariance", "jacobi_1d
 
 def usage(spec: str, options: list[str], work: Path, root: Path = ROOT) -> list[dict]:
     """Per generated kernel of corpus kernel ``spec``, polypragma that of the tree ``root``: name,
-    registers, shared bytes, spill bytes, threads a block, global memory instructions and vector ones."""
+    registers, shared bytes (static and dynamic), spill bytes, threads a block, global memory instructions and
+    vector ones."""
     kernel, _, given = spec.partition(":")
     source = KERNELS / f"{kernel}.c"
     run = next((line.split("RUN:", 1)[1] for line in source.read_text().splitlines() if "// RUN:" in line), "")
@@ -65,11 +67,15 @@ def usage(spec: str, options: list[str], work: Path, root: Path = ROOT) -> list[
         entry = re.search(r"\.entry " + re.escape(name) + r"\((.*?)\n}\n", ptx, re.S)
         code = entry.group(1) if entry else ""
         memory = re.findall(r"(?:ld|st)\.global[.\w]*", code)
-        block = re.search(r"block\(([^)]*)\);\s*" + re.escape(short) + r"<<<", text)
+        # (a kernel with dynamic shared memory opts in between the two)
+        block = re.search(r"block\(([^)]*)\);\s*(?:\w+\(cudaFuncSetAttribute\([^;]*;\s*)?" + re.escape(short) + r"<<<",
+                          text)
+        dynamic = re.search(re.escape(short) + r"<<<grid, block, (\d+)>>>", text)
         threads = 1
         for extent in (block.group(1).split(",") if block else []):
             threads *= int(extent) if extent.strip().isdigit() else 1
-        rows.append({"kernel": short, "registers": registers, "shared": int(shared.group(1)) if shared else 0,
+        rows.append({"kernel": short, "registers": registers,
+                     "shared": (int(shared.group(1)) if shared else 0) + (int(dynamic.group(1)) if dynamic else 0),
                      "spills": spills, "threads": threads, "global": len(memory),
                      "vector": sum(1 for m in memory if ".v2" in m or ".v4" in m)})
     return sorted(rows, key=lambda row: row["kernel"])
@@ -86,6 +92,8 @@ def blocks(row: dict) -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--options", default="--vector-copies", help="polypragma options to compare (one string)")
+    parser.add_argument("--base-options", default="", help="polypragma options of the side compared with (one string; "
+                                                           "default: none)")
     parser.add_argument("--kernels", nargs="*", default=list(DEFAULT_KERNELS),
                         help="corpus kernels: NAME, or NAME:DEFINES (default: %(default)s)")
     parser.add_argument("--against", metavar="REV", help="compare the default of git revision REV with this tree")
@@ -93,8 +101,11 @@ def main() -> int:
     args = parser.parse_args()
     options = shlex.split(args.options)
     against = f" --against {args.against}" if args.against else ""
-    title = f"commit {args.against}'s default against this tree's" if args.against else "default against"
+    base_options = shlex.split(args.base_options)
+    compared = f"`{args.base_options}`" if base_options else "default"
+    title = f"commit {args.against}'s {compared} against this tree's" if args.against else f"{compared} against"
     title += f" `{args.options}`" if args.options else ""
+    against += f" --base-options={shlex.quote(args.base_options)}" if base_options else ""
     lines = [f"# Registers and memory instructions: {title}", "",
              f"`python bench/resource_usage.py{against} --options={shlex.quote(args.options)}`, "
              f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC, nvcc for sm_90 (ptxas's report and the PTX); "
@@ -108,7 +119,8 @@ def main() -> int:
             subprocess.run(["git", "worktree", "add", "--detach", str(base), args.against], check=True,
                            capture_output=True, cwd=ROOT)
         try:
-            rows = [(usage(kernel, [], Path(tmp) / "default", base), usage(kernel, options, Path(tmp) / "options"))
+            rows = [(usage(kernel, base_options, Path(tmp) / "default", base),
+                     usage(kernel, options, Path(tmp) / "options"))
                     for kernel in args.kernels]
         finally:
             if args.against:

@@ -64,6 +64,16 @@ def _suite() -> list[Benchmark]:
     out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="pipelined",
                          note="matrix product, two buffers a tile, asynchronous copies",
                          gpu_options=("--double-buffer", "--async-copies")))
+    # past 48 KiB of shared memory (dynamic shared memory, opted in): two buffers of steps of 32 (66 KB), and
+    # the larger register tiles, whose tiles of A and B did not both fit in 48 KiB (tile8x4's B and tile8x8's
+    # A and B were read from global memory: 3.8 and 2.0 TFLOP/s on the H200)
+    out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="pipelined32",
+                         note="matrix product, two buffers a tile, asynchronous copies, steps of 32 (66 KB)",
+                         gpu_options=("--double-buffer", "--async-copies", "--max-shared-memory", "100k")))
+    for label, tile in (("tile8x4_dynamic", "128,64"), ("tile8x8_dynamic", "128,128")):
+        out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label=label,
+                             note=f"matrix product, tile {tile.replace(',', 'x')}, block 16x16, 100 KiB of shared memory",
+                             gpu_options=("--tile-size", tile, "--block-size", "16,16", "--max-shared-memory", "100k")))
     # a sparse matrix through pointers: the host inspects the compressed rows to size col, val and x
     # (polypragma/gpu/inspection.py); two products, each reading rowptr, col and val, x, writing y
     rows, per_row = 2_000_000, 16
