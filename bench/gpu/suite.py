@@ -70,6 +70,10 @@ def _suite() -> list[Benchmark]:
     out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="pipelined32",
                          note="matrix product, two buffers a tile, asynchronous copies, steps of 32 (66 KB)",
                          gpu_options=("--double-buffer", "--async-copies", "--max-shared-memory", "100k")))
+    # ... and the pipelined copies 16 bytes at a time (cp.async.cg of two elements where both are aligned)
+    out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="pipelined_vector",
+                         note="matrix product, two buffers a tile, asynchronous copies of 16 bytes",
+                         gpu_options=("--double-buffer", "--async-copies", "--vector-copies")))
     for label, tile in (("tile8x4_dynamic", "128,64"), ("tile8x8_dynamic", "128,128")):
         out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label=label,
                              note=f"matrix product, tile {tile.replace(',', 'x')}, block 16x16, 100 KiB of shared memory",

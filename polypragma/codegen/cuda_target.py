@@ -179,6 +179,13 @@ class CudaSyntax(GpuSyntax, HostSyntax):
         name = f"polypragma_copy_async{size}"
         return f"{name}({destination}, {source});", async_copy_macro(name, size)
 
+    def async_vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, tuple[str, ...]]:
+        size = ELEMENT_SIZES[ctype]
+        element = f"polypragma_copy_async{size}"
+        name = f"polypragma_copy_async_{ctype}{width}"
+        return (f"{name}({destination}, {source});",
+                (async_copy_macro(element, size), async_vector_macro(name, element, ctype, width, size * width)))
+
     def async_barrier(self) -> list[str]:
         return [f"{ASYNC_WAIT}();", self.barrier()]
 
@@ -227,6 +234,25 @@ def async_copy_macro(name: str, size: int) -> str:
         "#else",
         f"#define {name}(d, s) (void)memcpy((d), (s), {size})",
         f"#define {ASYNC_WAIT}() ((void)0)",
+        "#endif"])
+
+
+def async_vector_macro(name: str, element: str, ctype: str, width: int, size: int) -> str:
+    """``name(d, s)``: an asynchronous copy of ``width`` elements (``size`` bytes) from global ``s`` to
+    shared ``d``, one cp.async where both addresses are aligned on ``size`` bytes (16: the .cg form, which
+    leaves the L1 cache to other data), one a element (``element``, :func:`async_copy_macro`) where not;
+    plain copies before sm_80."""
+    each = " ".join(f"{element}(polypragma_d + {k}, polypragma_s + {k});" for k in range(width))
+    cache = "cg" if size == 16 else "ca"
+    return "\n".join([
+        ASYNC_ARCH,
+        f"#define {name}(d, s) do {{ {ctype} *polypragma_d = (d); const {ctype} *polypragma_s = (s); "
+        f"if ((((unsigned long long)polypragma_d | (unsigned long long)polypragma_s) & {size - 1}) == 0) "
+        f"asm volatile(\"cp.async.{cache}.shared.global [%0], [%1], {size};\" :: "
+        f"\"r\"((unsigned)__cvta_generic_to_shared(polypragma_d)), \"l\"(polypragma_s) : \"memory\"); "
+        f"else {{ {each} }} }} while (0)",
+        "#else",
+        f"#define {name}(d, s) (void)memcpy((d), (s), {size})",
         "#endif"])
 
 

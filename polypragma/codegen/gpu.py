@@ -84,6 +84,11 @@ class GpuSyntax:
         barrier waits for (:meth:`async_barrier`), and the definition of what it calls."""
         raise NotImplementedError
 
+    def async_vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, tuple[str, ...]]:
+        """The statement starting an asynchronous copy of ``width`` consecutive elements of type ``ctype``
+        (a vector, as :meth:`vector_copy` moves), and the definitions of what it calls."""
+        raise NotImplementedError
+
     def async_barrier(self) -> list[str]:
         """A barrier that first waits for the thread's asynchronous copies."""
         raise NotImplementedError
@@ -185,6 +190,11 @@ class KernelPrinter(CFamilyPrinter):
         group = copy.group
         local = group.name + "".join(f"[{self.expr(e)}]" for e in indices.local)
         element = self.element(group.array, indices.element)
+        if copy.width > 1 and copy.into and self.memory is not None and self.memory.copied_async(group):
+            text, helpers = self.syntax.async_vector_copy(group.array.device_type, copy.width, f"&{local}",
+                                                          f"&{element}")
+            self.device_helpers.update(helpers)
+            return text
         if copy.width > 1:
             destination, source = (local, element) if copy.into else (element, local)
             text, helper = self.syntax.vector_copy(group.array.device_type, copy.width, f"&{destination}",
