@@ -164,3 +164,17 @@ LEFT_AS_WRITTEN = {
     "memory_calls": "memory_calls.c:75:5: warning: region left as written: call to 'memset' is not supported by "
                     "the GPU targets: 'memset' is left as a call: it sets each byte of 'int' elements to '1'",
 }
+
+
+def assert_opencl_runs_as_original(source: Path, outdir: Path, defines, args, tolerance: float = 1e-12) -> None:
+    """The program polypragma generated from ``source`` into ``outdir`` (opencl), built and run with
+    ``args`` on the OpenCL device (POLYPRAGMA_DEVICE=gpu), prints what the original prints, within
+    ``tolerance`` (relative and absolute)."""
+    exe, original = outdir.parent / f"{outdir.name}.exe", outdir.parent / f"{outdir.name}.orig.exe"
+    compile_c(generated_path(source, outdir), exe, defines, libs=["-lOpenCL"])
+    compile_c(source, original, defines)
+    expected = run(original, args)
+    got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu"})
+    assert got.returncode == 0, got.stderr
+    assert expected.returncode == 0, expected.stderr
+    assert outputs_match(expected.stdout, got.stdout, tolerance, tolerance) is None

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
+from harness import KERNELS, assert_opencl_runs_as_original, generated_path, opencl_device, polypragma
 
 from polypragma import dependences
 from polypragma.codegen.kernel_ast import with_kernel_asts
@@ -70,11 +70,4 @@ def test_full_and_partial_tiles_compute_the_original_values(tmp_path, source, de
         pytest.skip(why)
     text = _compiled(tmp_path / "gen", source, defines, options)
     assert re.search(unrolled, text), "no unrolled copy of a full tile"
-    exe, original = tmp_path / "gen.exe", tmp_path / "orig.exe"
-    compile_c(generated_path(source, tmp_path / "gen"), exe, defines, libs=["-lOpenCL"])
-    compile_c(source, original, defines)
-    expected = run(original, args)
-    got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu"})
-    assert got.returncode == 0, got.stderr
-    assert expected.returncode == 0, expected.stderr
-    assert outputs_match(expected.stdout, got.stdout, 1e-12, 1e-12) is None
+    assert_opencl_runs_as_original(source, tmp_path / "gen", defines, args)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from harness import KERNELS, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
+from harness import KERNELS, assert_opencl_runs_as_original, generated_path, opencl_device, polypragma
 
 from polypragma import dependences
 from polypragma.codegen.kernel_ast import with_kernel_asts
@@ -108,11 +108,4 @@ def test_double_buffered_kernels_compute_the_original_values(tmp_path, source, d
                                                              "--double-buffer"], defines)
     assert status == 0 and "warning" not in messages, messages
     assert "[2][" in generated_path(source, tmp_path / "gen").read_text()
-    exe, original = tmp_path / "gen.exe", tmp_path / "orig.exe"
-    compile_c(generated_path(source, tmp_path / "gen"), exe, defines, libs=["-lOpenCL"])
-    compile_c(source, original, defines)
-    expected = run(original, args)
-    got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu"})
-    assert got.returncode == 0, got.stderr
-    assert expected.returncode == 0, expected.stderr
-    assert outputs_match(expected.stdout, got.stdout, 1e-12, 1e-12) is None
+    assert_opencl_runs_as_original(source, tmp_path / "gen", defines, args)
