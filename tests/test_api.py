@@ -131,6 +131,22 @@ def test_vector_copies_reach_the_compiler():
         np.testing.assert_allclose(C, expected, rtol=1e-12)
 
 
+def test_double_buffer_reaches_the_compiler():
+    # double_buffer=True, as --double-buffer: the product's A and B tiles have two buffers each, the next
+    # step of k copied into one while the other is read; odd and even numbers of steps match NumPy
+    needs("opencl")
+    mod = polypragma.compile(SOURCE, target="opencl", tile_size=(8, 8), block_size=(4, 8), double_buffer=True)
+    generated = [f for f in os.listdir(os.path.dirname(mod.library)) if f.endswith(".polypragma.c")]
+    text = open(os.path.join(os.path.dirname(mod.library), generated[0])).read()
+    assert "__local double shared_A[2][" in text and "__local double shared_B[2][" in text
+    rng = np.random.default_rng(29)
+    for ni, nj, nk in ((13, 11, 70), (16, 18, 100)):
+        A, B, C = rng.random((ni, nk)), rng.random((nk, nj)), rng.random((ni, nj))
+        expected = 1.5 * A @ B + 0.5 * C
+        mod.gemm(ni, nj, nk, 1.5, 0.5, C, A, B)
+        np.testing.assert_allclose(C, expected, rtol=1e-12)
+
+
 def test_auto_runs_openmp_c_without_a_gpu():
     if backends.cuda_device().usable or backends.opencl_gpu()[0]:
         pytest.skip("a GPU is present: auto picks it")
