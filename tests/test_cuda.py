@@ -167,8 +167,10 @@ def test_shared_memory_past_48k_is_dynamic(tmp_path, options):
     # ptxas took the static declarations for too much shared data.  Here the program falls back
     path = KERNELS / "gemm.c"
     exe, messages = build(path, tmp_path, options=["--max-shared-memory", "100k", "--tile-size", "128,64",
-                                                   "--block-size", "16,16", *options])
+                                                   "--block-size", "16,16", "--explain", *options])
     assert "warning" not in messages, messages
+    assert re.search(r"its shared tiles take \d+ bytes, past the 48 KiB a CUDA kernel declares statically: they "
+                     r"are in its dynamic shared memory", messages), messages
     unit = (tmp_path / "gemm.polypragma.cu").read_text()
     assert "__shared__ double shared_" not in unit
     rows = "[128][33]" if options else "[33]"

@@ -27,14 +27,10 @@ from polypragma.frontend.library import asserts
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.explain import kernel_title
 from polypragma.gpu.mapping import Kernel
-from polypragma.gpu.memory import Group, KernelMemory, Placement
+from polypragma.gpu.memory import STATIC_SHARED_BYTES, Group, KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion
 
-# bytes of shared memory a CUDA kernel may declare statically; past them (--max-shared-memory above 48k),
-# its tiles are in dynamic shared memory, which the host opts in to before each launch
-# (cudaFuncAttributeMaxDynamicSharedMemorySize: up to 227 KiB a block on sm_90)
-STATIC_SHARED_BYTES = 48 * 1024
-DYNAMIC_SHARED_ALIGNMENT = 16  # each tile's start in it: the vector copies' alignment
+DYNAMIC_SHARED_ALIGNMENT = 16  # each tile's start in a kernel's dynamic shared memory: the vector copies'
 
 
 class GpuSyntax:
@@ -496,11 +492,10 @@ def with_plain_asts(region: GpuRegion) -> GpuRegion:
 def dynamic_shared(memory: KernelMemory | None) -> list[tuple[Group, int]]:
     """(group, byte offset) of each shared tile of a kernel in its dynamic shared memory, where its tiles
     take more than STATIC_SHARED_BYTES together; empty where they are declared statically."""
-    groups = memory.placed(Placement.SHARED) if memory is not None else []
-    if sum(g.shared_bytes() for g in groups) <= STATIC_SHARED_BYTES:
+    if memory is None or memory.shared_bytes() <= STATIC_SHARED_BYTES:
         return []
     layout, offset = [], 0
-    for group in groups:
+    for group in memory.placed(Placement.SHARED):
         layout.append((group, offset))
         offset += -(-group.shared_bytes() // DYNAMIC_SHARED_ALIGNMENT) * DYNAMIC_SHARED_ALIGNMENT
     return layout

@@ -7,7 +7,7 @@ import math
 
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.spread import DEVICE_THREADS, SPREAD_MIN_EXTENT, UNKNOWN_EXTENT
-from polypragma.gpu.memory import Placement
+from polypragma.gpu.memory import STATIC_SHARED_BYTES, Placement
 from polypragma.gpu.region import GpuRegion, PartialTiles
 from polypragma.gpu.sizes import MAX_REGISTERS
 
@@ -137,6 +137,10 @@ def explain(region: GpuRegion) -> list[str]:
         out += _cost_lines(region, kernel)
         if memory is not None and memory.sizes_note:
             out.append(f"    {memory.sizes_note}")
+        if region.cuda and shared and memory.shared_bytes() > STATIC_SHARED_BYTES:
+            out.append(f"    its shared tiles take {memory.shared_bytes()} bytes, past the {STATIC_SHARED_BYTES // 1024} "
+                       "KiB a CUDA kernel declares statically: they are in its dynamic shared memory, which the host "
+                       "opts in to before each launch (a device with less runs the original loops)")
         if memory is not None and memory.kernel.tiling is not None and memory.kernel.tiling.tiles > kernel.mapped:
             out.append(f"    further loop(s) of its permutable band tiled by "
                        f"{list(memory.kernel.tiling.tile_sizes[kernel.mapped:])} for the tiles of shared memory")

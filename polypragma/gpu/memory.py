@@ -41,6 +41,10 @@ from polypragma.model import Reference, Scop
 from polypragma.union_find import UnionFind
 
 DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
+# bytes of shared memory a CUDA kernel may declare statically; past them (--max-shared-memory above 48k),
+# its tiles are in dynamic shared memory, which the host opts in to before each launch
+# (cudaFuncAttributeMaxDynamicSharedMemorySize: up to 227 KiB a block on sm_90; codegen/gpu.py)
+STATIC_SHARED_BYTES = 48 * 1024
 CONSTANT_BANK = 64 * 1024
 MAX_OPERATIONS = 3_000_000  # isl operations the analysis of one kernel may take; past it, data stays global
 MAX_MERGE_GROUPS = 6  # groups of one array past which no merge is tried (each try computes boxes)
@@ -174,6 +178,10 @@ class KernelMemory:
 
     def placed(self, kind: Placement) -> list[Group]:
         return [g for g in self.groups if g.placement is kind]
+
+    def shared_bytes(self) -> int:
+        """The bytes of the kernel's shared tiles, all together."""
+        return sum(g.shared_bytes() for g in self.placed(Placement.SHARED))
 
     def registers_outside(self, registers_across_barriers: bool) -> bool:
         """Whether the thread's register arrays are declared once, around all the kernel's tiles (the

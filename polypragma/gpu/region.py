@@ -81,6 +81,7 @@ class GpuRegion:
     # per kernel: the cost model's estimates of its candidate mappings, best (the one used) first; None
     # for a one-thread kernel
     choices: tuple[Choice | None, ...] = ()
+    cuda: bool = False  # the target is cuda (prepare's ``cuda``)
 
     def buffer_of(self, name: str) -> DeviceArray | None:
         """The buffer holding array ``name`` (itself, or its struct variable's for a member)."""
@@ -202,7 +203,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     mapping = replace(mapping, kernels=tuple(kernels))
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
                      tuple(sorted(constant)), privatised=privatised, members=members, choices=tuple(choices),
-                     notes=notes)
+                     notes=notes, cuda=cuda)
 
 
 def _kernels_using(scop: Scop, mapping, array: str) -> int:
