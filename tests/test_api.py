@@ -116,35 +116,39 @@ def test_matrix_product_and_stencil_match_numpy(backend):
     assert mod.total(100, x) == pytest.approx(float(x.sum()), rel=1e-5)
 
 
-def test_vector_copies_reach_the_compiler():
-    # vector_copies=True, as --vector-copies: the product's B tile (8x8 elements for 32 threads) is copied
-    # two elements at a time (OpenCL's vload2); rows of odd and even lengths match NumPy
+def _opencl_product(**options):
+    """SOURCE compiled for opencl with tiles of 8x8 over blocks of 4x8 and ``options``, with its generated C."""
     needs("opencl")
-    mod = polypragma.compile(SOURCE, target="opencl", tile_size=(8, 8), block_size=(4, 8), vector_copies=True)
+    mod = polypragma.compile(SOURCE, target="opencl", tile_size=(8, 8), block_size=(4, 8), **options)
     generated = [f for f in os.listdir(os.path.dirname(mod.library)) if f.endswith(".polypragma.c")]
-    assert generated and "vload2(0, &B[" in open(os.path.join(os.path.dirname(mod.library), generated[0])).read()
-    rng = np.random.default_rng(23)
-    for ni, nj, nk in ((13, 11, 7), (16, 18, 10)):
+    assert generated
+    return mod, open(os.path.join(os.path.dirname(mod.library), generated[0])).read()
+
+
+def _product_matches_numpy(mod, seed: int, shapes) -> None:
+    """``mod.gemm`` against NumPy on random matrices of each (ni, nj, nk) of ``shapes``."""
+    rng = np.random.default_rng(seed)
+    for ni, nj, nk in shapes:
         A, B, C = rng.random((ni, nk)), rng.random((nk, nj)), rng.random((ni, nj))
         expected = 1.5 * A @ B + 0.5 * C
         mod.gemm(ni, nj, nk, 1.5, 0.5, C, A, B)
         np.testing.assert_allclose(C, expected, rtol=1e-12)
+
+
+def test_vector_copies_reach_the_compiler():
+    # vector_copies=True, as --vector-copies: the product's B tile (8x8 elements for 32 threads) is copied
+    # two elements at a time (OpenCL's vload2); rows of odd and even lengths match NumPy
+    mod, text = _opencl_product(vector_copies=True)
+    assert "vload2(0, &B[" in text
+    _product_matches_numpy(mod, 23, ((13, 11, 7), (16, 18, 10)))
 
 
 def test_double_buffer_reaches_the_compiler():
     # double_buffer=True, as --double-buffer: the product's A and B tiles have two buffers each, the next
     # step of k copied into one while the other is read; odd and even numbers of steps match NumPy
-    needs("opencl")
-    mod = polypragma.compile(SOURCE, target="opencl", tile_size=(8, 8), block_size=(4, 8), double_buffer=True)
-    generated = [f for f in os.listdir(os.path.dirname(mod.library)) if f.endswith(".polypragma.c")]
-    text = open(os.path.join(os.path.dirname(mod.library), generated[0])).read()
+    mod, text = _opencl_product(double_buffer=True)
     assert "__local double shared_A[2][" in text and "__local double shared_B[2][" in text
-    rng = np.random.default_rng(29)
-    for ni, nj, nk in ((13, 11, 70), (16, 18, 100)):
-        A, B, C = rng.random((ni, nk)), rng.random((nk, nj)), rng.random((ni, nj))
-        expected = 1.5 * A @ B + 0.5 * C
-        mod.gemm(ni, nj, nk, 1.5, 0.5, C, A, B)
-        np.testing.assert_allclose(C, expected, rtol=1e-12)
+    _product_matches_numpy(mod, 29, ((13, 11, 70), (16, 18, 100)))
 
 
 def test_auto_runs_openmp_c_without_a_gpu():

@@ -102,17 +102,18 @@ class StatementIndices:
             annotation = PromotedReferences(indices)
         return node.set_annotation(isl.Id("indices", user=annotation, context=node.get_ctx()))
 
-
     def _buffered(self, group, exprs: tuple, build: isl.AstBuild, ahead: bool = False) -> tuple:
         """``exprs``, the index of ``group``'s shared array, with its buffer (where the tile has two, its
         first index) as the parity of the loop over the innermost tile in sequence (plus one for a copy
         run ahead): the same value as the index's own, which isl writes in terms of the instance's tile
         (``k2 - 2 * ((32 * k2 + k3) / 64)``), a division at each access."""
+        if group is None or group.buffers == 1:
+            return exprs
         space = build.get_schedule_space()
         # (the schedule's dimensions where the statement stands, those isl's build keeps: a loop of one
         # iteration may have none, and then the index keeps isl's own buffer)
         position = space.find_dim_by_name(isl.dim_type.set, self.innermost_tile)
-        if group is None or group.buffers == 1 or position < 0:
+        if position < 0:
             return exprs
         loop = isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.set, position)
         if ahead:

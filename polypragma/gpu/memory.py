@@ -40,11 +40,11 @@ from polypragma.isl_helpers import bounded_operations, coalesced, maps_of, range
 from polypragma.model import Reference, Scop
 from polypragma.union_find import UnionFind
 
-DEFAULT_MAX_SHARED_MEMORY = 48 * 1024  # bytes a block may declare statically (CUDA), over all groups
 # bytes of shared memory a CUDA kernel may declare statically; past them (--max-shared-memory above 48k),
 # its tiles are in dynamic shared memory, which the host opts in to before each launch
 # (cudaFuncAttributeMaxDynamicSharedMemorySize: up to 227 KiB a block on sm_90; codegen/gpu.py)
 STATIC_SHARED_BYTES = 48 * 1024
+DEFAULT_MAX_SHARED_MEMORY = STATIC_SHARED_BYTES  # over all groups of a kernel: what it declares statically
 CONSTANT_BANK = 64 * 1024
 MAX_OPERATIONS = 3_000_000  # isl operations the analysis of one kernel may take; past it, data stays global
 MAX_MERGE_GROUPS = 6  # groups of one array past which no merge is tried (each try computes boxes)
