@@ -48,6 +48,22 @@ def kernel_paths() -> list[Path]:
     return sorted(p for p in KERNELS.glob("*.c") if not p.name.endswith(".polypragma.c"))
 
 
+def variant_cases(variants: dict[str, tuple], restricted: dict[str, tuple]) -> list:
+    """pytest's cases ``(path, *values)`` of the corpus kernels under test variants: each of ``variants``
+    ({name: values}) on every kernel, each of ``restricted`` ({name: (values, kernels, baseline)}: a variant
+    that changes the code of ``kernels`` only, leaving the others' as the variant ``baseline`` makes it) on
+    its kernels.  A name in ``kernels`` that is no corpus kernel's is an error (a kernel renamed)."""
+    paths = kernel_paths()
+    stems = {p.stem for p in paths}
+    for name, (_, kernels, _) in restricted.items():
+        if not set(kernels) <= stems:
+            raise ValueError(f"variant {name}: no corpus kernel named {sorted(set(kernels) - stems)}")
+    return [pytest.param(path, *values, id=f"{path.stem}-{name}")
+            for path in paths
+            for name, values in [*variants.items(), *((n, v) for n, (v, kernels, _) in restricted.items()
+                                                      if path.stem in kernels)]]
+
+
 def compile_c(source: Path, exe: Path, defines=(), extra=(), include=(KERNELS,), libs=()) -> None:
     command = [CC, *CFLAGS, *[f"-I{d}" for d in include], *defines, *extra, str(source), "-o", str(exe), *libs, "-lm"]
     result = subprocess.run(command, capture_output=True, text=True)

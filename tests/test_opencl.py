@@ -6,25 +6,25 @@ from __future__ import annotations
 import pytest
 
 from harness import (LEFT_AS_WRITTEN, WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance, kernel_paths,
-                     kernel_tolerance, opencl_device, outputs_match, polypragma, run, run_configs)
+                     kernel_tolerance, opencl_device, outputs_match, polypragma, run, run_configs, variant_cases)
 from polypragma.scan import scan
 
 # promotion to shared memory and registers is on in "default" and "wrap" (partial tiles); the small
 # tiles of "original-order" meet a 1 KiB shared-memory budget that only some groups fit; "global-only"
 # keeps every array in global memory
 VARIANTS = {
-    "default": [],
-    "wrap": WRAP_SIZES,
-    "original-order": ["--no-reschedule", "--tile-size", "3,16", "--block-size", "3,8", "--max-shared-memory", "1k"],
-    "global-only": ["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],
+    "default": ([],),
+    "wrap": (WRAP_SIZES,),
+    "original-order": (["--no-reschedule", "--tile-size", "3,16", "--block-size", "3,8", "--max-shared-memory", "1k"],),
+    "global-only": (["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],),
     # several points a thread along two loops (4x2, the last of 4 missing for odd threads): register
     # tiles jammed inside the loops they enclose, tiles whose points all exist apart from the others
-    "register-tile": ["--tile-size", "7,8", "--block-size", "2,4"],
+    "register-tile": (["--tile-size", "7,8", "--block-size", "2,4"],),
 }
 # copies between global and shared memory in 16-byte vectors where a tile's rows start aligned
 # (--vector-copies): the kernels whose code it changes at the sizes of their RUN lines (their --explain says
 # "elements at a time (vectors"); every other kernel's program is byte for byte the default variant's, so
-# its run would check nothing more (62 of the 99 kernels at f26d9f7, about 190 s of the suite)
+# its run would check nothing more (62 of the 99 kernels at f26d9f7, about 190 s of the suite's CPU time)
 VECTOR_COPIED = ("bicg", "comma_headers", "convergence", "convolution_2d", "correlation", "covariance", "data_bounds",
                  "data_bounds_c89", "deriche", "enum_typedef", "extended_types", "fdtd_2d", "gemm", "gemver",
                  "inspected_extents", "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows", "leading_dimensions",
@@ -38,16 +38,13 @@ DOUBLE_BUFFERED = ("adi", "atax", "breaks", "correlation", "covariance", "derich
                    "goto_exits", "leading_dimensions", "local_accumulators", "memory_calls", "mm2", "mm3",
                    "nested_exits", "pointer_aliases", "reduction_rows", "scalar_webs", "similarity", "symm",
                    "syr2k", "syrk", "trmm")
-# the variants that change the code of some kernels only, and those kernels
+# the variants that change the code of some kernels only: their options, those kernels, and the variant
+# whose code theirs is elsewhere (the lists: .venv/bin/python tests/changed_by_variants.py opencl)
 RESTRICTED = {
-    "vector-copies": (["--vector-copies"], VECTOR_COPIED),
-    "double-buffer": (["--double-buffer"], DOUBLE_BUFFERED),
-    "double-buffer-wrap": (["--double-buffer", *WRAP_SIZES], DOUBLE_BUFFERED),
+    "vector-copies": ((["--vector-copies"],), VECTOR_COPIED, "default"),
+    "double-buffer": ((["--double-buffer"],), DOUBLE_BUFFERED, "default"),
+    "double-buffer-wrap": ((["--double-buffer", *WRAP_SIZES],), DOUBLE_BUFFERED, "wrap"),
 }
-CASES = [pytest.param(path, options, id=f"{path.stem}-{name}")
-         for path in kernel_paths()
-         for name, options in [*VARIANTS.items(), *((n, o) for n, (o, kernels) in RESTRICTED.items()
-                                                     if path.stem in kernels)]]
 
 _originals: dict = {}
 
@@ -59,7 +56,7 @@ def need_opencl():
         pytest.skip(why)
 
 
-@pytest.mark.parametrize("path, variant_options", CASES)
+@pytest.mark.parametrize("path, variant_options", variant_cases(VARIANTS, RESTRICTED))
 def test_kernel_on_opencl(path, variant_options, tmp_path, tmp_path_factory):
     """``path`` through the opencl target with ``variant_options``, run with each of its configurations
     against the original program."""
@@ -90,13 +87,6 @@ def test_kernel_on_opencl(path, variant_options, tmp_path, tmp_path_factory):
             difference = outputs_match(expected.stdout, got.stdout, kernel_tolerance(path.read_text()),
                                        kernel_absolute_tolerance(path.read_text()))
             assert difference is None, f"arguments {config.args}: {difference}"
-
-
-def test_restricted_variants_name_corpus_kernels():
-    """A kernel renamed or removed leaves no stale name behind in the lists of RESTRICTED."""
-    stems = {p.stem for p in kernel_paths()}
-    for name, (_, kernels) in RESTRICTED.items():
-        assert set(kernels) <= stems, (name, sorted(set(kernels) - stems))
 
 
 def test_build_options_from_the_environment(tmp_path):
