@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from harness import generated_path, kernel_paths, polypragma, run_configs  # noqa: E402
+from harness import TARGETS, generated_path, kernel_paths, polypragma, run_configs  # noqa: E402
 
 
 def _digest(path: Path, options: list[str], workdir: Path) -> str:
@@ -36,10 +36,10 @@ def _digest(path: Path, options: list[str], workdir: Path) -> str:
 def changed(suite: str) -> dict[str, list[str]]:
     if suite == "opencl":
         import test_opencl as module
-        prefix = ["--target", "opencl", "--no-fp-contract"]
+        prefix = list(TARGETS["opencl"][0])
     else:
         import test_corpus as module
-        prefix = []
+        prefix = list(TARGETS["c"][0])
     out: dict[str, list[str]] = {name: [] for name in module.RESTRICTED}
     with tempfile.TemporaryDirectory() as tmp:
         for path in kernel_paths():

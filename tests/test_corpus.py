@@ -14,9 +14,9 @@ VARIANTS = {
     "openmp": (["--openmp"], ["-fopenmp"]),
 }
 # the scheduler's fusion options, on the kernels whose code they change at the sizes of their RUN lines: the
-# others' programs are byte for byte the c variant's (at 24baaf8, --fusion=min left 40 of the 99 kernels as
-# they were, --fusion=max 65); their options, those kernels, and the options of the variant whose code
-# theirs is elsewhere (the lists: .venv/bin/python tests/changed_by_variants.py corpus)
+# others' programs are byte for byte the c variant's (at f26d9f7, --fusion=min left 40 of the 99 kernels as
+# they were, --fusion=max 65); their options and cflags, those kernels, and the variant whose code theirs
+# is elsewhere (the lists: .venv/bin/python tests/changed_by_variants.py corpus)
 FUSION_MIN_CHANGES = (
     "adi", "asserts", "banded", "bicg", "bounds_minmax", "break_exit_values", "breaks", "cholesky", "comma_headers",
     "conditions", "control_flow", "correlation", "covariance", "data_bounds", "data_bounds_c89", "deriche", "doitgen",
