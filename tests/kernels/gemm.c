@@ -9,12 +9,12 @@
 // CHECK-CUDA: __shared__ double shared_A[64][33];
 // CHECK-CUDA-NEXT: __shared__ double shared_B[32][64];
 // CHECK-CUDA: double private_C[4][4];
-// CHECK-CUDA: private_C[0][0] = C[(t0 + 64 * k0) * nj + (64 * b1 + t1)];
+// CHECK-CUDA: private_C[0][0] = C[(t0 + 64 * k0) * nj + (t1 + 64 * k1)];
 // CHECK-CUDA: for (int k2 = 0; {{.*}}; ++k2) {
 // CHECK-CUDA-NEXT: if (ni >= 64 * k0 + 64 && nk >= 32 * k2 + 32) {
 // CHECK-CUDA-NEXT: shared_A[t0][t1] = A[(t0 + 64 * k0) * nk + (t1 + 32 * k2)];
 // CHECK-CUDA: shared_A[k3][k4] = A[(64 * k0 + k3) * nk + (32 * k2 + k4)];
-// CHECK-CUDA: shared_B[k3][k4] = B[(32 * k2 + k3) * nj + (64 * b1 + k4)];
+// CHECK-CUDA: shared_B[k3][k4] = B[(32 * k2 + k3) * nj + (64 * k1 + k4)];
 // CHECK-CUDA: __syncthreads();
 // the register tile inside each step of k, with no guard per point: partial tiles are computed whole
 // (in registers and shared memory only; the copies move the existing points)
@@ -29,7 +29,7 @@
 // CHECK-CUDA: private_C[3][3] += alpha * shared_A[t0 + 48][k3] * shared_B[k3][t1 + 48];
 // CHECK-CUDA-NEXT: }
 // CHECK-CUDA-NEXT: __syncthreads();
-// CHECK-CUDA: C[(t0 + 64 * k0) * nj + (64 * b1 + t1)] = private_C[0][0];
+// CHECK-CUDA: C[(t0 + 64 * k0) * nj + (t1 + 64 * k1)] = private_C[0][0];
 // CHECK-CUDA-NOT: double private_C
 // CHECK-CUDA: __syncthreads();
 // covers: vla-params, imperfect-nest, read-only-scalars (alpha, beta),

@@ -11,11 +11,11 @@
 // CHECK-CUDA: __shared__ double shared_y1[1024];
 // CHECK-CUDA: double *polypragma_reduction0_at = 0;
 // CHECK-CUDA: for (int k3 = t1; k3 <= {{.*}}; k3 += 32) {
-// CHECK-CUDA-NEXT: { double *polypragma_element = &x1[t0 + 16 * k0]; if (polypragma_element != polypragma_reduction0_at) {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(t0 + 16 * k0) * n + (1024 * b1 + k3)] * shared_y1[k3]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
+// CHECK-CUDA-NEXT: { double *polypragma_element = &x1[t0 + 16 * k0]; if (polypragma_element != polypragma_reduction0_at) {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(t0 + 16 * k0) * n + (1024 * k1 + k3)] * shared_y1[k3]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
 // CHECK-CUDA: if (__all_sync(0xffffffffu, polypragma_reduction0_at == polypragma_first)) {
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel1(
 // CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 8) {
-// CHECK-CUDA-NEXT: { double *polypragma_element = &x2[32 * b1 + t1]; {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(256 * k0 + k2) * n + (32 * b1 + t1)] * shared_y2[k2]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
+// CHECK-CUDA-NEXT: { double *polypragma_element = &x2[t1 + 32 * k1]; {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(256 * k0 + k2) * n + (t1 + 32 * k1)] * shared_y2[k2]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
 // covers: vla-params, pre-increment (++i ++j), decrementing-loop (i--),
 //         sequence-of-nests, transposed-access
 // mvt: x1 += A y1;  x2 += A^T y2
