@@ -111,7 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="threads per block along the mapped loops, outermost first; the last is x "
                             "(default 256; 8,32; 2,4,32)")
     sizes.add_argument("--grid-size", type=parse_list, metavar="G[,G...]",
-                       help="most blocks along the mapped loops; blocks wrap around the tiles (default 65535)")
+                       help="most blocks along the mapped loops, outermost first; blocks wrap around the tiles "
+                            "where these may be more (default: 65535 along y, 256 along z; along x one block a "
+                            "tile where the tiles are never more than 2147483647, 65535 elsewhere)")
     sizes.add_argument("--sizes", metavar="MAP", type=_sizes,
                        help="per-kernel sizes in PPCG's notation, e.g. "
                             "'{ kernel[0] -> tile[64,64]; kernel[i] -> block[16] : i != 4 }'; "

@@ -19,6 +19,28 @@ from polypragma.isl_helpers import coalesced
 from polypragma.scan import Region
 
 
+# the bits of C's integer types, as on the platforms polypragma targets (LP64: long as long long, which
+# covers LLP64's narrower long too)
+_INTEGER_BITS = {"char": 8, "short": 16, "int": 32, "long": 64}
+
+
+def integer_range(ctype: str) -> tuple[int, int] | None:
+    """The values of the C integer type ``ctype`` (its words: ``unsigned short``, ``long long int``), or
+    None for any other type.  A plain ``char``, signed or not as the platform has it, may hold either."""
+    words = ctype.split()
+    if not words or any(w not in ("signed", "unsigned", "char", "short", "int", "long", "_Bool") for w in words):
+        return None
+    if words == ["_Bool"]:
+        return 0, 1
+    sized = [w for w in words if w in _INTEGER_BITS and w != "int"] or ["int"]
+    bits = _INTEGER_BITS[sized[0]]
+    if "unsigned" in words:
+        return 0, 2**bits - 1
+    if sized == ["char"] and "signed" not in words:
+        return -2**(bits - 1), 2**bits - 1
+    return -2**(bits - 1), 2**(bits - 1) - 1
+
+
 _PLAIN_BINARY = {
     isl.ast_expr_op_type.add: "+", isl.ast_expr_op_type.sub: "-", isl.ast_expr_op_type.mul: "*",
     isl.ast_expr_op_type.div: "/", isl.ast_expr_op_type.pdiv_q: "/", isl.ast_expr_op_type.pdiv_r: "%",
@@ -283,6 +305,22 @@ class Scop:
     # why the model needs ``assumed``, each as a clause after "only there": "are the flat subscripts of 'A'
     # rows of a view that do not overlap", "do the subscripts through 'row' ... stay in that row"
     assumed_by: tuple[str, ...] = ()
+
+    def parameter_ranges(self) -> isl.Set:
+        """``context`` with each parameter within the range of its C type (:func:`integer_range`): the
+        values it can take, where the type says."""
+        ranges = self.context
+        local = isl.LocalSpace.from_space(ranges.get_space())
+        for name in self.parameters:
+            bounds = integer_range(self.scalar_types.get(name, ""))
+            k = ranges.get_space().find_dim_by_name(isl.dim_type.param, name)
+            if bounds is None or k < 0:
+                continue
+            value = isl.Aff.var_on_domain(local, isl.dim_type.param, k)
+            low, high = (isl.Val(str(b), context=ranges.get_ctx()) for b in bounds)
+            for nonneg in (value.add_constant_val(low.neg()), value.neg().add_constant_val(high)):
+                ranges = ranges.add_constraint(isl.Constraint.inequality_from_aff(nonneg))
+        return ranges
 
     @property
     def signed_names(self) -> dict[str, str]:

@@ -13,7 +13,7 @@ from polypragma.gpu.cost import (MAX_POINTS_PER_THREAD, MAX_POINTS_WITHOUT_REUSE
                                  _distinct_sectors, candidates, orders)
 from polypragma.gpu.memory import MemoryOptions
 from polypragma.gpu.region import prepare
-from polypragma.gpu.sizes import KernelSizes, SizeOptions
+from polypragma.gpu.sizes import GRID_X, KernelSizes, SizeOptions
 from polypragma.schedule import ScheduleOptions, compute_schedule
 from test_model import model
 
@@ -48,23 +48,23 @@ def test_a_warps_sectors_are_counted_on_its_elements():
 def test_candidates_default_first_and_user_sizes_win():
     found, user = candidates(0, 2, SizeOptions())
     assert not user
-    assert found[0] == Candidate((0, 1), KernelSizes((32, 32), (8, 32), (65535, 65535)))
+    assert found[0] == Candidate((0, 1), KernelSizes((32, 32), (8, 32), (65535, GRID_X)))
     assert {c.order for c in found} == {(0, 1), (1, 0)}
     assert all(-(-t // b) * -(-u // c) <= MAX_POINTS_PER_THREAD
                for cand in found for (t, u), (b, c) in [(cand.sizes.tile, cand.sizes.block)])
     # 4x2 and 4x4 points a thread (tile 64x64, blocks 16x32 and 16x16) only where a loop inside reuses them
-    assert {KernelSizes((64, 64), b, (65535, 65535)) for b in ((16, 32), (16, 16))} <= {c.sizes for c in found}
+    assert {KernelSizes((64, 64), b, (65535, GRID_X)) for b in ((16, 32), (16, 16))} <= {c.sizes for c in found}
     few, _ = candidates(0, 2, SizeOptions(), most_points=MAX_POINTS_WITHOUT_REUSE)
     assert few and all(-(-t // b) * -(-u // c) <= MAX_POINTS_WITHOUT_REUSE
                        for cand in few for (t, u), (b, c) in [(cand.sizes.tile, cand.sizes.block)])
     found, user = candidates(0, 2, SizeOptions(tile=(16, 16)))
-    assert user and found == [Candidate((0, 1), KernelSizes((16, 16), (8, 32), (65535, 65535)))]
+    assert user and found == [Candidate((0, 1), KernelSizes((16, 16), (8, 32), (65535, GRID_X)))]
     assert orders(3) == [(0, 1, 2), (0, 2, 1), (1, 2, 0)]
     # an order the user sets: the model chooses only the sizes in it, or keeps the user's sizes too
     found, user = candidates(0, 2, SizeOptions(per_kernel="{ kernel[0] -> order[1,0] }"))
     assert not user and len(found) > 1 and {c.order for c in found} == {(1, 0)}
     found, user = candidates(0, 2, SizeOptions(per_kernel="{ kernel[0] -> order[1,0]; kernel[0] -> tile[16,16] }"))
-    assert user and found == [Candidate((1, 0), KernelSizes((16, 16), (8, 32), (65535, 65535)))]
+    assert user and found == [Candidate((1, 0), KernelSizes((16, 16), (8, 32), (65535, GRID_X)))]
     assert candidates(1, 2, SizeOptions(per_kernel="{ kernel[0] -> order[1,0] }"))[0][0].order == (0, 1)
 
 
@@ -76,7 +76,7 @@ def test_the_transposed_access_of_mvt_is_not_coalesced(tmp_path):
     (kernel,) = region.mapping.kernels
     assert band_is(kernel, "[n] -> { S_0[i, j] -> [i, j] : 0 <= i < n and 0 <= j < n }")
     model_ = KernelModel(scop, region.arrays, kernel.band, 1, 1, MemoryOptions())
-    wide = model_.estimate(Candidate((0,), KernelSizes((256,), (256,), (65535,))))
+    wide = model_.estimate(Candidate((0,), KernelSizes((256,), (256,), (GRID_X,))))
     a = by_array(wide)["A"]
     assert (a.where, a.warp_sectors, a.coalesced_sectors, a.coalesced) == ("global memory", 32, 9, False)
     assert by_array(wide)["x1"].where == "registers" and by_array(wide)["y1"].where == "shared memory"
@@ -87,12 +87,12 @@ def test_the_transposed_access_of_mvt_is_not_coalesced(tmp_path):
     # in rows: 6 blocks of 8 warps an SM, where the 128x32 tiles of j tiled by 32 take as many bytes for
     # half the threads (occupancy 38%)
     chosen = region.choices[0].best
-    assert chosen.candidate == Candidate((0,), KernelSizes((256,), (256,), (65535,), (16,)))
+    assert chosen.candidate == Candidate((0,), KernelSizes((256,), (256,), (GRID_X,), (16,)))
     a = by_array(chosen)["A"]
     assert (a.where, a.shared_bytes, a.sectors) == ("shared memory", 256 * 17 * 8, 256 * 4)
     assert (chosen.blocks_per_sm, chosen.occupancy) == (6, 0.75)
     narrow = next(e for e in region.choices[0].estimates
-                  if e.candidate == Candidate((0,), KernelSizes((128,), (128,), (65535,))))
+                  if e.candidate == Candidate((0,), KernelSizes((128,), (128,), (GRID_X,))))
     assert (by_array(narrow)["A"].shared_bytes, narrow.occupancy) == (128 * 33 * 8, 0.375)
     assert kernel.sizes.tile == (256,) and kernel.tiling.tile_sizes == (256, 16)
 
@@ -105,7 +105,7 @@ def test_matrix_product_takes_a_register_tile_of_4x4(tmp_path):
     assert band_is(kernel, "[n] -> { S_0[i, j, k] -> [i, j, k] : 0 <= i < n and 0 <= j < n and 0 <= k < n }")
     choice = region.choices[0]
     best = choice.best
-    assert best.candidate == Candidate((0, 1), KernelSizes((64, 64), (16, 16), (65535, 65535)))
+    assert best.candidate == Candidate((0, 1), KernelSizes((64, 64), (16, 16), (65535, GRID_X)))
     where = by_array(best)
     assert (where["A"].where, where["B"].where, where["C"].where) == ("shared memory", "shared memory", "registers")
     # A's tile 64x32 (8 sectors a row) and B's 32x64 (16) per tile of 64x64x32 points: 0.25 a warp
@@ -122,7 +122,7 @@ def test_matrix_product_takes_a_register_tile_of_4x4(tmp_path):
     # does not bound the blocks here (the registers do): its barriers make it dearer, the tiles of 32
     # stay, and no estimate names it
     short = KernelModel(scop, region.arrays, kernel.band, 2, 1, MemoryOptions()).estimate(
-        Candidate((0, 1), KernelSizes((64, 64), (16, 16), (65535, 65535), (16,))))
+        Candidate((0, 1), KernelSizes((64, 64), (16, 16), (65535, GRID_X), (16,))))
     assert (short.global_sectors * 2, short.shared_wavefronts * 2, short.work * 2) == \
         (best.global_sectors, best.shared_wavefronts, best.work)
     assert short.score == round(best.score * 1.03, 4) and short.shared_bytes < best.shared_bytes

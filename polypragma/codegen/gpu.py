@@ -21,6 +21,7 @@ from polypragma.codegen.body import ASSERT_DEFINITION, ASSERT_FLAG, DeviceBodyPr
 from polypragma.codegen.kernel_ast import CopyIndices, PromotedReferences, StatementIndices
 from polypragma.codegen.kernel_tree import Barrier, Registers, payload
 from polypragma.codegen import reduction_code
+from polypragma.codegen.overflow import PROGRAM_VALUE
 from polypragma.codegen.printer import CFamilyPrinter, wide_cast
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.library import asserts
@@ -469,7 +470,7 @@ def plain_kernel_ast(region: GpuRegion, kernel: Kernel) -> isl.AstNode:
     the bounds of isl's AST build, Unsupported: the region is left as written."""
     try:
         return build_kernel_ast(kernel.context, kernel.schedule.intersect_domain(kernel.domain), region.names.kernel,
-                                at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.sizes.mapping_steps,
+                                at_each_domain=StatementIndices(region.scop), mapping_steps=kernel.mapping_steps,
                                 tile_dims=range(kernel.mapped))
     except AstPastBound as exc:
         raise Unsupported(f"the code of {kernel_title(region, kernel)}",
@@ -506,6 +507,26 @@ def dynamic_shared_bytes(layout: list[tuple[Group, int]]) -> int:
     return max((offset + group.shared_bytes() for group, offset in layout), default=0)
 
 
+def _most_blocks(kernel: Kernel, d: int) -> int:
+    """The blocks of ``kernel`` along mapped member ``d``, as many as the printer takes its block ids to
+    number (overflow.Ranges): its grid where they wrap around it, and elsewhere the most tiles where every
+    parameter is within PROGRAM_VALUE of 0, as Ranges takes the program's values (a grid of 2**31 - 1
+    blocks would have ``32 * b1`` computed in ``long long``)."""
+    if kernel.wrapped[d]:
+        return kernel.grid[d]
+    count = kernel.tile_counts[d]
+    space = count.get_domain_space()
+    box = isl.Set.universe(space)
+    for k in range(space.dim(isl.dim_type.param)):
+        value = isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, k)
+        for nonneg in (value.add_constant_val(isl.Val(PROGRAM_VALUE, context=count.get_ctx())),
+                       value.neg().add_constant_val(isl.Val(PROGRAM_VALUE, context=count.get_ctx()))):
+            box = box.add_constraint(isl.Constraint.inequality_from_aff(nonneg))
+    instances = kernel.domain.params().align_params(space).intersect(box.align_params(space)).params()
+    largest = count.intersect_params(instances.align_params(count.get_space())).max_val()
+    return min(kernel.grid[d], max(1, int(largest.to_python()))) if largest.is_int() else kernel.grid[d]
+
+
 def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[list[str], list[str]]:
     """The helper macros a kernel needs, and its text."""
     printer = KernelPrinter(region, syntax, kernel)
@@ -528,8 +549,8 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
     else:
         ast = region.plain_asts[kernel.index] if region.plain_asts else plain_kernel_ast(region, kernel)
     printer.annotated = True
-    for name, grid in zip(kernel.block_params, kernel.sizes.grid):
-        printer.ranges.bound(name, (0, grid - 1))
+    for d, name in enumerate(kernel.block_params):
+        printer.ranges.bound(name, (0, _most_blocks(kernel, d) - 1))
     for name, block in zip(kernel.thread_params, kernel.sizes.block):
         printer.ranges.bound(name, (0, block - 1))
     body = printer.node(ast, 1)

@@ -468,7 +468,8 @@ def _launch(region: GpuRegion, syntax: HostSyntax, kernel: Kernel, hosts: list[s
     out.append(f"{inner}long tiles[{kernel.mapped}];")
     for d in range(kernel.mapped):
         out.append(f"{inner}tiles[{d}] = {counts[d]};")
-        out.append(f"{inner}if (tiles[{d}] > {kernel.sizes.grid[d]}) tiles[{d}] = {kernel.sizes.grid[d]};")
+        if kernel.wrapped[d]:  # (elsewhere the tiles are never more than the grid)
+            out.append(f"{inner}if (tiles[{d}] > {kernel.grid[d]}) tiles[{d}] = {kernel.grid[d]};")
     # launch dimension 0 (x) is the innermost mapped loop
     order = range(kernel.mapped - 1, -1, -1)
     out.append(f"{inner}if ({' && '.join(f'tiles[{d}] > 0' for d in range(kernel.mapped))}) {{")

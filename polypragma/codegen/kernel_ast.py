@@ -258,7 +258,7 @@ def tiled_kernel_ast(scop: Scop, memory: KernelMemory, prefix: str,
             raise
         # (the copies apart add statements and existential variables: without them, the tree may fit)
         without_copies_apart()
-    steps = kernel.sizes.mapping_steps | builder.copy_steps()
+    steps = kernel.mapping_steps | builder.copy_steps()
     guarded = PartialTiles.PADDED if builder.padded else PartialTiles.GUARDED
     # the copies of shared tiles with their full tiles apart first, in each form (the tree's copy bands
     # set them apart while builder.apart: FULL_COPIES is always isolated); where a form fails with them

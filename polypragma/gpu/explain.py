@@ -112,9 +112,15 @@ def explain(region: GpuRegion) -> list[str]:
         barriers = "barriers only around the shared-memory copies" if shared else "no barrier is needed"
         if any(r.accumulated for r in kernel.reductions):
             barriers += " (and at its end, where the block combines its reductions)"
+        along = [(axes[kernel.mapped - 1 - d], w) for d, w in enumerate(kernel.wrapped)]
+        alone = ", ".join(a for a, w in along if not w)
+        wraps = ", ".join(a for a, w in along if w)
+        grid = ("; ".join(([f"one block a tile along {alone}, whose tiles are never more"] if alone else [])
+                          + ([f"blocks wrap around the tiles along {wraps}"] if wraps else []))
+                + "; threads wrap around the points")
         out.append(f"{head}; the outer {kernel.mapped} parallel loop(s) of its band are tiled: {mapped}; "
                    f"tile {list(kernel.sizes.tile)}, block {list(kernel.sizes.block)}, grid at most "
-                   f"{list(kernel.sizes.grid)} (blocks and threads wrap around the tiles); every dependence "
+                   f"{list(kernel.grid)} ({grid}); every dependence "
                    f"{'but the reductions below ' if kernel.reductions else ''}"
                    f"stays within a thread (checked), so {barriers}")
         if kernel.spread:

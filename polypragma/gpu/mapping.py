@@ -18,6 +18,10 @@ in PPCG: block ``b`` runs the tiles with ``g = b (mod G)``, thread ``t`` the
 points with ``p = t (mod B)``.  These congruences are constraints on the
 kernel's schedule with ``b`` and ``t`` as parameters, so isl's AST generator
 writes the strided loops, and any tile, block and grid size is correct.
+Where the tiles along a member are never more than ``G`` (their count at most
+``G`` for every value the parameters' C types allow), block ``b`` runs tile
+``g = b`` alone: no loop wraps, and the kernel's sets need no existential
+variable for it, which isl's AST generation pays for in every statement.
 By default the innermost mapped member goes to ``x``; :mod:`polypragma.gpu.cost` may choose another
 order of the mapped members (``order``), so that the member along which a warp's accesses are
 coalesced goes to ``x`` while the band's loops inside each thread keep their order: the block- and
@@ -41,7 +45,7 @@ from polypragma.gpu.extend import extended
 from polypragma.gpu.spread import merged, spread_band
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
-from polypragma.gpu.sizes import MAX_REGISTERS, KernelSizes, SizeOptions
+from polypragma.gpu.sizes import GRID_X, MAX_REGISTERS, KernelSizes, SizeOptions
 from polypragma.isl_helpers import (any_band, coalesced, maps_of, parameter, permuted_range, set_named, sets_of,
                                      variable, with_params)
 
@@ -83,6 +87,12 @@ class Tiling:
     tile_sizes: tuple[int, ...]
 
 
+# the most blocks a kernel wraps its tiles around along one member, where the grid is larger (the default
+# along x, GRID_X): beyond it, isl's expressions of the wrapped loops have coefficients whose products
+# leave even ``long long`` (polypragma.codegen.overflow)
+MOST_WRAPPED = 65535
+
+
 @dataclass(frozen=True)
 class Kernel:
     index: int
@@ -112,6 +122,17 @@ class Kernel:
     # parallel ones give too few threads (place_kernels, gpu/spread.py): their reductions' threads each
     # accumulate their run of updates of an element in a register
     spread: int = 0
+    # the most blocks launched along each mapped member, outermost first: the tiles' count is cut to it
+    # (sizes.grid, or MOST_WRAPPED where that is larger and the blocks wrap); () for one-thread kernels
+    grid: tuple[int, ...] = ()
+    # whether the blocks wrap around the tiles along each mapped member (block b runs the tiles g = b mod
+    # grid); where not, block b runs tile b alone: its tiles are never more than the grid
+    wrapped: tuple[bool, ...] = ()
+
+    @property
+    def mapping_steps(self) -> frozenset[int]:
+        """The steps of the kernel's loops that wrap tiles around the grid and points around a block."""
+        return frozenset(g for g, w in zip(self.grid, self.wrapped) if w) | frozenset(self.sizes.block)
 
     @property
     def register_tile(self) -> bool:
@@ -127,7 +148,7 @@ class Kernel:
         if not self.mapped:
             return f"kernel {self.index}: one thread (no parallel loop), statements {', '.join(self.statements)}"
         return (f"kernel {self.index}: {self.mapped} parallel loop(s) mapped, tile {list(self.sizes.tile)}, "
-                f"block {list(self.sizes.block)}, grid {list(self.sizes.grid)}, "
+                f"block {list(self.sizes.block)}, grid {list(self.grid)}, "
                 f"statements {', '.join(self.statements)}")
 
 
@@ -322,9 +343,12 @@ def _check_order(node: isl.ScheduleNode, mapped: int, order: tuple[int, ...]) ->
 
 
 def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelSizes,
-                 names: IteratorNames, context: isl.Set, order: tuple[int, ...] | None = None) -> Kernel:
+                 names: IteratorNames, context: isl.Set, order: tuple[int, ...] | None = None,
+                 ranges: isl.Set | None = None) -> Kernel:
     """The kernel rooted at ``node`` (the child of its mark); ``order``: the band member of each mapped
-    dimension (default: the band's order, the innermost mapped member on x)."""
+    dimension (default: the band's order, the innermost mapped member on x); ``ranges``: the values the
+    parameters may take (Scop.parameter_ranges; default ``context``), within which a member's tiles that
+    are never more than its grid are run one a block, without wrapping."""
     order = tuple(range(mapped)) if order is None else tuple(order)
     if mapped:
         _check_order(node, mapped, order)
@@ -373,6 +397,15 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
             pieces.append(offset.scale_down_val(value).floor())
             points.append(offset.mod_val(value))
             tile_counts.append(high.sub(low).scale_down_val(value).floor().add_constant_val(isl.Val.one(ctx)))
+        instances = kernel_domain.params()
+        instances = instances.intersect_params((context if ranges is None else ranges).align_params(
+            instances.get_space()))
+        # (where a thread runs several points of a tile along the loop, its register tile, isl's AST of the
+        # kernel with promoted data went past its bound without the wrap: temporaries.c's first kernel with
+        # --tile-size 7,8 --block-size 2,4 took 30 s to reach it, where it built in 3.4 s with the wrap)
+        wrapped = tuple(points > 1 or not _at_most(count, instances, g)
+                        for count, g, points in zip(tile_counts, sizes.grid, sizes.thread_points))
+        grid = tuple(min(g, MOST_WRAPPED) if w and g == GRID_X else g for g, w in zip(sizes.grid, wrapped))
         rest = [isl.PwAff.from_aff(isl.Aff.var_on_domain(local, isl.dim_type.set, d)) for d in range(mapped, n_dims)]
         transform = None
         for pa in pieces + points + rest:
@@ -386,29 +419,46 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
             p = isl.PwAff.from_aff(isl.Aff.var_on_domain(out_local, isl.dim_type.set, mapped + d))
             b = parameter(out_space, block_params[d])
             t = parameter(out_space, thread_params[d])
-            grid = isl.Val(str(sizes.grid[d]), context=ctx)
             block = isl.Val(str(sizes.block[d]), context=ctx)
-            congruence = g.sub(b).mod_val(grid).zero_set().intersect(p.sub(t).mod_val(block).zero_set())
+            on_block = g.sub(b).mod_val(isl.Val(str(grid[d]), context=ctx)).zero_set() if wrapped[d] else g.eq_set(b)
+            congruence = on_block.intersect(p.sub(t).mod_val(block).zero_set())
             transform = transform.intersect_range(congruence)
             zero = isl.PwAff.from_aff(isl.Aff.zero_on_domain(isl.LocalSpace.from_space(kernel_context.get_space())))
             bp = parameter(kernel_context.get_space(), block_params[d])
             tp = parameter(kernel_context.get_space(), thread_params[d])
-            kernel_context = kernel_context.intersect(bp.ge_set(zero)).intersect(
-                bp.lt_set(zero.add_constant_val(grid))).intersect(tp.ge_set(zero)).intersect(
+            kernel_context = kernel_context.intersect(bp.ge_set(zero)).intersect(tp.ge_set(zero)).intersect(
                 tp.lt_set(zero.add_constant_val(block)))
+            if wrapped[d]:
+                # (elsewhere the block's tile bounds it: isl's arithmetic on a bound of 2**31 - 1 costs more,
+                # control_flow's second kernel twice the time for its operations)
+                kernel_context = kernel_context.intersect(bp.lt_set(zero.add_constant_val(
+                    isl.Val(str(grid[d]), context=ctx))))
         schedule = subtree.apply_range(isl.UnionMap.from_map(transform))
         band = node.band_n_member() if node.get_type() == isl.schedule_node_type.band else 0
         sequential = band - mapped if band > mapped and node.band_get_permutable() else 0
-        tiling = _tiling(subtree, hull, mapped, sequential, sizes, block_params, thread_params)
+        tiling = _tiling(subtree, hull, mapped, sequential, sizes, block_params, thread_params, grid, wrapped)
+    else:
+        grid, wrapped = (), ()
     return Kernel(index, depth, tuple(host_params), kernel_domain, schedule, mapped, sizes, tuple(block_params),
                   tuple(thread_params), tuple(tile_counts), coalesced(kernel_context), tuple(statements), prefix,
-                  tiling, order=order if mapped else (), band=band_schedule if mapped else None, sequential=sequential)
+                  tiling, order=order if mapped else (), band=band_schedule if mapped else None, sequential=sequential,
+                  grid=grid, wrapped=wrapped)
+
+
+def _at_most(count: isl.PwAff, instances: isl.Set, most: int) -> bool:
+    """Whether ``count`` (over the parameters) is at most ``most`` wherever the parameters are in
+    ``instances``."""
+    largest = count.intersect_params(instances.align_params(count.get_space())).max_val()
+    # (NaN where the kernel runs nowhere: its blocks then wrap as for any count)
+    return largest.is_int() and largest.le(isl.Val(str(most), context=largest.get_ctx()))
 
 
 def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, sizes: KernelSizes,
-            block_params: list[str], thread_params: list[str]) -> Tiling:
+            block_params: list[str], thread_params: list[str], grid: tuple[int, ...],
+            wrapped: tuple[bool, ...]) -> Tiling:
     """The tiling for the memory analysis of the kernel of schedule ``subtree``; ``hull`` is the simple
-    hull of its range, whose bounds are build_kernel's tile origins too."""
+    hull of its range, whose bounds are build_kernel's tile origins too; the blocks wrap around ``grid``
+    along the members ``wrapped`` says, and run one tile each along the others."""
     range_set = isl.Set.from_union_set(subtree.range())
     space = range_set.get_space()
     n_dims = space.dim(isl.dim_type.set)
@@ -437,19 +487,23 @@ def _tiling(subtree: isl.UnionMap, hull: isl.Set, mapped: int, sequential: int, 
     to_points = subtree.apply_range(isl.UnionMap.from_map(product(points)))
     n_tiles, n_points = len(tiles), len(points)
 
-    def congruence(n: int, params: list[str], moduli: tuple[int, ...], stem: str) -> isl.Set:
-        """``[params] -> { [stem0, ..] : (stem_d - params_d) mod moduli_d = 0 }``, d < mapped."""
+    def congruence(n: int, params: list[str], moduli: tuple[int, ...], stem: str, wraps=None) -> isl.Set:
+        """``[params] -> { [stem0, ..] : (stem_d - params_d) mod moduli_d = 0 }``, d < mapped (``stem_d =
+        params_d`` where ``wraps`` says the d-th does not wrap)."""
         space = with_params(isl.Space.set_alloc(ctx, 0, n), params)
         for d in range(n):
             space = space.set_dim_name(isl.dim_type.set, d, f"{stem}{d}")
         result = isl.Set.universe(space)
         for d in range(mapped):
             difference = variable(space, isl.dim_type.set, d).sub(parameter(space, params[d]))
-            result = result.intersect(difference.mod_val(isl.Val(moduli[d], context=ctx)).zero_set())
+            if wraps is None or wraps[d]:
+                result = result.intersect(difference.mod_val(isl.Val(moduli[d], context=ctx)).zero_set())
+            else:
+                result = result.intersect(difference.zero_set())
         return result
 
     return Tiling(mapped, n_tiles, to_tiles, to_points,
-                  congruence(n_tiles, block_params, sizes.grid, "g"),
+                  congruence(n_tiles, block_params, grid, "g", wrapped),
                   congruence(n_points, thread_params, sizes.block, "p"), tile_sizes)
 
 
@@ -502,7 +556,9 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 @timing.part("kernels placed and mapped onto blocks and threads")
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None,
-               reductions: ReductionDependences | None = None) -> GpuMapping:
+               reductions: ReductionDependences | None = None, ranges: isl.Set | None = None) -> GpuMapping:
+    """The kernels of ``schedule`` placed and mapped onto blocks and threads (``ranges``: the values the
+    parameters may take, see build_kernel)."""
     split, joined, isolated = [], [], []
     marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions,
                                    options.may_spread, isolated)
@@ -511,7 +567,7 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
     for index, mapped, spread in placed:
         node = found[index]
         sizes = options.for_kernel(index, mapped)
-        kernel = replace(build_kernel(node, index, mapped, sizes, names, context), spread=spread)
+        kernel = replace(build_kernel(node, index, mapped, sizes, names, context, ranges=ranges), spread=spread)
         if mapped and reductions is not None:
             kernel = _with_reductions(kernel, node, reductions)
         if dependences is not None:
@@ -543,10 +599,10 @@ def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: Reducti
 
 
 def resized(mapping: GpuMapping, kernel: Kernel, sizes: KernelSizes, names: IteratorNames,
-            context: isl.Set, order: tuple[int, ...] | None = None) -> Kernel:
+            context: isl.Set, order: tuple[int, ...] | None = None, ranges: isl.Set | None = None) -> Kernel:
     """``kernel`` of ``mapping`` mapped again with other tile and block sizes (the same loops mapped), in
     ``order`` (default: the kernel's)."""
     node = _kernel_nodes(mapping.host_schedule)[kernel.index]
     order = kernel.order if order is None else order
-    return replace(build_kernel(node, kernel.index, kernel.mapped, sizes, names, context, order),
+    return replace(build_kernel(node, kernel.index, kernel.mapped, sizes, names, context, order, ranges),
                    reductions=kernel.reductions, spread=kernel.spread)

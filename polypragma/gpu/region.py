@@ -158,7 +158,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
     names = IteratorNames.free_in(reserved)
     try:
-        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions)
+        ranges = scop.parameter_ranges()
+        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions, ranges)
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
@@ -188,7 +189,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
                             memory_options, kernel.spread)
             best = choice.best.candidate
             if best.order != kernel.order or best.sizes != kernel.sizes:
-                kernel = resized(mapping, kernel, best.sizes, names, scop.context, best.order)
+                kernel = resized(mapping, kernel, best.sizes, names, scop.context, best.order, ranges)
         choices.append(choice)
 
         def placement(k: Kernel) -> KernelMemory:
@@ -197,7 +198,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
             return replace(placed, vector_copies=memory_options.vector_copies,
                            async_copies=cuda and memory_options.async_copies)
 
-        kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context)
+        kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context, ranges)
         kernels.append(kernel)
         memory.append(placed)
     mapping = replace(mapping, kernels=tuple(kernels))
@@ -218,7 +219,7 @@ def _promoted(memory: KernelMemory) -> int:
 
 
 def _sized(kernel: Kernel, placed: KernelMemory, placement, mapping: GpuMapping, sizes: SizeOptions,
-           names: IteratorNames, context: isl.Set) -> tuple[Kernel, KernelMemory]:
+           names: IteratorNames, context: isl.Set, ranges: isl.Set) -> tuple[Kernel, KernelMemory]:
     """``kernel`` and its memory ``placed``, or the kernel with smaller tiles where a group worth staging
     through shared memory (reuse, or a global access that is not coalesced: the matrix-vector family's
     rows along ``x``) does not fit in it with the default sizes and fits with smaller ones.  Sizes
@@ -228,7 +229,7 @@ def _sized(kernel: Kernel, placed: KernelMemory, placement, mapping: GpuMapping,
     best_kernel, best = kernel, placed
     candidate = smaller(kernel.sizes)
     while candidate is not None and best.unfitted:
-        resized_kernel = resized(mapping, kernel, candidate, names, context)
+        resized_kernel = resized(mapping, kernel, candidate, names, context, ranges=ranges)
         tried = placement(resized_kernel)
         if _promoted(tried) > _promoted(best):
             best_kernel, best = resized_kernel, tried

@@ -30,7 +30,10 @@ from polypragma.isl_helpers import sets_of
 
 DEFAULT_TILE = {1: (256,), 2: (32, 32), 3: (4, 8, 32)}
 DEFAULT_BLOCK = {1: (256,), 2: (8, 32), 3: (2, 4, 32)}
-DEFAULT_GRID = {1: (65535,), 2: (65535, 65535), 3: (256, 65535, 65535)}
+# the most blocks along x, CUDA's (OpenCL has none): by default a kernel launches one block for each tile
+# along x where their count is never more (gpu/mapping.py), and wraps them around 65535 blocks elsewhere
+GRID_X = 2**31 - 1
+DEFAULT_GRID = {1: (GRID_X,), 2: (65535, GRID_X), 3: (256, 65535, GRID_X)}
 # the tile of each band member a kernel runs in sequence beyond its mapped ones (the k loop of a matrix
 # product), so that the data a tile touches has a constant size and fits shared memory; the cost model
 # also tries shorter ones, whose tiles take less shared memory (more blocks resident, or room for a
@@ -66,11 +69,6 @@ class KernelSizes:
         """The points of a tile each thread runs, along each mapped loop (the tile over the block, rounded
         up)."""
         return tuple(-(-tile // block) for tile, block in zip(self.tile, self.block))
-
-    @property
-    def mapping_steps(self) -> frozenset[int]:
-        """The steps of a kernel's loops that wrap tiles around the grid and points around a block."""
-        return frozenset(self.grid) | frozenset(self.block)
 
 
 def _fit(values: tuple[int, ...] | None, mapped: int, default: tuple[int, ...]) -> tuple[int, ...]:

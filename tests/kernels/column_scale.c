@@ -5,7 +5,7 @@
 // model (polypragma/gpu/cost.py) maps it to threads.x, so a warp's 32 threads read 32 consecutive
 // elements of a row (t1, on x, indexes the column) instead of 32 rows.
 // CHECK-CUDA: const int t1 = (int)threadIdx.x;
-// CHECK-CUDA: B[{{.*}} * m + (t1 + 32 * k1)] = 2.0 * A[{{.*}} * m + (t1 + 32 * k1)] + shared_C[t1];
+// CHECK-CUDA: B[{{.*}} * m + (32 * b1 + t1)] = 2.0 * A[{{.*}} * m + (32 * b1 + t1)] + shared_C[t1];
 // covers: coalesced-loop-outside (the outer band member on threads.x), vla-params
 // column_scale: B = 2 A + C broadcast along rows, with the row loop inside the column loop
 #include "kernels.h"

@@ -15,7 +15,7 @@
 // CHECK-CUDA: if (__all_sync(0xffffffffu, polypragma_reduction0_at == polypragma_first)) {
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel1(
 // CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 8) {
-// CHECK-CUDA-NEXT: { double *polypragma_element = &x2[t1 + 32 * k1]; {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(256 * k0 + k2) * n + (t1 + 32 * k1)] * shared_y2[k2]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
+// CHECK-CUDA-NEXT: { double *polypragma_element = &x2[32 * b1 + t1]; {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(256 * k0 + k2) * n + (32 * b1 + t1)] * shared_y2[k2]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
 // covers: vla-params, pre-increment (++i ++j), decrementing-loop (i--),
 //         sequence-of-nests, transposed-access
 // mvt: x1 += A y1;  x2 += A^T y2
