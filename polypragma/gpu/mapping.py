@@ -19,8 +19,8 @@ points with ``p = t (mod B)``.  These congruences are constraints on the
 kernel's schedule with ``b`` and ``t`` as parameters, so isl's AST generator
 writes the strided loops, and any tile, block and grid size is correct.
 Where the tiles along a member are never more than ``G`` (their count at most
-``G`` for every value the parameters' C types allow), block ``b`` runs tile
-``g = b`` alone: no loop wraps, and the kernel's sets need no existential
+``G`` for every value the parameters' C types allow) and a thread runs one point
+of a tile along it, block ``b`` runs tile ``g = b`` alone: no loop wraps, and the kernel's sets need no existential
 variable for it, which isl's AST generation pays for in every statement.
 By default the innermost mapped member goes to ``x``; :mod:`polypragma.gpu.cost` may choose another
 order of the mapped members (``order``), so that the member along which a warp's accesses are
