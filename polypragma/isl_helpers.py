@@ -208,6 +208,27 @@ def parameter(space: isl.Space, name: str) -> isl.PwAff:
     return variable(space, isl.dim_type.param, space.find_dim_by_name(isl.dim_type.param, name))
 
 
+def params_within(params: isl.Set, bounds: dict[str, tuple[int, int]]) -> isl.Set:
+    """``params`` (a set of parameter values) with each parameter ``bounds`` names, that it has, within
+    its interval ``(low, high)``."""
+    local = isl.LocalSpace.from_space(params.get_space())
+    for name, (low, high) in bounds.items():
+        k = params.get_space().find_dim_by_name(isl.dim_type.param, name)
+        if k < 0:
+            continue
+        value = isl.Aff.var_on_domain(local, isl.dim_type.param, k)
+        for nonneg in (value.add_constant_val(isl.Val(str(-low), context=params.get_ctx())),
+                       value.neg().add_constant_val(isl.Val(str(high), context=params.get_ctx()))):
+            params = params.add_constraint(isl.Constraint.inequality_from_aff(nonneg))
+    return params
+
+
+def most_of(function: isl.PwAff, params: isl.Set) -> isl.Val:
+    """The largest value of ``function`` (over the parameters) where they are in ``params``: infinity where
+    it has none, NaN where ``params`` leaves it no value."""
+    return function.intersect_params(params.align_params(function.get_space())).max_val()
+
+
 def iterator_prefix(reserved: frozenset[str] | set[str], preferred: str = "c") -> str:
     """A prefix ``p`` such that no reserved name has the form ``p<digits>``."""
     for prefix in (preferred, f"pp_{preferred}", f"polypragma_{preferred}"):

@@ -15,7 +15,7 @@ import islpy as isl
 from pycparser import c_ast
 
 from polypragma.diagnostics import Location
-from polypragma.isl_helpers import coalesced
+from polypragma.isl_helpers import coalesced, params_within
 from polypragma.scan import Region
 
 
@@ -309,18 +309,8 @@ class Scop:
     def parameter_ranges(self) -> isl.Set:
         """``context`` with each parameter within the range of its C type (:func:`integer_range`): the
         values it can take, where the type says."""
-        ranges = self.context
-        local = isl.LocalSpace.from_space(ranges.get_space())
-        for name in self.parameters:
-            bounds = integer_range(self.scalar_types.get(name, ""))
-            k = ranges.get_space().find_dim_by_name(isl.dim_type.param, name)
-            if bounds is None or k < 0:
-                continue
-            value = isl.Aff.var_on_domain(local, isl.dim_type.param, k)
-            low, high = (isl.Val(str(b), context=ranges.get_ctx()) for b in bounds)
-            for nonneg in (value.add_constant_val(low.neg()), value.neg().add_constant_val(high)):
-                ranges = ranges.add_constraint(isl.Constraint.inequality_from_aff(nonneg))
-        return ranges
+        bounds = {name: integer_range(self.scalar_types.get(name, "")) for name in self.parameters}
+        return params_within(self.context, {name: b for name, b in bounds.items() if b is not None})
 
     @property
     def signed_names(self) -> dict[str, str]:

@@ -30,6 +30,7 @@ from polypragma.gpu.explain import kernel_title
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import STATIC_SHARED_BYTES, Group, KernelMemory, Placement
 from polypragma.gpu.region import GpuRegion
+from polypragma.isl_helpers import most_of, params_within
 
 DYNAMIC_SHARED_ALIGNMENT = 16  # each tile's start in a kernel's dynamic shared memory: the vector copies'
 
@@ -514,16 +515,10 @@ def _most_blocks(kernel: Kernel, d: int) -> int:
     blocks would have ``32 * b1`` computed in ``long long``)."""
     if kernel.wrapped[d]:
         return kernel.grid[d]
-    count = kernel.tile_counts[d]
-    space = count.get_domain_space()
-    box = isl.Set.universe(space)
-    for k in range(space.dim(isl.dim_type.param)):
-        value = isl.Aff.var_on_domain(isl.LocalSpace.from_space(space), isl.dim_type.param, k)
-        for nonneg in (value.add_constant_val(isl.Val(PROGRAM_VALUE, context=count.get_ctx())),
-                       value.neg().add_constant_val(isl.Val(PROGRAM_VALUE, context=count.get_ctx()))):
-            box = box.add_constraint(isl.Constraint.inequality_from_aff(nonneg))
-    instances = kernel.domain.params().align_params(space).intersect(box.align_params(space)).params()
-    largest = count.intersect_params(instances.align_params(count.get_space())).max_val()
+    instances = kernel.domain.params()
+    names = [instances.get_dim_name(isl.dim_type.param, k) for k in range(instances.dim(isl.dim_type.param))]
+    largest = most_of(kernel.tile_counts[d],
+                      params_within(instances, {name: (-PROGRAM_VALUE, PROGRAM_VALUE) for name in names}))
     return min(kernel.grid[d], max(1, int(largest.to_python()))) if largest.is_int() else kernel.grid[d]
 
 

@@ -46,8 +46,8 @@ from polypragma.gpu.spread import merged, spread_band
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
 from polypragma.gpu.sizes import GRID_X, MAX_REGISTERS, KernelSizes, SizeOptions
-from polypragma.isl_helpers import (any_band, coalesced, maps_of, parameter, permuted_range, set_named, sets_of,
-                                     variable, with_params)
+from polypragma.isl_helpers import (any_band, coalesced, maps_of, most_of, parameter, permuted_range, set_named,
+                                     sets_of, variable, with_params)
 
 
 @dataclass(frozen=True)
@@ -428,9 +428,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
             tp = parameter(kernel_context.get_space(), thread_params[d])
             kernel_context = kernel_context.intersect(bp.ge_set(zero)).intersect(tp.ge_set(zero)).intersect(
                 tp.lt_set(zero.add_constant_val(block)))
-            if wrapped[d]:
-                # (elsewhere the block's tile bounds it: isl's arithmetic on a bound of 2**31 - 1 costs more,
-                # control_flow's second kernel twice the time for its operations)
+            if wrapped[d]:  # (elsewhere the block's tile, g = b, bounds it)
                 kernel_context = kernel_context.intersect(bp.lt_set(zero.add_constant_val(
                     isl.Val(str(grid[d]), context=ctx))))
         schedule = subtree.apply_range(isl.UnionMap.from_map(transform))
@@ -448,7 +446,7 @@ def build_kernel(node: isl.ScheduleNode, index: int, mapped: int, sizes: KernelS
 def _at_most(count: isl.PwAff, instances: isl.Set, most: int) -> bool:
     """Whether ``count`` (over the parameters) is at most ``most`` wherever the parameters are in
     ``instances``."""
-    largest = count.intersect_params(instances.align_params(count.get_space())).max_val()
+    largest = most_of(count, instances)
     # (NaN where the kernel runs nowhere: its blocks then wrap as for any count)
     return largest.is_int() and largest.le(isl.Val(str(most), context=largest.get_ctx()))
 
