@@ -54,11 +54,13 @@ def test_input_is_never_modified(tmp_path):
     assert source.read_bytes() == before and source.stat().st_mtime == 1_000_000_000
 
 
-# Every corpus kernel through the c target, and through one of the two GPU targets: alternate kernels go to cuda
-# and to opencl, which share the GPU stage that takes most of a compile (the whole corpus through both took 750
-# of the suite's 7,000 CPU-seconds). A test per target, so that the three run side by side.
+# Every corpus kernel through one of the three targets, in turn: the stages before code generation (the
+# frontend, the dependences, the scheduler) run alike for all three, and cuda and opencl share the GPU stage
+# that takes most of a compile (the whole corpus through the c target and half of it through each GPU
+# target took 315 of the suite's 3,500 CPU-seconds at a75f8f6). A test per target, so that the three run
+# side by side.
 @pytest.mark.parametrize("target, share",
-                         [("c", slice(None)), ("cuda", slice(0, None, 2)), ("opencl", slice(1, None, 2))],
+                         [("c", slice(0, None, 3)), ("cuda", slice(1, None, 3)), ("opencl", slice(2, None, 3))],
                          ids=["c", "cuda", "opencl"])
 def test_outputs_are_byte_identical_across_processes(target, share, tmp_path):
     """Compile the corpus (or the target's share of it) twice, in two processes with different hash seeds."""

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from harness import compile_c, generated_path, polypragma, run, run_configs, variant_cases
+from harness import UNOPTIMISED, compile_c, generated_path, polypragma, run, run_configs, variant_cases
 from polypragma.scan import scan
 
+# (each variant's options, and the gcc options of its generated programs: see harness.UNOPTIMISED)
 VARIANTS = {
     "c": ([], []),
-    "no-reschedule": (["--no-reschedule"], []),
-    "openmp": (["--openmp"], ["-fopenmp"]),
+    "no-reschedule": (["--no-reschedule"], UNOPTIMISED),
+    "openmp": (["--openmp"], ["-fopenmp", *UNOPTIMISED]),
 }
 # the scheduler's fusion options, on the kernels whose code they change at the sizes of their RUN lines: the
 # others' programs are byte for byte the c variant's (at f26d9f7, --fusion=min left 40 of the 99 kernels as
@@ -33,8 +34,8 @@ FUSION_MAX_CHANGES = (
     "similarity", "strides", "struct_grid", "struct_pointers", "structs", "switch_cases", "trmm", "unsigned_wrap",
     "vecnorm_float")
 RESTRICTED = {
-    "fusion-min": ((["--fusion=min"], []), FUSION_MIN_CHANGES, "c"),
-    "fusion-max": ((["--fusion=max"], []), FUSION_MAX_CHANGES, "c"),
+    "fusion-min": ((["--fusion=min"], UNOPTIMISED), FUSION_MIN_CHANGES, "c"),
+    "fusion-max": ((["--fusion=max"], UNOPTIMISED), FUSION_MAX_CHANGES, "c"),
 }
 
 _originals: dict = {}

@@ -5,21 +5,23 @@ from __future__ import annotations
 
 import pytest
 
-from harness import (LEFT_AS_WRITTEN, WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance, kernel_paths,
+from harness import (LEFT_AS_WRITTEN, UNOPTIMISED, WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance, kernel_paths,
                      kernel_tolerance, opencl_device, outputs_match, polypragma, run, run_configs, variant_cases)
 from polypragma.scan import scan
 
 # promotion to shared memory and registers is on in "default" and "wrap" (partial tiles); the small
 # tiles of "original-order" meet a 1 KiB shared-memory budget that only some groups fit; "global-only"
 # keeps every array in global memory
+# (each variant's options, and the gcc options of its generated programs: see harness.UNOPTIMISED)
 VARIANTS = {
-    "default": ([],),
-    "wrap": (WRAP_SIZES,),
-    "original-order": (["--no-reschedule", "--tile-size", "3,16", "--block-size", "3,8", "--max-shared-memory", "1k"],),
-    "global-only": (["--no-shared-memory", "--no-private-memory", "--no-constant-memory"],),
+    "default": ([], []),
+    "wrap": (WRAP_SIZES, UNOPTIMISED),
+    "original-order": (["--no-reschedule", "--tile-size", "3,16", "--block-size", "3,8", "--max-shared-memory", "1k"],
+                       UNOPTIMISED),
+    "global-only": (["--no-shared-memory", "--no-private-memory", "--no-constant-memory"], UNOPTIMISED),
     # several points a thread along two loops (4x2, the last of 4 missing for odd threads): register
     # tiles jammed inside the loops they enclose, tiles whose points all exist apart from the others
-    "register-tile": (["--tile-size", "7,8", "--block-size", "2,4"],),
+    "register-tile": (["--tile-size", "7,8", "--block-size", "2,4"], UNOPTIMISED),
 }
 # copies between global and shared memory in 16-byte vectors where a tile's rows start aligned
 # (--vector-copies): the kernels whose code it changes at the sizes of their RUN lines (their --explain says
@@ -41,9 +43,9 @@ DOUBLE_BUFFERED = ("adi", "atax", "breaks", "correlation", "covariance", "derich
 # the variants that change the code of some kernels only: their options, those kernels, and the variant
 # whose code theirs is elsewhere (the lists: .venv/bin/python tests/changed_by_variants.py opencl)
 RESTRICTED = {
-    "vector-copies": ((["--vector-copies"],), VECTOR_COPIED, "default"),
-    "double-buffer": ((["--double-buffer"],), DOUBLE_BUFFERED, "default"),
-    "double-buffer-wrap": ((["--double-buffer", *WRAP_SIZES],), DOUBLE_BUFFERED, "wrap"),
+    "vector-copies": ((["--vector-copies"], UNOPTIMISED), VECTOR_COPIED, "default"),
+    "double-buffer": ((["--double-buffer"], UNOPTIMISED), DOUBLE_BUFFERED, "default"),
+    "double-buffer-wrap": ((["--double-buffer", *WRAP_SIZES], UNOPTIMISED), DOUBLE_BUFFERED, "wrap"),
 }
 
 _originals: dict = {}
@@ -56,8 +58,8 @@ def need_opencl():
         pytest.skip(why)
 
 
-@pytest.mark.parametrize("path, variant_options", variant_cases(VARIANTS, RESTRICTED))
-def test_kernel_on_opencl(path, variant_options, tmp_path, tmp_path_factory):
+@pytest.mark.parametrize("path, variant_options, cflags", variant_cases(VARIANTS, RESTRICTED))
+def test_kernel_on_opencl(path, variant_options, cflags, tmp_path, tmp_path_factory):
     """``path`` through the opencl target with ``variant_options``, run with each of its configurations
     against the original program."""
     configs = run_configs(path)
@@ -75,7 +77,7 @@ def test_kernel_on_opencl(path, variant_options, tmp_path, tmp_path_factory):
             assert "warning" not in messages and "error" not in messages, messages
             assert generated.read_text().count("/* polypragma: region ") == len(regions)
         exe = outdir / "gen"
-        compile_c(generated, exe, defines, libs=["-lOpenCL"])
+        compile_c(generated, exe, defines, cflags, libs=["-lOpenCL"])
         key = (path, defines)
         if key not in _originals:
             _originals[key] = tmp_path_factory.mktemp("orig") / path.stem
