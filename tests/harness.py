@@ -21,8 +21,8 @@ from polypragma.cli import main as polypragma_main
 KERNELS = Path(__file__).parent / "kernels"
 CC = os.environ.get("CC", "gcc")
 CFLAGS = ["-O2", "-std=gnu11", "-fno-fast-math", "-ffp-contract=off"]
-# added to CFLAGS for the generated programs of the corpus suites' variants other than their first, which
-# compiles them with CFLAGS as users do: the runtime of an opencl program made gcc -O2 take 0.55 s of which
+# added to CFLAGS for the generated programs of a test's variants other than its first (the corpus suites',
+# test_memory's opencl runs), which compiles them with CFLAGS as users do: the runtime of an opencl program made gcc -O2 take 0.55 s of which
 # -O0 takes 0.2 (bicg.c), a tenth of the opencl suite's time, and a correct program prints the same at
 # either level (x86-64's SSE arithmetic, contraction off)
 UNOPTIMISED = ["-O0"]
