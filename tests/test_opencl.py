@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness import (LEFT_AS_WRITTEN, UNOPTIMISED, WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance, kernel_paths,
-                     kernel_tolerance, opencl_device, outputs_match, polypragma, run, run_configs, variant_cases)
+from harness import (LEFT_AS_WRITTEN, UNOPTIMISED, WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance,
+                     kernel_paths, kernel_tolerance, opencl_device, outputs_match, polypragma, run, run_configs,
+                     variant_cases)
 from polypragma.scan import scan
 
 # promotion to shared memory and registers is on in "default" and "wrap" (partial tiles); the small

@@ -157,8 +157,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     whose only dependences are reductions may be mapped, see :mod:`polypragma.reductions`)."""
     reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
     names = IteratorNames.free_in(reserved)
+    ranges = scop.parameter_ranges()
     try:
-        ranges = scop.parameter_ranges()
         mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions, ranges)
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
