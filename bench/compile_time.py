@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/compile_time.py --label before [--targets cuda,opencl,c] [--repeat 1]
                                            [--no-regressions] [--only seidel] [--profile 3]
+                                           [--option=--no-unroll-copies]
 
 Every program of tests/kernels (and of tests/differential/regressions unless --no-regressions) is
 compiled by polypragma for each target, with the -D options of its first ``// RUN:`` line, as a process
@@ -11,6 +12,9 @@ times of the stages (the ``[stage] ... (X ms)`` lines, summed per stage) and of 
 Python's start and polypragma's imports are ``-v``'s ``[start]`` line (before it had one: the process's
 time outside ``[total]``), and what ``[total]`` spends outside the stages is work ``-v`` does not
 account for.
+
+``--option OPTION`` (repeatable) gives polypragma an option for every run, to time a choice of code
+against the default.
 
 ``--profile N`` runs the N slowest cuda programs again under cProfile and lists the functions that take
 the time (cumulative, polypragma's own functions, and the isl calls by their own time).
@@ -71,9 +75,9 @@ def first_defines(path: Path) -> list[str]:
     return list(configs[0].defines) if configs else []
 
 
-def polypragma_command(path: Path, outdir: str, target: str) -> list[str]:
+def polypragma_command(path: Path, outdir: str, target: str, options=()) -> list[str]:
     return [str(path.relative_to(TOP)), "-o", outdir, "--target", target,
-            f"-I{KERNELS.relative_to(TOP)}", *first_defines(path), "-v"]
+            f"-I{KERNELS.relative_to(TOP)}", *first_defines(path), *options, "-v"]
 
 
 def parse_stages(stderr: str) -> tuple[dict[str, float], float | None]:
@@ -92,12 +96,14 @@ def parse_stages(stderr: str) -> tuple[dict[str, float], float | None]:
     return stages, total
 
 
-def measure(path: Path, target: str, repeat: int, timeout: float) -> dict:
-    """The best of ``repeat`` runs (wall seconds), with the stage times of that run."""
+def measure(path: Path, target: str, repeat: int, timeout: float, options=()) -> dict:
+    """The best of ``repeat`` runs (wall seconds), with the stage times of that run; ``options`` are
+    given to polypragma."""
     best: dict | None = None
     for _ in range(repeat):
         with tempfile.TemporaryDirectory() as outdir:
-            command = [*pinned(), sys.executable, "-m", "polypragma", *polypragma_command(path, outdir, target)]
+            command = [*pinned(), sys.executable, "-m", "polypragma",
+                       *polypragma_command(path, outdir, target, options)]
             usage = resource.getrusage(resource.RUSAGE_CHILDREN)
             started = time.perf_counter()
             try:
@@ -119,12 +125,12 @@ def measure(path: Path, target: str, repeat: int, timeout: float) -> dict:
     return best
 
 
-def profile(path: Path, target: str, top: int, timeout: float) -> dict:
+def profile(path: Path, target: str, top: int, timeout: float, options=()) -> dict:
     """The functions that take the time of one polypragma run, from cProfile."""
     with tempfile.TemporaryDirectory() as outdir:
         stats_file = Path(outdir) / "profile.out"
         command = [*pinned(), sys.executable, "-m", "cProfile", "-o", str(stats_file), "-m", "polypragma",
-                   *polypragma_command(path, outdir, target)]
+                   *polypragma_command(path, outdir, target, options)]
         started = time.perf_counter()
         subprocess.run(command, capture_output=True, text=True, timeout=timeout, cwd=TOP)
         wall = time.perf_counter() - started
@@ -297,6 +303,8 @@ def main() -> int:
                         help="profile the N slowest cuda programs (0: none)")
     parser.add_argument("--profile-top", type=int, default=25, help="functions listed per profile")
     parser.add_argument("--out", default=str(RESULTS))
+    parser.add_argument("--option", action="append", default=[], metavar="OPTION", dest="options",
+                        help="a polypragma option for every run (repeatable; e.g. --option=--no-unroll-copies)")
     args = parser.parse_args()
     targets = [t for t in args.targets.split(",") if t]
     if unknown := [t for t in targets if t not in TARGETS]:
@@ -324,7 +332,7 @@ def main() -> int:
         regions = len(re.findall(r"^\s*#\s*pragma\s+scop\b", text, re.M))
         row = {"program": str(path.relative_to(TOP / "tests")), "regions": regions, "defines": first_defines(path)}
         for target in targets:
-            row[target] = measure(path, target, args.repeat, args.timeout)
+            row[target] = measure(path, target, args.repeat, args.timeout, args.options)
             print(f"{row['program']:45} {target:6} {seconds(row[target]).strip('*'):>10}", flush=True)
         rows.append(row)
 
@@ -337,7 +345,8 @@ def main() -> int:
     if "cuda" in targets:
         for row in [r for r in rows if r["cuda"]["status"] == 0][:args.profile]:
             print(f"profiling {row['program']} (cuda)", flush=True)
-            profiles.append(profile(TOP / "tests" / row["program"], "cuda", args.profile_top, args.timeout * 3))
+            profiles.append(profile(TOP / "tests" / row["program"], "cuda", args.profile_top, args.timeout * 3,
+                                    args.options))
     meta["load_end"] = load()
 
     out = Path(args.out)

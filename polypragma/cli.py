@@ -138,6 +138,11 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--unroll-registers", action=argparse.BooleanOptionalAction, default=None,
                         help="unroll a thread's loops over its register tile so its indices are constants (default: "
                              "yes for cuda; no for opencl, where PoCL's default work-group method miscompiles it)")
+    memory.add_argument("--unroll-copies", action=argparse.BooleanOptionalAction, default=True,
+                        help="copy the full tiles of a shared array apart from the partial ones, unrolled and without "
+                             "guards, where a thread makes at most 16 copies of a tile (default: yes); no: one loop "
+                             "with guards for every tile, whose code isl builds in half the time or less on a matrix "
+                             "product")
     memory.add_argument("--vector-copies", action="store_true",
                         help="copy tiles between global and shared memory two elements at a time (double2, float2, "
                              "int2) where the tile's rows start aligned, not one at a time")
@@ -205,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
                              constant=args.constant_memory, texture=args.texture,
                              max_shared=args.max_shared_memory, unroll=args.unroll_registers,
                              vector_copies=args.vector_copies, async_copies=args.async_copies,
-                             double_buffer=args.double_buffer),
+                             double_buffer=args.double_buffer, unroll_copies=args.unroll_copies),
         fp_contract=args.fp_contract,
         reductions=args.reductions,
         dump_sizes=args.dump_sizes,

@@ -7,6 +7,7 @@ compiles one source holding both the matrix product and the stencil.
 """
 
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -149,6 +150,17 @@ def test_double_buffer_reaches_the_compiler():
     mod, text = _opencl_product(double_buffer=True)
     assert "__local double shared_A[2][" in text and "__local double shared_B[2][" in text
     _product_matches_numpy(mod, 29, ((13, 11, 70), (16, 18, 100)))
+
+
+def test_unroll_copies_reaches_the_compiler():
+    # unroll_copies=False, as --no-unroll-copies: the product's A tile (8x8 elements for 32 threads, two a
+    # thread) is copied in its loop in every tile, none of its full tiles unrolled apart; sizes with partial
+    # tiles along every loop match NumPy
+    _, unrolled = _opencl_product()
+    mod, text = _opencl_product(unroll_copies=False)
+    assert re.search(r"shared_A\[t0\]\[t1\] = A\[", unrolled)
+    assert not re.search(r"shared_A\[t0\]\[t1\] = A\[", text) and re.search(r"shared_A\[k\d\]\[k\d\] = A\[", text)
+    _product_matches_numpy(mod, 31, ((13, 11, 7), (16, 18, 10)))
 
 
 def test_auto_runs_openmp_c_without_a_gpu():

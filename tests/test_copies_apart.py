@@ -1,7 +1,7 @@
 """The copies of shared tiles unrolled in their full tiles (polypragma.codegen.copy_statements,
 MAX_UNROLLED_COPIES), shared out among all the threads of the block: which copies are set apart, what
 they move, and that the kernels compute the original program's values on PoCL where both full and
-partial tiles run."""
+partial tiles run; with --no-unroll-copies, none is set apart."""
 
 from __future__ import annotations
 
@@ -44,10 +44,13 @@ def test_a_thread_copying_more_than_the_limit_keeps_its_loops(tmp_path):
     assert region.copies_apart[0] == ()
 
 
-def _compiled(tmp_path, source, defines: list[str], options: list[str]) -> str:
+def _compiled(tmp_path, source, defines: list[str], options: list[str]) -> tuple[str, str]:
+    """The kernels' code of ``source`` through the opencl target (the generated file without its comment
+    lines: the source's own, its CHECK lines among them, are copied into it), and what the command said."""
     status, messages = polypragma(source, tmp_path, ["--target", "opencl", "--no-fp-contract", *options], defines)
     assert status == 0 and "warning" not in messages, messages
-    return generated_path(source, tmp_path).read_text()
+    text = generated_path(source, tmp_path).read_text()
+    return "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//")), messages
 
 
 @pytest.mark.parametrize("source, defines, args, options, unrolled", [
@@ -68,6 +71,23 @@ def test_full_and_partial_tiles_compute_the_original_values(tmp_path, source, de
     why = opencl_device()
     if why:
         pytest.skip(why)
-    text = _compiled(tmp_path / "gen", source, defines, options)
+    text, _ = _compiled(tmp_path / "gen", source, defines, options)
     assert re.search(unrolled, text), "no unrolled copy of a full tile"
+    assert_opencl_runs_as_original(source, tmp_path / "gen", defines, args)
+
+
+@pytest.mark.parametrize("source, defines, args", [
+    (KERNELS / "gemm.c", [], ["3", "130", "70", "100"]),
+    (KERNELS / "jacobi_2d.c", ["-DN=75", "-DTSTEPS=4"], ["5"]),
+])
+def test_without_unrolled_copies_each_copy_is_one_loop_nest(tmp_path, source, defines, args):
+    # --no-unroll-copies: full and partial tiles alike are copied in loops over the thread's elements (k2, k3
+    # from the thread's index), with their guards; no copy is set apart, and --explain says none is unrolled
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    text, messages = _compiled(tmp_path / "gen", source, defines, ["--no-unroll-copies", "--explain"])
+    assert not re.search(r"shared_A\[t0( \+ \d+)?\]\[t1( \+ \d+)?\] = A\[", text), "a copy is unrolled"
+    assert re.search(r"shared_A\[k\d\]\[k\d\] = A\[", text), "no loop copies A's tile"
+    assert "shared memory" in messages and "unrolled in the tiles" not in messages, messages
     assert_opencl_runs_as_original(source, tmp_path / "gen", defines, args)

@@ -26,6 +26,7 @@ class BuildOptions:
     vector_copies: bool = False
     async_copies: bool = False
     double_buffer: bool = False
+    unroll_copies: bool = True
     strict: bool = False
     cflags: tuple[str, ...] = ("-O2",)
     cuda_architectures: tuple[str, ...] | None = None
@@ -45,7 +46,8 @@ class BuildOptions:
             sizes=SizeOptions(self.tile_size, self.block_size, self.grid_size, self.sizes),
             memory=MemoryOptions(shared=self.shared_memory, private=self.private_memory,
                                  constant=self.constant_memory, vector_copies=self.vector_copies,
-                                 async_copies=self.async_copies, double_buffer=self.double_buffer),
+                                 async_copies=self.async_copies, double_buffer=self.double_buffer,
+                                 unroll_copies=self.unroll_copies),
             fp_contract=self.fp_contract, device_entries=device_entries)
 
     def preprocessor_flags(self) -> list[str]:

@@ -131,8 +131,9 @@ class KernelTree(CopyStatements):
         self.deepest = padded_tiles.deepest(self.domain)  # the statements of the deepest loops
         self.guarded: tuple[str, ...] = ()  # statements left unpadded in a padded kernel (see _pad)
         self.padded = kernel.register_tile and bool(kernel.sequential) and self._pad()
-        # the copies of shared tiles with their full tiles apart (copy_statements.MAX_UNROLLED_COPIES)
-        self.apart = True
+        # the copies of shared tiles with their full tiles apart (copy_statements.MAX_UNROLLED_COPIES), unless
+        # the user turned them off (--no-unroll-copies)
+        self.apart = memory.unroll_copies
         self._computations_only()
 
     def _computations_only(self) -> None:

@@ -86,6 +86,10 @@ class MemoryOptions:
     # write: the next tile is copied in while this one is computed, one barrier a step (off until measured
     # on a GPU: twice the shared memory, which gemm's tiles of 32 steps of k exceed)
     double_buffer: bool = False
+    # copy a shared tile's full tiles apart from its partial ones, unrolled and without guards, where a thread
+    # makes few copies of a tile (codegen/copy_statements.py, MAX_UNROLLED_COPIES); off: one loop with its
+    # guards for every tile, an AST isl builds in half the time or less on matrix products
+    unroll_copies: bool = True
 
 
 class Placement(Enum):
@@ -164,6 +168,7 @@ class KernelMemory:
     unroll: bool = False  # unroll the thread's mapped point loops (register indices become constants)
     vector_copies: bool = False  # shared copies move vectors where they can (MemoryOptions)
     async_copies: bool = False  # cuda: copies into shared memory are asynchronous (MemoryOptions)
+    unroll_copies: bool = True  # full tiles' copies apart and unrolled (MemoryOptions)
     sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
 
     def copied_async(self, group: Group) -> bool:

@@ -196,7 +196,8 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
             placed = kernel_memory(scop, arrays + members, k, memory_options, constant, names.tile, "polypragma_",
                                    cuda and memory_options.texture, unroll)
             return replace(placed, vector_copies=memory_options.vector_copies,
-                           async_copies=cuda and memory_options.async_copies)
+                           async_copies=cuda and memory_options.async_copies,
+                           unroll_copies=memory_options.unroll_copies)
 
         kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context, ranges)
         kernels.append(kernel)
