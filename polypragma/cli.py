@@ -141,8 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     memory.add_argument("--unroll-copies", action=argparse.BooleanOptionalAction, default=True,
                         help="copy the full tiles of a shared array apart from the partial ones, unrolled and without "
                              "guards, where a thread makes at most 16 copies of a tile (default: yes); no: one loop "
-                             "with guards for every tile, whose code isl builds in half the time or less on a matrix "
-                             "product")
+                             "with guards for every tile, whose code isl builds faster (a matrix product's kernel in "
+                             "half the time with opencl)")
     memory.add_argument("--vector-copies", action="store_true",
                         help="copy tiles between global and shared memory two elements at a time (double2, float2, "
                              "int2) where the tile's rows start aligned, not one at a time")

@@ -88,7 +88,7 @@ class MemoryOptions:
     double_buffer: bool = False
     # copy a shared tile's full tiles apart from its partial ones, unrolled and without guards, where a thread
     # makes few copies of a tile (codegen/copy_statements.py, MAX_UNROLLED_COPIES); off: one loop with its
-    # guards for every tile, an AST isl builds in half the time or less on matrix products
+    # guards for every tile, an AST isl builds faster (bench/results/unroll_copies_2026_12_01.md)
     unroll_copies: bool = True
 
 
