@@ -207,7 +207,7 @@ def cpu(run: dict | None) -> str:
 
 
 def stage_cells(run: dict | None) -> list[str]:
-    """The cuda run's stages in seconds, then the time [total] does not account for, then the start."""
+    """A run's stages in seconds, then the time [total] does not account for, then the start."""
     if run is None or run["status"] == "timeout" or run["total_ms"] is None:
         return [""] * (len(STAGES) + 2)
     stages = run["stages_ms"]
@@ -220,6 +220,8 @@ def stage_cells(run: dict | None) -> list[str]:
 
 def markdown(meta: dict, rows: list[dict], profiles: list[dict], notes: str) -> str:
     targets = meta["targets"]
+    # the target whose CPU time and stages the table details: cuda, or the only one timed
+    detail = "cuda" if "cuda" in targets else targets[0]
     lines = [
         f"# polypragma compile time: {meta['label']}",
         "",
@@ -245,21 +247,21 @@ def markdown(meta: dict, rows: list[dict], profiles: list[dict], notes: str) -> 
                      f"{len(over)} over {LIMIT_SECONDS:.0f} s" + (f" ({', '.join(over)})" if over else ""))
     lines += [
         "",
-        "*cuda CPU s* is the cuda process's CPU time (user and system), which the load disturbs less.",
-        "The stage columns are the cuda run's `-v` times in seconds (summed over the regions);",
+        f"*{detail} CPU s* is the {detail} process's CPU time (user and system), which the load disturbs less.",
+        f"The stage columns are the {detail} run's `-v` times in seconds (summed over the regions);",
         "*untimed* is the part of `[total]` no stage line accounts for, *start* the process's time outside",
         "the stages (interpreter start, imports, argument parsing: `-v`'s `[start]` line, and the process's",
         "exit after `[total]`).",
         "",
-        "| program | regions | " + " | ".join(f"{t} s" for t in targets) + " | cuda CPU s | "
+        "| program | regions | " + " | ".join(f"{t} s" for t in targets) + f" | {detail} CPU s | "
         + " | ".join(STAGES) + " | untimed | start |",
         "| --- | ---: | " + " | ".join("---:" for _ in targets) + " | ---: | "
         + " | ".join("---:" for _ in STAGES) + " | ---: | ---: |",
     ]
     for row in rows:
         lines.append(f"| {row['program']} | {row['regions']} | "
-                     + " | ".join(seconds(row.get(t)) for t in targets) + f" | {cpu(row.get('cuda'))} | "
-                     + " | ".join(stage_cells(row.get("cuda"))) + " |")
+                     + " | ".join(seconds(row.get(t)) for t in targets) + f" | {cpu(row.get(detail))} | "
+                     + " | ".join(stage_cells(row.get(detail))) + " |")
     sums = []
     for target in targets:
         sums.append(f"{sum(r[target]['seconds'] for r in rows if r.get(target) and r[target]['seconds']):.2f}")
