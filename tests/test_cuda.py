@@ -127,14 +127,16 @@ def test_vector_copies_compile(tmp_path, ctype, vector):
 
 @pytest.mark.parametrize("name, options", [("gemm", ()), ("jacobi_2d", ()), ("fdtd_2d", ()), ("bicg", ()),
                                            ("gemm", ("--double-buffer",)), ("mm2", ("--double-buffer",)),
-                                           ("gemm", ("--double-buffer", "--vector-copies"))])
+                                           ("gemm", ("--double-buffer", "--vector-copies")),
+                                           ("gemm", ("--double-buffer", "--no-unroll-copies"))])
 def test_async_copies_compile_and_wait_at_each_barrier(tmp_path, name, options):
     # --async-copies: each copy of an element into a shared tile is a cp.async (sm_90's PTX has them), and
     # every barrier of such a kernel first waits for the thread's copies; the copies of registers stay
     # plain.  The program still prints what the original prints (here it takes the fallback), and a
     # user's -DN=60 (jacobi_2d) reaches no header's template.  With --double-buffer, the copies of the
     # next tile are in flight while this one is computed, and the barrier at the end of the step waits.
-    # With --vector-copies, a vector's copy is one cp.async of 16 bytes (.cg) where both addresses are aligned
+    # With --vector-copies, a vector's copy is one cp.async of 16 bytes (.cg) where both addresses are aligned;
+    # with --no-unroll-copies, the cp.async of every tile are in its loops
     path = KERNELS / f"{name}.c"
     config = run_configs(path)[-1]
     exe, messages = build(path, tmp_path, config.defines, options=["--async-copies", *options])
