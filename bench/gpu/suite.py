@@ -49,8 +49,9 @@ def _suite() -> list[Benchmark]:
         out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE,
                              note=f"matrix product, tile {tile.replace(',', 'x')}, block {block.replace(',', 'x')}",
                              gpu_options=("--tile-size", tile, "--block-size", block), label=label))
-    # every tile's copies in their loops, with guards (--no-unroll-copies): the full tiles' copies apart and
-    # unrolled (the default) against what isl builds in half the time, never timed on a GPU
+    # every tile's copies in their loops, with guards (--no-unroll-copies), which isl builds faster
+    # (bench/results/unroll_copies_2026_12_01.md), against the full tiles' copies apart and unrolled (the
+    # default), never timed on a GPU
     out.append(Benchmark("gemm", (1, n, n, n), 2.0 * n**3, 4 * n * n * DOUBLE, label="loop_copies",
                          note="matrix product, copies in loops", gpu_options=("--no-unroll-copies",)))
     # the copies to shared memory two elements at a time (--vector-copies: off until measured)
