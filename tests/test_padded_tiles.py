@@ -5,7 +5,6 @@ corpus's matrix products (gemm, 2mm, 3mm, syrk, syr2k, correlation...) on PoCL, 
 
 from __future__ import annotations
 
-import math
 import re
 
 import islpy as isl
@@ -102,16 +101,19 @@ def test_a_product_with_a_local_sum_pads_its_sum_and_keeps_the_guards_of_its_sto
     assert ("no point of the deepest loops has a guard: there the tiles whose last points are missing are computed "
             "whole, in registers and shared memory only (the copies move the existing points); the statement(s) at "
             "line(s) 25, outside those loops, keep a guard per point") in product
-    points = math.prod(map(int, re.search(r"each thread runs its (\d+)x(\d+) points", product).groups()))
+    rows, columns = map(int, re.search(r"each thread runs its (\d+)x(\d+) points", product).groups())
     code = (tmp_path / "local_accumulators.polypragma.cu").read_text().splitlines()
     kernel = code[next(k for k, line in enumerate(code) if "region0_kernel1(" in line):]
-    # the loop of k inside a tile runs the points of the register tile, each without a guard
+    # the loop of k inside a tile runs the points of the register tile in two loops over its slots, for
+    # nvcc to unroll, each point without a guard
     first = next(k for k, line in enumerate(kernel) if "local_accumulators.c:24 */" in line)
-    assert kernel[first - 1].lstrip().startswith("for (int "), kernel[first - 1]
-    assert all("local_accumulators.c:24 */" in line for line in kernel[first:first + points])
-    assert "}" == kernel[first + points].strip()
+    slots = [line.strip() for line in kernel[first - 4:first]]
+    assert slots == ["#pragma unroll", f"for (int k5 = 0; k5 < {rows}; ++k5) {{", "#pragma unroll",
+                     f"for (int k6 = 0; k6 < {columns}; ++k6) {{"], slots
+    assert re.search(r"private_sum_private\[k5\]\[k6\] \+= shared_A\[t0 \+ 16 \* k5\]", kernel[first])
+    # the store, in loops over the slots too, keeps a guard on the slots whose points exist
     stores = [k for k, line in enumerate(kernel) if "local_accumulators.c:25 */" in line]
-    assert len(stores) == points and any(kernel[k - 1].lstrip().startswith("if (") for k in stores)
+    assert len(stores) == 1 and re.match(r"\s*if \(k6 <= ", kernel[stores[0] - 1]), kernel[stores[0] - 1]
 
 
 def test_extra_points_that_would_write_what_a_real_point_uses_keep_their_guards(tmp_path):

@@ -19,7 +19,7 @@ from polypragma import timing
 from polypragma.codegen.ast_build import AstPastBound, build_kernel_ast
 from polypragma.codegen.body import ASSERT_DEFINITION, ASSERT_FLAG, DeviceBodyPrinter
 from polypragma.codegen.kernel_ast import CopyIndices, PromotedReferences, StatementIndices
-from polypragma.codegen.kernel_tree import Barrier, Registers, payload
+from polypragma.codegen.kernel_tree import Barrier, Registers, RegisterSlots, payload
 from polypragma.codegen import reduction_code
 from polypragma.codegen.overflow import PROGRAM_VALUE
 from polypragma.codegen.printer import CFamilyPrinter, wide_cast
@@ -75,6 +75,9 @@ class GpuSyntax:
 
     def barrier(self) -> str:
         raise NotImplementedError
+
+    # the pragma before a loop the device compiler is to unroll whole (nvcc's and clang's spelling)
+    unroll_pragma = "#pragma unroll"
 
     def async_copy(self, ctype: str, destination: str, source: str) -> tuple[str, str]:
         """The statement starting an asynchronous copy of one element of type ``ctype`` (of a size in
@@ -132,6 +135,8 @@ class KernelPrinter(CFamilyPrinter):
         self.device_helpers: set[str] = set()  # the definitions of the helpers the kernel uses (atomics, vector copies)
         # the kernel's memory (where its groups live), where its data is promoted
         self.memory = region.memory[kernel.index] if region.memory else None
+        # the iterators of the loops over register slots being printed, with their counts (see _slot_loops)
+        self.slot_counts: dict[str, int] = {}
         # copies into shared memory asynchronous, each barrier waiting for them (MemoryOptions.async_copies)
         self.async_copies = self.memory is not None and self.memory.async_copies
 
@@ -340,11 +345,30 @@ class KernelPrinter(CFamilyPrinter):
 
     def mark(self, n: isl.AstNode, depth: int) -> list[str]:
         registers = payload(n.mark_get_id())
+        if isinstance(registers, RegisterSlots) and self.memory.unroll:
+            return self._slot_loops(registers, lambda: self.node(n.mark_get_node(), depth))
         if not isinstance(registers, Registers):
             return super().mark(n, depth)
         if self.registers_declared:
             return self.node(n.mark_get_node(), depth)
         return self._declaring(registers, depth, lambda: self.node(n.mark_get_node(), depth + 1))
+
+    def _slot_loops(self, slots: RegisterSlots, body) -> list[str]:
+        """The lines ``body()`` prints, its loops over a register tile's slots (the iterators at
+        ``slots``' depths) each over all of them, for the device compiler to unroll
+        (:meth:`~polypragma.codegen.printer.CFamilyPrinter.whole_loop`)."""
+        prefix = self.region.names.kernel
+        self.slot_counts = {f"{prefix}{slots.first + d}": count for d, count in enumerate(slots.counts)}
+        try:
+            return body()
+        finally:
+            self.slot_counts = {}
+
+    def for_node(self, n: isl.AstNode, depth: int) -> list[str]:
+        count = self.slot_counts.get(n.for_get_iterator().get_id().get_name())
+        if count is None:
+            return super().for_node(n, depth)
+        return self.whole_loop(n, depth, count, self.syntax.unroll_pragma)
 
     def _declare(self, registers: Registers, depth: int) -> list[str]:
         return [f"{self.pad(depth)}{g.array.device_type} {g.name}{''.join(f'[{c}]' for c in g.counts)};"

@@ -16,6 +16,8 @@ tiles, register slots and global buffers)::
                   shared copy-in -> filter: this thread's elements -> band: tile coordinates
                   barrier
                   computations -> filter: this thread's points -> band: points
+                    (a register tile: band: the loops but the mapped ones -> mark: RegisterSlots
+                     -> band: the thread's slots of the mapped loops)
                   barrier
                   shared copy-out -> ...
                   barrier
@@ -75,6 +77,16 @@ FULL_TILES_EXISTENTIALS = 6
 @dataclass(frozen=True, eq=False)
 class Barrier:
     """A barrier of the block; its instances are tiles, the same for every thread."""
+
+
+@dataclass(frozen=True, eq=False)
+class RegisterSlots:
+    """The mark above the loops over a thread's slots of its register tile: the loop at depth
+    ``first + d`` runs over the slots 0 .. ``counts[d]`` - 1 of mapped member d (fewer in a partial
+    tile), which the printer may give to the device compiler to unroll."""
+
+    first: int
+    counts: tuple[int, ...]
 
 
 @dataclass(frozen=True, eq=False)
@@ -369,14 +381,11 @@ class KernelTree(CopyStatements):
 
         threads = self.threads()
         points = self.computed_points
-        slots = range(mapped)  # where the thread's points of the mapped loops are in the band
         if self.kernel.register_tile:
-            points, slots = _slots_innermost(points, mapped)
-        unroll = list(slots) if self.memory.unroll else []
-        # (full tiles apart only where a tiled loop runs inside the points: see kernel_ast.tiled_kernel_ast)
-        full = self.full_tiles() if self.kernel.register_tile and self.kernel.sequential and not self.padded else None
-        apart = Apart(full, unroll, FULL_TILES) if full is not None else None
-        compute = ("filter", threads, ("band", points, tiles, unroll, None, apart))
+            band = self._register_tile_band(points)
+        else:
+            band = ("band", points, tiles, [], None)
+        compute = ("filter", threads, band)
         # the computations' own existential variables bound the tree's from below (existentials): past
         # TREE_EXISTENTIALS, the register copies (whose slots over wrapped blocks took differential
         # program 1516 of seed 6 17 s of isl's work outside its operation count) are not built in vain
@@ -429,6 +438,40 @@ class KernelTree(CopyStatements):
         if self.private and not registers_inner:
             body = ("mark", Registers(tuple(self.private)), body)  # (between barriers, the printer declares them)
         return union_of(self.domains), ("band", union_of(self.outer), 0, [], body)
+
+    def _register_tile_band(self, points: isl.UnionMap) -> tuple:
+        """The spec of the computations' bands where a thread runs a register tile: the loops of the
+        schedule ``points`` but the mapped ones, then (under a :class:`RegisterSlots` mark) a loop over
+        the thread's slots of each mapped member, innermost (unroll-and-jam: see _slots_innermost).
+        A slot is k = (p - t) / B, the point p = t + B k: its loop runs over the constants 0 .. S - 1,
+        the register arrays' own indices (the loop over the points from t by B has a trip count that
+        depends on the thread, and no device compiler unrolls it into constant indices, which keep
+        the arrays out of a stack frame).  The printer has the device compiler unroll them
+        (:meth:`~polypragma.codegen.printer.CFamilyPrinter.whole_loop`): isl's unrolling of them took
+        a third of gemm's GPU stage for cuda."""
+        tiling, kernel = self.tiling, self.kernel
+        mapped, tiles = tiling.mapped, tiling.tiles
+        points, positions = _slots_innermost(points, mapped)
+        space = with_params(isl.Set.from_union_set(points.range()).get_space(), kernel.thread_params)
+        local = isl.LocalSpace.from_space(space)
+        on_slots = isl.MultiAff.identity(space.map_from_set())
+        for d, position in enumerate(positions):
+            point = isl.Aff.var_on_domain(local, isl.dim_type.set, position)
+            thread = isl.Aff.var_on_domain(local, isl.dim_type.param,
+                                           space.find_dim_by_name(isl.dim_type.param, kernel.thread_params[d]))
+            block = isl.Val(kernel.sizes.block[d], context=self.ctx)
+            on_slots = on_slots.set_aff(position, point.sub(thread).scale_down_val(block).floor())
+        points = points.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(on_slots)))
+        counts = tuple(-(-tiling.tile_sizes[d] // kernel.sizes.block[d]) for d in range(mapped))
+        first = tiles + positions.start
+        slots = ("mark", RegisterSlots(first, counts), ("band", range_dims(points, positions.start, mapped),
+                                                        first, [], None))
+        if not positions.start:
+            return slots
+        # (full tiles apart only where a tiled loop runs inside the points: see kernel_ast.tiled_kernel_ast)
+        full = self.full_tiles() if kernel.sequential and not self.padded else None
+        apart = Apart(full, [], FULL_TILES) if full is not None else None
+        return ("band", range_dims(points, 0, positions.start), tiles, [], slots, apart)
 
     def references(self, statement: str) -> list[tuple[Reference, Group, isl.PwMultiAff]]:
         """The promoted references of a computation, each with its index in the promoted array as a

@@ -8,7 +8,8 @@ variables can be bounded before isl builds anything, then grown under a leaf of 
                                                            to unroll; ``apart``: an :class:`Apart`, the
                                                            outer instances generated apart
     ("filter", instances, child)
-    ("mark", payload, child)                               a mark ``registers`` carrying ``payload``
+    ("mark", payload, child)                               a mark named after ``payload``'s class,
+                                                           carrying it
     ("sequence", [(instances, child), ...])
 
 A ``child`` may be None (a leaf).
@@ -114,7 +115,7 @@ def grow(node: isl.ScheduleNode, spec, separate: frozenset, isolate: frozenset) 
         return node
     if kind == "mark":
         _, payload, child = spec
-        node = node.insert_mark(isl.Id("registers", user=payload, context=ctx))
+        node = node.insert_mark(isl.Id(type(payload).__name__, user=payload, context=ctx))
         return grow(node.child(0), child, separate, isolate).parent()
     if kind == "sequence":
         _, items = spec
