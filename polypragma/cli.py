@@ -136,8 +136,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="shared memory one block may use, over all its arrays (default: %(default)s; a suffix "
                              "k means KiB)")
     memory.add_argument("--unroll-registers", action=argparse.BooleanOptionalAction, default=None,
-                        help="unroll a thread's loops over its register tile so its indices are constants (default: "
-                             "yes for cuda; no for opencl, where PoCL's default work-group method miscompiles it)")
+                        help="unroll a thread's loops over its register tile so its indices are constants: isl "
+                             "the copies, the device compiler (#pragma unroll) the computations (default: yes for "
+                             "cuda; no for opencl, where PoCL's default work-group method miscompiles it)")
     memory.add_argument("--unroll-copies", action=argparse.BooleanOptionalAction, default=True,
                         help="copy the full tiles of a shared array apart from the partial ones, unrolled and without "
                              "guards, where a thread makes at most 16 copies of a tile (default: yes); no: one loop "

@@ -448,10 +448,19 @@ class KernelTree(CopyStatements):
         depends on the thread, and no device compiler unrolls it into constant indices, which keep
         the arrays out of a stack frame).  The printer has the device compiler unroll them
         (:meth:`~polypragma.codegen.printer.CFamilyPrinter.whole_loop`): isl's unrolling of them took
-        a third of gemm's GPU stage for cuda."""
+        a third of gemm's GPU stage for cuda.  Without unrolling (KernelMemory.unroll), one band of
+        the points, the mapped ones innermost."""
         tiling, kernel = self.tiling, self.kernel
         mapped, tiles = tiling.mapped, tiling.tiles
         points, positions = _slots_innermost(points, mapped)
+        # (full tiles apart only where a tiled loop runs inside the points: see kernel_ast.tiled_kernel_ast)
+        full = self.full_tiles() if kernel.sequential and not self.padded else None
+        apart = Apart(full, [], FULL_TILES) if full is not None else None
+        if not self.memory.unroll:
+            # the loops over the points as isl builds them (k5 from t0 by 16), for OpenCL: PoCL's default
+            # work-group method gave wrong addresses for the loops over slots of nussinov's kernel with
+            # --tile-size 7,8 --block-size 2,4 (a crash; right with -cl-opt-disable, and with workitemrepl)
+            return ("band", points, tiles, [], None, apart)
         space = with_params(isl.Set.from_union_set(points.range()).get_space(), kernel.thread_params)
         local = isl.LocalSpace.from_space(space)
         on_slots = isl.MultiAff.identity(space.map_from_set())
@@ -468,9 +477,6 @@ class KernelTree(CopyStatements):
                                                         first, [], None))
         if not positions.start:
             return slots
-        # (full tiles apart only where a tiled loop runs inside the points: see kernel_ast.tiled_kernel_ast)
-        full = self.full_tiles() if kernel.sequential and not self.padded else None
-        apart = Apart(full, [], FULL_TILES) if full is not None else None
         return ("band", range_dims(points, 0, positions.start), tiles, [], slots, apart)
 
     def references(self, statement: str) -> list[tuple[Reference, Group, isl.PwMultiAff]]:

@@ -16,19 +16,19 @@
 // CHECK-CUDA: shared_A[k3][k4] = A[(64 * k0 + k3) * nk + (32 * k2 + k4)];
 // CHECK-CUDA: shared_B[k3][k4] = B[(32 * k2 + k3) * nj + (64 * k1 + k4)];
 // CHECK-CUDA: __syncthreads();
-// the register tile inside each step of k, with no guard per point: partial tiles are computed whole
-// (in registers and shared memory only; the copies move the existing points)
+// the register tile inside each step of k, in loops over its 4x4 slots that nvcc unrolls, with no guard per
+// point: partial tiles are computed whole (in registers and shared memory only; the copies move the existing points)
 // CHECK-CUDA: if (k2 == 0) {
-// CHECK-CUDA-NEXT: private_C[0][0] *= beta;  /* {{.*}}tests/kernels/gemm.c:{{[0-9]+}} */
-// CHECK-CUDA-NEXT: private_C[0][1] *= beta;
+// CHECK-CUDA-NEXT: #pragma unroll
+// CHECK-CUDA-NEXT: for (int k5 = 0; k5 < 4; ++k5) {
 // CHECK-CUDA-NOT: if (
+// CHECK-CUDA: private_C[k5][k6] *= beta;  /* {{.*}}tests/kernels/gemm.c:{{[0-9]+}} */
 // CHECK-CUDA: for (int k3 = 0; k3 <= polypragma_min(31, nk - 32 * k2 - 1); ++k3) {
-// CHECK-CUDA-NEXT: private_C[0][0] += alpha * shared_A[t0][k3] * shared_B[k3][t1];  /* {{.*}}tests/kernels/gemm.c:{{[0-9]+}} */
-// CHECK-CUDA-NEXT: private_C[0][1] += alpha * shared_A[t0][k3] * shared_B[k3][t1 + 16];
-// CHECK-CUDA: private_C[1][0] += alpha * shared_A[t0 + 16][k3] * shared_B[k3][t1];
-// CHECK-CUDA: private_C[3][3] += alpha * shared_A[t0 + 48][k3] * shared_B[k3][t1 + 48];
-// CHECK-CUDA-NEXT: }
-// CHECK-CUDA-NEXT: __syncthreads();
+// CHECK-CUDA-NEXT: #pragma unroll
+// CHECK-CUDA-NEXT: for (int k5 = 0; k5 < 4; ++k5) {
+// CHECK-CUDA-NEXT: #pragma unroll
+// CHECK-CUDA-NEXT: for (int k6 = 0; k6 < 4; ++k6) {
+// CHECK-CUDA-NEXT: private_C[k5][k6] += alpha * shared_A[t0 + 16 * k5][k3] * shared_B[k3][t1 + 16 * k6];  /* {{.*}}gemm.c:{{[0-9]+}} */
 // CHECK-CUDA: C[(t0 + 64 * k0) * nj + (t1 + 64 * k1)] = private_C[0][0];
 // CHECK-CUDA-NOT: double private_C
 // CHECK-CUDA: __syncthreads();
