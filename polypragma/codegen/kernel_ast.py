@@ -29,9 +29,10 @@ from polypragma.model import Scop
 # kernel took 24 s in three builds
 TREE_OPERATIONS = 1_500_000
 # ... per four points a thread has in its register tile (past four), times the statements of the
-# deepest loops where its partial tiles are padded: isl unrolls the tile in each copy and in the
-# computations of partial tiles, at a cost that grows with its points (gemm's kernel with a 4x4
-# register tile takes between 4 and 6 million operations, 1.4 s) and with the statements each step of
+# deepest loops where its partial tiles are padded: isl unrolls the tile's copies to and from
+# registers, and before the loops over slots (RegisterSlots) were left to the device compiler it
+# unrolled the computations too, at a cost that grew with its points (gemm's kernel with a 4x4
+# register tile took between 4 and 6 million operations, 1.4 s) and with the statements each step of
 # the deepest loops runs at every point (a similarity's three sums in one loop of k with a 2x2
 # register tile, 0.8 s within 3 million)
 TILE_POINTS_PER_BOUND = 4

@@ -98,7 +98,7 @@ COUNT_OPERATIONS = 50_000
 MAX_POINTS_PER_THREAD = 16
 MAX_POINTS_PER_DIMENSION = 4
 # ... and a kernel without further tiled loops inside its points, where a larger register tile reuses
-# nothing and only costs compile time (isl unrolls it in every copy)
+# nothing and only costs compile time (isl unrolls its copies to and from registers, nvcc its loops)
 MAX_POINTS_WITHOUT_REUSE = 4
 # candidate sizes per number of mapped loops (outermost first, the last on x); the first is the default
 CANDIDATE_TILES = {1: ((256,), (128,)), 2: ((32, 32), (64, 64)), 3: ((4, 8, 32),)}
