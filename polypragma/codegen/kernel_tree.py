@@ -471,9 +471,8 @@ class KernelTree(CopyStatements):
             block = isl.Val(kernel.sizes.block[d], context=self.ctx)
             on_slots = on_slots.set_aff(position, point.sub(thread).scale_down_val(block).floor())
         points = points.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(on_slots)))
-        counts = tuple(-(-tiling.tile_sizes[d] // kernel.sizes.block[d]) for d in range(mapped))
         first = tiles + positions.start
-        slots = ("mark", RegisterSlots(first, counts), ("band", range_dims(points, positions.start, mapped),
+        slots = ("mark", RegisterSlots(first, kernel.sizes.thread_points), ("band", range_dims(points, positions.start, mapped),
                                                         first, [], None))
         if not positions.start:
             return slots

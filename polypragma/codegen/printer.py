@@ -98,19 +98,6 @@ def _operand(printed: _Printed, precedence: int) -> str:
     return printed.text if printed.precedence > precedence else f"({printed.text})"
 
 
-def _upper_literal(cond: isl.AstExpr, iterator: str) -> int | None:
-    """The largest value of ``iterator`` where ``cond`` is ``iterator <= N`` or ``iterator < N`` for a
-    literal N; None otherwise."""
-    if cond.get_type() != isl.ast_expr_type.op or cond.get_op_type() not in (_OP.le, _OP.lt):
-        return None
-    left, right = cond.get_op_arg(0), cond.get_op_arg(1)
-    if left.get_type() != isl.ast_expr_type.id or left.get_id().get_name() != iterator or \
-            right.get_type() != isl.ast_expr_type.int:
-        return None
-    bound = int(right.get_val().to_python())
-    return bound if cond.get_op_type() == _OP.le else bound - 1
-
-
 class CFamilyPrinter:
     indent_unit = "  "
 
@@ -272,22 +259,20 @@ class CFamilyPrinter:
         than one is a guard too (``(k4 - lower) % 3 == 0``)."""
         iterator = n.for_get_iterator()
         name, text = iterator.get_id().get_name(), self.expr(iterator)
+        if n.for_is_degenerate() and n.for_get_init().get_type() == isl.ast_expr_type.int:
+            return CFamilyPrinter.for_node(self, n, depth)  # (a constant: nothing to unroll)
+        init = self._print(n.for_get_init())
         guards: list[str] = []
         if n.for_is_degenerate():
-            if n.for_get_init().get_type() == isl.ast_expr_type.int:  # (a constant: nothing to unroll)
-                return CFamilyPrinter.for_node(self, n, depth)
-            init = self._print(n.for_get_init())
             guards.append(f"{text} == {_operand(init, _EQ)}")
         else:
-            init = self._print(n.for_get_init())
             if init.text != "0":
                 guards.append(f"{text} >= {_operand(init, _REL)}")
             step = self.expr(n.for_get_inc())
             if step != "1":
                 difference = text if init.text == "0" else f"{text} - {_operand(init, _ADD)}"
                 guards.append(f"({difference}) % {step} == 0")
-            cond = n.for_get_cond()
-            guard = self._guard_below(cond, text, count) if _upper_literal(cond, name) != count - 1 else None
+            guard = self._guard_below(n.for_get_cond(), name, text, count)
             if guard is not None:
                 guards.append(guard)
         self.wide_names.discard(name)
@@ -303,28 +288,29 @@ class CFamilyPrinter:
         self.leave_for(n)
         return [*self.before_for(n, depth), *header, *body, f"{pad}}}"]
 
-    def _guard_below(self, cond: isl.AstExpr, text: str, count: int) -> str | None:
-        """The loop condition ``cond`` of an iterator (printed ``text``) below ``count`` as a guard,
-        without the bounds the count already sets (``k5 <= min(3, X)`` is ``k5 <= X`` where 3 is the
-        last of 4); None where those are all it says."""
-        bound = cond.get_op_arg(1) if cond.get_op_type() in (_OP.le, _OP.lt) else None
-        if bound is None or bound.get_type() != isl.ast_expr_type.op or bound.get_op_type() != _OP.min:
+    def _guard_below(self, cond: isl.AstExpr, name: str, text: str, count: int) -> str | None:
+        """The loop condition ``cond`` of the iterator ``name`` (printed ``text``) below ``count`` as a
+        guard, without the bounds the count already sets (``k5 <= min(3, X)`` is ``k5 <= X`` where 3 is
+        the last of 4); None where those are all it says."""
+        op = cond.get_op_type()
+        left = cond.get_op_arg(0)
+        if op not in (_OP.le, _OP.lt) or left.get_type() != isl.ast_expr_type.id or left.get_id().get_name() != name:
             return _operand(self._print(cond), _AND)
-        last = count - 1 if cond.get_op_type() == _OP.le else count
-        kept = [bound.get_op_arg(k) for k in range(bound.get_op_n_arg())]
-        kept = [a for a in kept if a.get_type() != isl.ast_expr_type.int or int(a.get_val().to_python()) < last]
+        bound = cond.get_op_arg(1)
+        is_min = bound.get_type() == isl.ast_expr_type.op and bound.get_op_type() == _OP.min
+        bounds = [bound.get_op_arg(k) for k in range(bound.get_op_n_arg())] if is_min else [bound]
+        last = count - 1 if op == _OP.le else count
+        kept = [b for b in bounds if b.get_type() != isl.ast_expr_type.int or int(b.get_val().to_python()) < last]
         if not kept:
             return None
-        printed = [self._print(a) for a in kept]
-        upper = printed[0].text if len(printed) == 1 else None
-        if upper is None:
+        printed = [self._print(b) for b in kept]
+        upper = printed[0].text if printed[0].precedence > _REL else f"({printed[0].text})"
+        if len(printed) > 1:
             self.helpers_used.add("min")
             upper = printed[0].text
             for other in printed[1:]:
                 upper = f"polypragma_min({upper}, {other.text})"
-        elif printed[0].precedence <= _REL:
-            upper = f"({upper})"
-        return f"{text} {'<=' if cond.get_op_type() == _OP.le else '<'} {upper}"
+        return f"{text} {'<=' if op == _OP.le else '<'} {upper}"
 
     def if_node(self, n: isl.AstNode, depth: int) -> list[str]:
         pad = self.pad(depth)
