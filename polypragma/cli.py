@@ -60,6 +60,17 @@ def _bytes(text: str) -> int:
     return number
 
 
+def _count(text: str) -> int:
+    """A whole number of one or more (0 where an option's default is none)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of 1 or more, got '{text}'")
+    return number
+
+
 def _sizes(text: str) -> str:
     """--sizes, checked when the command line is read: a bad value is a usage error, not a region's."""
     try:
@@ -144,6 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
                              "guards, where a thread makes at most 16 copies of a tile (default: yes); no: one loop "
                              "with guards for every tile, whose code isl builds faster (a matrix product's kernel in "
                              "half the time with opencl)")
+    memory.add_argument("--unroll-steps", type=_count, default=0, metavar="N",
+                        help="where a register tile's computations are loops the device compiler unrolls (see "
+                             "--unroll-registers), have it unroll N steps of the loop around them together as well "
+                             "(#pragma unroll N; default: no pragma, the device compiler's choice)")
     memory.add_argument("--vector-copies", action="store_true",
                         help="copy tiles between global and shared memory two elements at a time (double2, float2, "
                              "int2) where the tile's rows start aligned, not one at a time")
@@ -211,7 +226,8 @@ def main(argv: list[str] | None = None) -> int:
                              constant=args.constant_memory, texture=args.texture,
                              max_shared=args.max_shared_memory, unroll=args.unroll_registers,
                              vector_copies=args.vector_copies, async_copies=args.async_copies,
-                             double_buffer=args.double_buffer, unroll_copies=args.unroll_copies),
+                             double_buffer=args.double_buffer, unroll_copies=args.unroll_copies,
+                             unroll_steps=args.unroll_steps),
         fp_contract=args.fp_contract,
         reductions=args.reductions,
         dump_sizes=args.dump_sizes,

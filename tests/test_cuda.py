@@ -161,6 +161,22 @@ def test_async_copies_compile_and_wait_at_each_barrier(tmp_path, name, options):
     assert run(exe, config.args).stdout == run(original, config.args).stdout
 
 
+def test_unroll_steps_reach_nvcc(tmp_path):
+    # gemm's loop over k within a tile step, around the register tile's loops over slots: nvcc unrolls it by
+    # itself (no pragma: 16 FMAs a step in the PTX, nvcc 13.0) and by two under --unroll-steps 2 (the body
+    # twice, the odd step apart: 48)
+    fmas = []
+    for name, options in (("plain", ()), ("steps", ("--unroll-steps", "2"))):
+        outdir = tmp_path / name
+        status, messages = polypragma(KERNELS / "gemm.c", outdir, ["--target", "cuda", *options])
+        assert status == 0 and "warning" not in messages, messages
+        ptx = outdir / "gemm.ptx"
+        subprocess.run([NVCC, "-arch=sm_90", "-O2", f"-I{KERNELS}", "-ptx", str(outdir / "gemm.polypragma.cu"),
+                        "-o", str(ptx)], check=True, capture_output=True)
+        fmas.append(ptx.read_text().count("fma.rn.f64"))
+    assert fmas[1] >= 2 * fmas[0] > 0, fmas
+
+
 @pytest.mark.parametrize("options", [(), ("--double-buffer", "--async-copies")], ids=["one-buffer", "two-buffers"])
 def test_shared_memory_past_48k_is_dynamic(tmp_path, options):
     # --max-shared-memory above the 48 KiB a kernel declares statically: the tiles (A's 128x33 and B's

@@ -43,6 +43,26 @@ def test_loops_over_slots_compute_the_original_values(tmp_path, monkeypatch, nam
             assert_opencl_runs_as_original(source, outdir, defines, config.args, 1e-9)
 
 
+def test_unroll_steps_marks_the_loop_around_the_slots_only(tmp_path, monkeypatch):
+    """--unroll-steps 2: ``#pragma unroll 2`` before each loop whose body is the register tile's loops over
+    slots (gemm's k within a tile step, and not the loop over the tiles of k around it), and the kernel still
+    computes the original values (the cuda form on PoCL, a partial tile's guards included)."""
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    monkeypatch.setenv("POCL_WORK_GROUP_METHOD", "workitemrepl")
+    source = KERNELS / "gemm.c"
+    status, messages = polypragma(source, tmp_path, ["--target", "opencl", "--no-fp-contract", "--unroll-registers",
+                                                     "--unroll-steps", "2", *SIZES["7x8-2x4"]])
+    assert status == 0 and "warning" not in messages, messages
+    kernels = "\n".join(line.strip().strip('"').replace("\\n", "") for line in
+                        generated_path(source, tmp_path).read_text().splitlines() if line.lstrip().startswith('"'))
+    marked = re.findall(r"#pragma unroll 2\s*for \(int \w+ = [^{]*\{\s*#pragma unroll\s*for", kernels)
+    assert marked and kernels.count("#pragma unroll 2") == len(marked), kernels
+    for config in run_configs(source):
+        assert_opencl_runs_as_original(source, tmp_path, config.defines, config.args, 1e-9)
+
+
 def test_a_strided_loop_over_slots_keeps_its_residue_as_a_guard(tmp_path):
     # negdiv's statement under (i - j + 1) % 3 conditions: isl's loop over the slots steps by 3 from a
     # bound of the thread's ids, and the whole loop keeps both as guards (its test above runs it)

@@ -370,6 +370,14 @@ class KernelPrinter(CFamilyPrinter):
             return super().for_node(n, depth)
         return self.whole_loop(n, depth, count, self.syntax.unroll_pragma)
 
+    def before_for(self, n: isl.AstNode, depth: int) -> list[str]:
+        # the loop whose steps run the register tile's loops over slots (gemm's k within a tile of k):
+        # --unroll-steps
+        steps = self.memory.unroll_steps if self.memory is not None and self.memory.unroll else 0
+        if steps and _slots_inside(n.for_get_body()):
+            return [f"{self.pad(depth)}{self.syntax.unroll_pragma} {steps}"]
+        return []
+
     def _declare(self, registers: Registers, depth: int) -> list[str]:
         return [f"{self.pad(depth)}{g.array.device_type} {g.name}{''.join(f'[{c}]' for c in g.counts)};"
                 for g in registers.groups]
@@ -378,6 +386,20 @@ class KernelPrinter(CFamilyPrinter):
 def _is_barrier(n: isl.AstNode) -> bool:
     return n.get_type() == isl.ast_node_type.user and isinstance(
         payload(_annotation(n)), Barrier)
+
+
+def _slots_inside(n: isl.AstNode) -> bool:
+    """Whether ``n`` is a :class:`RegisterSlots` mark, alone or under conditions (a loop whose body it is
+    runs the register tile's computations and nothing else)."""
+    kind = n.get_type()
+    if kind == isl.ast_node_type.mark:
+        return isinstance(payload(n.mark_get_id()), RegisterSlots) or _slots_inside(n.mark_get_node())
+    if kind == isl.ast_node_type.block:
+        children = _children(n)
+        return len(children) == 1 and _slots_inside(children[0])
+    if kind == isl.ast_node_type.if_:
+        return not n.if_has_else_node() and _slots_inside(n.if_get_then_node())
+    return False
 
 
 def _children(n: isl.AstNode) -> list[isl.AstNode]:

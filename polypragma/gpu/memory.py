@@ -90,6 +90,11 @@ class MemoryOptions:
     # makes few copies of a tile (codegen/copy_statements.py, MAX_UNROLLED_COPIES); off: one loop with its
     # guards for every tile, an AST isl builds faster (bench/results/unroll_copies_2026_12_01.md)
     unroll_copies: bool = True
+    # the steps of the loop around a register tile's computations that the device compiler unrolls together
+    # (#pragma unroll N before it, where the tile's slots are loops it unrolls: cuda, --unroll-registers);
+    # 0: no pragma, the device compiler's choice (nvcc unrolled gemm's loop over k by two while isl unrolled
+    # the tile, and not once the tile became loops over its slots: bench/results/register_slots_2026_12_01.md)
+    unroll_steps: int = 0
 
 
 class Placement(Enum):
@@ -169,6 +174,7 @@ class KernelMemory:
     vector_copies: bool = False  # shared copies move vectors where they can (MemoryOptions)
     async_copies: bool = False  # cuda: copies into shared memory are asynchronous (MemoryOptions)
     unroll_copies: bool = True  # full tiles' copies apart and unrolled (MemoryOptions)
+    unroll_steps: int = 0  # steps of the loop around the register tile's slots unrolled together (MemoryOptions)
     sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
 
     def copied_async(self, group: Group) -> bool:

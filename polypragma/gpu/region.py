@@ -197,7 +197,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
                                    cuda and memory_options.texture, unroll)
             return replace(placed, vector_copies=memory_options.vector_copies,
                            async_copies=cuda and memory_options.async_copies,
-                           unroll_copies=memory_options.unroll_copies)
+                           unroll_copies=memory_options.unroll_copies, unroll_steps=memory_options.unroll_steps)
 
         kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context, ranges)
         kernels.append(kernel)
