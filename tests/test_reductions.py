@@ -728,3 +728,95 @@ def test_statements_next_to_a_reduction_are_split_into_kernels_so_that_it_spread
     # sizes for all kernels keep each kernel mapping its parallel loops: nothing to split for
     status, messages = polypragma(source, tmp_path / "sized", ["--target", "opencl", "--explain", "--tile-size", "64"])
     assert status == 0 and "split into kernels" not in messages, messages
+
+
+HISTOGRAMS_SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+#define BINS 100
+#define WIDE 10000
+
+static int hist[BINS];
+static unsigned down[BINS];
+static int high[BINS];
+static int wide[WIDE];
+static double weights[BINS];
+
+static void histograms(int n, int b, const int *key, const int *v, int *open)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        hist[key[i]]++;
+    for (int i = 0; i < n; i++)
+        if (v[i] % 3 == 0)
+            hist[(key[i] + 1) % BINS] += 2;
+    for (int i = 0; i < n; i++)
+        down[key[i]] -= (unsigned)v[i];
+    for (int i = 0; i < n; i++)
+        high[key[i]] = high[key[i]] > v[i] ? high[key[i]] : v[i];
+    for (int i = 0; i < n; i++)
+        wide[(key[i] * 97 + v[i]) % WIDE] += 1;
+    for (int i = 0; i < n; i++)
+        weights[key[i]] += 0.5 * v[i];
+    for (int i = 0; i < n; i++)
+        open[key[i] % b] += 1;
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]), b = 7;
+    int *key = malloc(sizeof(int) * (n + 1)), *v = malloc(sizeof(int) * (n + 1)), open[7] = {0};
+    unsigned s = 11;
+    for (int i = 0; i < n; i++) {
+        s = s * 1103515245u + 12345u;
+        key[i] = (int)((s >> 8) % BINS);
+        s = s * 1103515245u + 12345u;
+        v[i] = (int)((s >> 8) % 1000);
+    }
+    for (int k = 0; k < BINS; k++)
+        high[k] = -1000;
+    histograms(n, b, key, v, open);
+    long r = 0;
+    for (int k = 0; k < BINS; k++)
+        r += (long)hist[k] * (k + 1) + (long)(down[k] % 1000u) * 3 + (long)high[k] * 5 + (long)weights[k];
+    for (int k = 0; k < WIDE; k++)
+        r += (long)wide[k] * (k % 17);
+    for (int k = 0; k < b; k++)
+        r += (long)open[k] * (k + 2);
+    printf("%ld\\n", r);
+    free(key);
+    free(v);
+    return 0;
+}
+"""
+
+
+def test_histograms_of_few_bins_are_counted_per_block_in_shared_memory(tmp_path):
+    """A histogram of 32-bit integers with a constant number of bins (gpu/block_copies.py): each block counts
+    into its own copy in shared memory, then merges it into the array with one atomic update a bin it
+    changed; a histogram of doubles, of a parameter's number of bins or of too many bins keeps one atomic
+    update in global memory a point.  The program prints the original's values with 1 to 40,000 points
+    (one block, and many: a bin merged by several blocks)."""
+    source, messages = _explained(tmp_path, "histograms", HISTOGRAMS_SOURCE)
+    assert "warning" not in messages, messages
+    lines = [line for line in messages.splitlines() if line.lstrip().startswith("reduction ")]
+    copied = {line.split()[1] for line in lines if "the block's own copy" in line}
+    assert copied == {"hist", "down", "high"}, lines
+    assert "own copy of hist in shared memory (100 elements)" in messages, messages
+    kernels = generated_path(source, tmp_path / "out").read_text()
+    for name, ctype in (("hist", "int"), ("down", "unsigned int"), ("high", "int")):
+        assert f"__local {ctype} polypragma_block_{name}[100];" in kernels, kernels
+    assert "polypragma_block_wide" not in kernels and "polypragma_block_weights" not in kernels
+    assert "polypragma_block_open" not in kernels
+    # the block's updates on local memory, its merges on global memory
+    assert "atomic_add((volatile __local int *)" in kernels and "atomic_max((volatile __local int *)" in kernels
+    exe = tmp_path / "gen"
+    compile_c(generated_path(source, tmp_path / "out"), exe, libs=["-lOpenCL"])
+    original = tmp_path / "original"
+    compile_c(source, original)
+    for n in ("1", "700", "40000"):
+        expected = run(original, [n])
+        got = run(exe, [n], env={"POLYPRAGMA_DEVICE": "gpu"})
+        assert got.returncode == 0 and got.stdout == expected.stdout, (n, got.stderr)

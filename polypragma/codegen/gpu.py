@@ -25,6 +25,7 @@ from polypragma.codegen.overflow import PROGRAM_VALUE
 from polypragma.codegen.printer import CFamilyPrinter, wide_cast
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.library import asserts
+from polypragma.gpu.block_copies import block_copies, block_copy
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.explain import kernel_title
 from polypragma.gpu.mapping import Kernel
@@ -139,6 +140,9 @@ class KernelPrinter(CFamilyPrinter):
         self.slot_counts: dict[str, int] = {}
         # copies into shared memory asynchronous, each barrier waiting for them (MemoryOptions.async_copies)
         self.async_copies = self.memory is not None and self.memory.async_copies
+        # the arrays the kernel's blocks update in a copy of their own in shared memory, with its elements
+        self.block_copies = block_copies(kernel, self.arrays, region.scop.references,
+                                         self.memory.shared_bytes() if self.memory else 0)
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()
@@ -166,15 +170,23 @@ class KernelPrinter(CFamilyPrinter):
             flat = self.flat_index(array, index)
             return access(array, flat) or f"{array.name}[{flat}]"
 
+        into_copy = None  # the array of a block's copy whose update's target is being printed
+
         def access(array: DeviceArray, index: str) -> str:
+            if array.name == into_copy:
+                return f"{block_copy(array.name)}[{index}]"
             return self.syntax.array_access(array, self.access[array.name][1], self.region, index)
 
         printer = DeviceBodyPrinter(substitutions, self.arrays, self.syntax.opencl, replace, access)
         reduction = self.reductions.get(statement.name)
         if reduction is not None:
             k, kr = reduction
-            line = reduction_code.update(k, kr, printer.visit(kr.reduction.target), printer.visit(kr.reduction.operand),
-                                         self.syntax.opencl, self.device_helpers)
+            local = kr.reduction.array in self.block_copies
+            into_copy = kr.reduction.array if local else None
+            target = printer.visit(kr.reduction.target)
+            into_copy = None
+            line = reduction_code.update(k, kr, target, printer.visit(kr.reduction.operand), self.syntax.opencl,
+                                         self.device_helpers, local)
             if kr.reduction.guard is not None:
                 line = f"if ({printer.visit(kr.reduction.guard)}) {line}"
             lines = [self.pad(depth) + line]
@@ -608,7 +620,11 @@ def kernel_lines(region: GpuRegion, kernel: Kernel, syntax: GpuSyntax) -> tuple[
         lines.append(f"  const int {name} = {syntax.thread_id(kernel.mapped - 1 - d)};")
     lines += declarations
     lines += reduction_code.declarations(kernel, syntax.shared_declaration, syntax.opencl)
+    lines += reduction_code.block_copy_start(kernel, printer.block_copies, syntax.shared_declaration, syntax.barrier(),
+                                             syntax.opencl)
     lines += body
     lines += reduction_code.finish(kernel, printer.arrays, syntax.barrier(), printer.device_helpers, syntax.opencl)
+    lines += reduction_code.block_copy_merge(kernel, printer.block_copies, syntax.barrier(), printer.device_helpers,
+                                             syntax.opencl)
     lines.append("}")
     return printer.helper_lines() + sorted(printer.device_helpers) + ([ASSERT_DEFINITION] if checks else []), lines

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import islpy as isl
 
+from polypragma.gpu.block_copies import block_copy
 from polypragma.gpu.mapping import Kernel, KernelReduction
 from polypragma.isl_helpers import coalesced
 from polypragma.model import _plain_c, c_expression
@@ -39,14 +40,16 @@ _OPENCL_INFINITY = {"double": "((double)INFINITY)", "float": "INFINITY"}
 
 
 def identity(kr: KernelReduction, opencl: bool) -> str:
-    r = kr.reduction
-    ctype = _type(r.element_type)
-    if r.op in ("min", "max"):
+    return _identity(kr.reduction.op, _type(kr.reduction.element_type), opencl)
+
+
+def _identity(op: str, ctype: str, opencl: bool) -> str:
+    if op in ("min", "max"):
         infinity = (_OPENCL_INFINITY if opencl else _CUDA_INFINITY).get(ctype)
         if infinity is not None:
-            return infinity if r.op == "min" else f"(-{infinity})"
-        return (_LARGEST if r.op == "min" else _SMALLEST)[ctype]
-    return FLOAT_IDENTITY[ctype] if r.op == "+" and ctype in FLOAT_IDENTITY else IDENTITY[r.op]
+            return infinity if op == "min" else f"(-{infinity})"
+        return (_LARGEST if op == "min" else _SMALLEST)[ctype]
+    return FLOAT_IDENTITY[ctype] if op == "+" and ctype in FLOAT_IDENTITY else IDENTITY[op]
 
 
 _WORD = {4: ("unsigned int", "uint"), 8: ("unsigned long long", "ulong")}
@@ -96,17 +99,19 @@ def _type(ctype: str) -> str:
     return "unsigned int" if ctype == "unsigned" else ctype
 
 
-def atomic_name(op: str, ctype: str) -> str:
-    return f"polypragma_atomic_{_NAMES[op]}_{_type(ctype).replace(' ', '_')}"
+def atomic_name(op: str, ctype: str, local: bool = False) -> str:
+    """The macro of an atomic update (``local``: of OpenCL's local memory, a block copy's)."""
+    return f"polypragma_atomic_{_NAMES[op]}_{_type(ctype).replace(' ', '_')}{'_local' if local else ''}"
 
 
-def atomic_macro(op: str, ctype: str, opencl: bool) -> str:
-    """The definition of the macro ``atomic_name(op, ctype)(p, v)``: ``*p = *p op v``, atomically."""
+def atomic_macro(op: str, ctype: str, opencl: bool, local: bool = False) -> str:
+    """The definition of the macro ``atomic_name(op, ctype, local)(p, v)``: ``*p = *p op v``, atomically
+    (``local``: on OpenCL's local memory, for the 32-bit integers of BLOCK_COPY_TYPES)."""
     ctype = _type(ctype)
-    name = atomic_name(op, ctype)
+    name = atomic_name(op, ctype, local)
     native = (_OPENCL_NATIVE if opencl else _CUDA_NATIVE).get((op, ctype))
     if native is not None:
-        return f"#define {name}(p, v) {native}"
+        return f"#define {name}(p, v) {native.replace('__global', '__local') if local else native}"
     word_c, word_cl = _WORD[_SIZE[ctype]]
     word = word_cl if opencl else word_c
     space = "__global " if opencl else ""
@@ -128,8 +133,10 @@ def accumulator(k: int) -> str:
     return f"polypragma_reduction{k}"
 
 
-def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl: bool, macros: set[str]) -> str:
-    """The statement of one update: into the thread's register, or atomic on the element ``target``."""
+def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl: bool, macros: set[str],
+           local: bool = False) -> str:
+    """The statement of one update: into the thread's register, or atomic on the element ``target`` (``local``:
+    of the block's copy in shared memory, :func:`block_copies`)."""
     r = reduction.reduction
     value = f"-({operand})" if r.negate else f"({operand})"
     if reduction.accumulated or reduction.runs:
@@ -147,11 +154,53 @@ def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl
         return (f"{{ {space}{_type(r.element_type)} *polypragma_element = &{target}; "
                 f"if (polypragma_element != {at}) {{ if ({at}) {atomic_name(r.op, r.element_type)}({at}, {mine}); "
                 f"{at} = polypragma_element; {mine} = {identity(reduction, opencl)}; }} {step} }}")
-    macros.add(atomic_macro(r.op, r.element_type, opencl))
-    return f"{atomic_name(r.op, r.element_type)}(&{target}, {value});"
+    local = local and opencl
+    macros.add(atomic_macro(r.op, r.element_type, opencl, local))
+    return f"{atomic_name(r.op, r.element_type, local)}(&{target}, {value});"
 
 
 WARP = 32
+
+def _copied(kernel: Kernel, copies: dict[str, int]):
+    """Each block copy (:func:`~polypragma.gpu.block_copies.block_copies`) as (array, elements, operator,
+    element type, the operator's identity)."""
+    ops = {kr.reduction.array: (kr.reduction.op, _type(kr.reduction.element_type)) for kr in kernel.reductions}
+    return [(name, elements, *ops[name]) for name, elements in sorted(copies.items())]
+
+
+def _each_element(kernel: Kernel, elements: int) -> str:
+    """A loop of the block's threads over ``elements``, each thread the elements from its rank by the block's."""
+    return (f"for (int polypragma_e = {_lane(kernel)}; polypragma_e < {elements}; "
+            f"polypragma_e += {_threads(kernel)})")
+
+
+def block_copy_start(kernel: Kernel, copies: dict[str, int], shared_declaration, barrier: str,
+                     opencl: bool) -> list[str]:
+    """The start of a kernel with block copies (``copies``: array -> elements): their declarations, each
+    element set to its operator's identity by the block's threads in turn, then a barrier."""
+    if not copies:
+        return []
+    out = []
+    for name, elements, op, ctype in _copied(kernel, copies):
+        out.append("  " + shared_declaration(ctype, block_copy(name), f"[{elements}]"))
+        out.append(f"  {_each_element(kernel, elements)} {block_copy(name)}[polypragma_e] = "
+                   f"{_identity(op, ctype, opencl)};")
+    return out + [f"  {barrier}"]
+
+
+def block_copy_merge(kernel: Kernel, copies: dict[str, int], barrier: str, macros: set[str], opencl: bool) -> list[str]:
+    """The end of a kernel with block copies: a barrier, then each element the block changed merged into the
+    array in global memory with one atomic update.  Every thread of the block runs it (no condition around
+    the barrier)."""
+    if not copies:
+        return []
+    out = [f"  {barrier}"]
+    for name, elements, op, ctype in _copied(kernel, copies):
+        macros.add(atomic_macro(op, ctype, opencl))
+        mine = f"{block_copy(name)}[polypragma_e]"
+        out.append(f"  {_each_element(kernel, elements)} if ({mine} != {_identity(op, ctype, opencl)}) "
+                   f"{atomic_name(op, ctype)}(&{name}[polypragma_e], {mine});")
+    return out
 
 
 def _shuffled(kernel: Kernel, opencl: bool) -> bool:

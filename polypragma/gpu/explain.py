@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 
+from polypragma.gpu.block_copies import block_copies
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.spread import DEVICE_THREADS, SPREAD_MIN_EXTENT, UNKNOWN_EXTENT
 from polypragma.gpu.memory import STATIC_SHARED_BYTES, Placement
@@ -112,6 +113,10 @@ def explain(region: GpuRegion) -> list[str]:
         barriers = "barriers only around the shared-memory copies" if shared else "no barrier is needed"
         if any(r.accumulated for r in kernel.reductions):
             barriers += " (and at its end, where the block combines its reductions)"
+        copies = block_copies(kernel, {a.name: a for a in region.arrays + region.members}, scop.references,
+                              memory.shared_bytes() if memory is not None else 0)
+        if copies:
+            barriers += " (and around the block's copies of the arrays it updates atomically)"
         along = [(axes[kernel.mapped - 1 - d], w) for d, w in enumerate(kernel.wrapped)]
         alone = ", ".join(a for a, w in along if not w)
         wraps = ", ".join(a for a, w in along if w)
@@ -137,6 +142,9 @@ def explain(region: GpuRegion) -> list[str]:
                    "each thread accumulates its run of updates of an element in a register and merges it into the "
                    "element with one atomic update (a warp whose threads end on one element combines them first)"
                    if kr.runs else "each update is atomic")
+            if r.array in copies:
+                how += (f", on the block's own copy of {r.array} in shared memory ({copies[r.array]} elements), which "
+                        f"the block merges into {r.array} at its end with one atomic update an element it changed")
             out.append(f"    reduction {r.describe()}: its loop runs in parallel (only this accumulation crosses "
                        f"the threads; the order of the {'floating-point ' if r.floating else ''}updates changes): "
                        f"{how}")

@@ -117,5 +117,7 @@ int main(int argc, char **argv)
     return 0;
 }
 // CHECK-DEFINES: -DN=700 -DB=13
-// CHECK-OPENCL: polypragma_atomic_add_int(&count[key[
+// CHECK-OPENCL: __local int polypragma_block_count[13];
+// CHECK-OPENCL: polypragma_atomic_add_int_local(&polypragma_block_count[key[
+// CHECK-OPENCL: polypragma_atomic_add_int(&count[polypragma_e], polypragma_block_count[polypragma_e]);
 // CHECK-OPENCL: if (a[{{.*}}] > 0.25) polypragma_reduction0 = polypragma_reduction0 + (1);
