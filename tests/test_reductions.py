@@ -797,8 +797,8 @@ def test_histograms_of_few_bins_are_counted_per_block_in_shared_memory(tmp_path)
     """A histogram of 32-bit integers with a constant number of bins (gpu/block_copies.py): each block counts
     into its own copy in shared memory, then merges it into the array with one atomic update a bin it
     changed; a histogram of doubles, of a parameter's number of bins or of too many bins keeps one atomic
-    update in global memory a point.  The program prints the original's values with 1 to 40,000 points
-    (one block, and many: a bin merged by several blocks)."""
+    update in global memory a point.  The program prints the original's values with 1 to 300,000 points
+    (one block; many, a bin merged by several; more tiles than the 1024 blocks, which wrap around them)."""
     source, messages = _explained(tmp_path, "histograms", HISTOGRAMS_SOURCE)
     assert "warning" not in messages, messages
     lines = [line for line in messages.splitlines() if line.lstrip().startswith("reduction ")]
@@ -816,7 +816,10 @@ def test_histograms_of_few_bins_are_counted_per_block_in_shared_memory(tmp_path)
     compile_c(generated_path(source, tmp_path / "out"), exe, libs=["-lOpenCL"])
     original = tmp_path / "original"
     compile_c(source, original)
-    for n in ("1", "700", "40000"):
+    # (past 1024 tiles of 256 points, the blocks wrap around the tiles: each counts several into its copies)
+    assert "grid [1024] instead of [2147483647], so that each block counts many tiles into its copies of hist" \
+        in messages, messages
+    for n in ("1", "700", "300000"):
         expected = run(original, [n])
         got = run(exe, [n], env={"POLYPRAGMA_DEVICE": "gpu"})
         assert got.returncode == 0 and got.stdout == expected.stdout, (n, got.stderr)

@@ -14,6 +14,10 @@ from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.memory import STATIC_SHARED_BYTES
 
 BLOCK_COPY_BYTES = 16 * 1024
+# the most blocks along x of a kernel with block copies, where the user set no grid: the blocks then wrap
+# around the tiles, each counting many of them into its copies before its one merge (about the blocks of
+# 256 threads an H100 or H200 holds at once: 132 multiprocessors of 2048 threads)
+BLOCK_COPY_GRID = 1024
 BLOCK_COPY_TYPES = ("int", "unsigned int", "unsigned")
 
 

@@ -16,6 +16,7 @@ import islpy as isl
 
 from polypragma.dependences import Dependences
 from polypragma.diagnostics import Unsupported
+from polypragma.gpu.block_copies import BLOCK_COPY_GRID, block_copies
 from polypragma.gpu.cost import Choice, choose
 from polypragma.gpu.data import DeviceArray, device_arrays
 from polypragma.gpu.mapping import CrossThreadDependence, GpuMapping, Kernel, map_to_gpu, resized
@@ -200,12 +201,38 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
                            unroll_copies=memory_options.unroll_copies, unroll_steps=memory_options.unroll_steps)
 
         kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context, ranges)
+        kernel, placed = _wrapped_for_block_copies(kernel, placed, placement, mapping, sizes, names, scop, ranges,
+                                                   {a.name: a for a in arrays + members})
         kernels.append(kernel)
         memory.append(placed)
     mapping = replace(mapping, kernels=tuple(kernels))
     return GpuRegion(scop, mapping, arrays, function, kernel_names, names, uses_double, tuple(memory),
                      tuple(sorted(constant)), privatised=privatised, members=members, choices=tuple(choices),
                      notes=notes, cuda=cuda)
+
+
+def _wrapped_for_block_copies(kernel: Kernel, placed: KernelMemory, placement, mapping: GpuMapping,
+                              sizes: SizeOptions, names: IteratorNames, scop: Scop, ranges: isl.Set,
+                              arrays: dict) -> tuple[Kernel, KernelMemory]:
+    """``kernel`` with at most BLOCK_COPY_GRID blocks along x, wrapping around its tiles, where it updates
+    arrays through block copies (gpu/block_copies.py) and the user set no grid: one block a tile would merge
+    its copies into the arrays once for each tile's points (256 updates of a histogram of 256 bins, one a
+    thread, would make about 160 atomic updates in global memory instead of 256)."""
+    if not kernel.mapped or sizes.grid_by_user(kernel.index) or kernel.sizes.grid[-1] <= BLOCK_COPY_GRID:
+        return kernel, placed
+    copies = block_copies(kernel, arrays, scop.references, placed.shared_bytes())
+    if not copies:
+        return kernel, placed
+    grid = (*kernel.sizes.grid[:-1], BLOCK_COPY_GRID)
+    wrapped = resized(mapping, kernel, replace(kernel.sizes, grid=grid), names, scop.context, ranges=ranges)
+    if not wrapped.wrapped[-1]:  # (its tiles are never more than the blocks: one block a tile as before)
+        return kernel, placed
+    again = placement(wrapped)
+    if block_copies(wrapped, arrays, scop.references, again.shared_bytes()) != copies:
+        return kernel, placed
+    note = (f"grid {list(grid)} instead of {list(kernel.sizes.grid)}, so that each block counts many tiles into its "
+            f"copies of {', '.join(sorted(copies))} before it merges them")
+    return wrapped, replace(again, sizes_note="; ".join(n for n in (placed.sizes_note, note) if n))
 
 
 def _kernels_using(scop: Scop, mapping, array: str) -> int:

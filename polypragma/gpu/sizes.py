@@ -95,6 +95,12 @@ class SizeOptions:
         chosen = parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {}
         return "tile" in chosen or "block" in chosen
 
+    def grid_by_user(self, index: int) -> bool:
+        """Whether the user set a grid size that kernel ``index`` takes."""
+        if self.grid:
+            return True
+        return "grid" in (parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {})
+
     def may_spread(self, index: int, parallel: int) -> bool:
         """Whether kernel ``index``, whose band has ``parallel`` parallel loops, may also map the reduction
         loops inside them (:func:`polypragma.gpu.spread.spread_reduction`): where the user set no tile,
