@@ -472,8 +472,8 @@ class KernelTree(CopyStatements):
             on_slots = on_slots.set_aff(position, point.sub(thread).scale_down_val(block).floor())
         points = points.apply_range(isl.UnionMap.from_map(isl.Map.from_multi_aff(on_slots)))
         first = tiles + positions.start
-        slots = ("mark", RegisterSlots(first, kernel.sizes.thread_points), ("band", range_dims(points, positions.start, mapped),
-                                                        first, [], None))
+        slots = ("mark", RegisterSlots(first, kernel.sizes.thread_points),
+                 ("band", range_dims(points, positions.start, mapped), first, [], None))
         if not positions.start:
             return slots
         return ("band", range_dims(points, 0, positions.start), tiles, [], slots, apart)

@@ -8,7 +8,9 @@ else, and on OpenCL, a tree in shared (local) memory), and one thread combines t
 the element with one atomic update.
 The element's value from before the launch is thus combined exactly once, and the order of the
 combination is the only difference from the sequential sum.  Any other reduction updates its
-elements with one atomic operation each.
+elements with one atomic operation each: on the block's own copy in shared memory, merged into the array
+at the kernel's end, where :mod:`polypragma.gpu.block_copies` gives the array one (a histogram of 32-bit
+integers with few bins), else on the array itself.
 
 Atomics are helper macros, one per operator and type: the hardware's own where there is one (CUDA's
 ``atomicAdd`` on int, float and double, sm_60 and later; OpenCL 1.1's ``atomic_add``, ``atomic_min``
@@ -159,11 +161,9 @@ def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl
     return f"{atomic_name(r.op, r.element_type, local)}(&{target}, {value});"
 
 
-WARP = 32
-
 def _copied(kernel: Kernel, copies: dict[str, int]):
     """Each block copy (:func:`~polypragma.gpu.block_copies.block_copies`) as (array, elements, operator,
-    element type, the operator's identity)."""
+    element type)."""
     ops = {kr.reduction.array: (kr.reduction.op, _type(kr.reduction.element_type)) for kr in kernel.reductions}
     return [(name, elements, *ops[name]) for name, elements in sorted(copies.items())]
 
@@ -201,6 +201,9 @@ def block_copy_merge(kernel: Kernel, copies: dict[str, int], barrier: str, macro
         out.append(f"  {_each_element(kernel, elements)} if ({mine} != {_identity(op, ctype, opencl)}) "
                    f"{atomic_name(op, ctype)}(&{name}[polypragma_e], {mine});")
     return out
+
+
+WARP = 32
 
 
 def _shuffled(kernel: Kernel, opencl: bool) -> bool:

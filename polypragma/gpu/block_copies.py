@@ -2,7 +2,8 @@
 (``count[key[i]]++``): which arrays have one.
 
 The block's updates go to the copy, and the block merges it into the array at its end with one atomic update
-an element it changed (:func:`polypragma.codegen.reduction_code.block_copy_lines`), so that the array in global
+an element it changed (:func:`polypragma.codegen.reduction_code.block_copy_start` and
+:func:`~polypragma.codegen.reduction_code.block_copy_merge`), so that the array in global
 memory takes one update a block and element instead of one a point.  Only 32-bit integer elements (CUDA's and
 OpenCL 1.1's own atomics on shared memory; integers, so the result is the same in any order), an array of at
 most BLOCK_COPY_BYTES bytes whose extent is a constant, and where the copy fits beside the kernel's tiles in
@@ -26,9 +27,9 @@ def block_copies(kernel: Kernel, arrays: dict, references, shared_bytes: int) ->
     with its elements: an array that every reference of the kernel's statements (``references``, the
     region's :class:`~polypragma.model.Reference` list) reaches through an atomic reduction of 32-bit
     integers with one operator, flat in the kernel's code (of one dimension, or linearised)."""
-    atomic: dict[str, set] = {}
     if not kernel.mapped:
         return {}
+    atomic: dict[str, set] = {}
     for kr in kernel.reductions:
         r = kr.reduction
         if kr.accumulated or kr.runs or r.element_type not in BLOCK_COPY_TYPES or r.op == "*":
