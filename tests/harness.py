@@ -95,10 +95,19 @@ def program_output(source: Path, exe: Path, runs: tuple[str, ...] = ("",), libs:
     return "".join(outputs)
 
 
+# the GPU stage's time limit of the tests' runs (--codegen-timeout), unless their options give one: the
+# command's 30 s is near what the slowest corpus kernels take on a loaded 2-core machine (conditions.c's
+# register tiles of 7x8 took 54 s beside another suite), past which it keeps the original schedule and warns,
+# so a test's result would depend on the machine's load
+CODEGEN_TIMEOUT = "600"
+
+
 def polypragma_argv(source: Path, outdir: Path, options=(), defines=(), include=(KERNELS,)) -> list[str]:
-    """The command's arguments: the c target unless ``options`` name one."""
+    """The command's arguments: the c target unless ``options`` name one, and the GPU stage's time limit
+    :data:`CODEGEN_TIMEOUT` unless they give one."""
     target = [] if any(o == "--target" or o.startswith("--target=") for o in options) else ["--target", "c"]
-    return [str(source), "-o", str(outdir), *[f"-I{d}" for d in include], *target, *options, *defines]
+    limit = [] if any(o.startswith("--codegen-timeout") for o in options) else ["--codegen-timeout", CODEGEN_TIMEOUT]
+    return [str(source), "-o", str(outdir), *[f"-I{d}" for d in include], *target, *limit, *options, *defines]
 
 
 def polypragma(source: Path, outdir: Path, options=(), defines=(), include=(KERNELS,)) -> tuple[int, str]:
