@@ -1,7 +1,8 @@
 """What ptxas makes of polypragma's kernels under two sets of options: registers a thread, shared
 memory, spills, the blocks of the kernel's size that fit an SM by registers, and the global loads
 and stores of the PTX (with how many are vectors), kernel by kernel, into a Markdown table.  No GPU
-needed, only nvcc; for the option a session cannot time (``--vector-copies``)::
+needed, only nvcc; for an option a session cannot time (``--vector-copies``, which copies vectors in the
+kernels that keep sums in registers too)::
 
     python bench/resource_usage.py --options=--vector-copies --output bench/results/FILE.md
 

@@ -159,9 +159,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="where a register tile's computations are loops the device compiler unrolls (see "
                              "--unroll-registers), have it unroll N steps of the loop around them together as well "
                              "(#pragma unroll N; default: no pragma, the device compiler's choice)")
-    memory.add_argument("--vector-copies", action="store_true",
+    memory.add_argument("--vector-copies", action=argparse.BooleanOptionalAction, default=None,
                         help="copy tiles between global and shared memory two elements at a time (double2, float2, "
-                             "int2) where the tile's rows start aligned, not one at a time")
+                             "int2) where the tile's rows start aligned, not one at a time (default: in the kernels "
+                             "that keep no tile of sums in registers; a matrix product's tile needs the registers)")
     memory.add_argument("--async-copies", action="store_true",
                         help="cuda: copy tiles into shared memory asynchronously (cp.async, sm_80 and later): each "
                              "thread issues all its copies of a tile, then waits for them once, at the barrier")

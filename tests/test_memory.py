@@ -394,13 +394,50 @@ def test_a_stencils_many_neighbours_share_one_tile_with_its_halo(tmp_path):
     assert "A (9 reference(s), read, line(s) 31): shared memory: reuse within a tile: tile 34x34" in messages
     assert "(A in shared memory; B in global memory)" in messages
     code = (tmp_path / "convolution_2d.polypragma.cu").read_text()
-    assert "__shared__ double shared_A[34][34];" in code
+    assert "__shared__ __align__(16) double shared_A[34][34];" in code  # (its copies move vectors)
     # heat_3d's ten reads would copy a 6x10x34 tile for its 4x8x32 one, twice the elements it computes on:
     # they stay apart (and global), as before
     status, messages = polypragma(KERNELS / "heat_3d.c", tmp_path / "heat", ["--target", "cuda", "--explain"])
     assert status == 0, messages
     assert "A (10 reference(s)" not in messages
     assert messages.count("A (1 reference(s), read, line(s) 18): global memory") == 10
+
+
+def test_vector_copies_by_default_where_no_sums_stay_in_registers(tmp_path):
+    # without --[no-]vector-copies, a kernel's copies move vectors unless it keeps a tile of sums in
+    # registers: the stencil's tile of A moves two elements a copy; the product, whose C stays in registers
+    # (4x4 elements a thread), copies its tiles one element at a time, and --explain says why.  Each option
+    # decides for both.  The stencil's default program runs on PoCL as the original, with rows of odd and
+    # even lengths
+    def vectors(name: str, text: str, options: list[str]) -> tuple[bool, str]:
+        source = tmp_path / f"{name}.c"
+        source.write_text(text)
+        out = tmp_path / f"{name}{len(options)}{''.join(o[2] for o in options)}"
+        status, messages = polypragma(source, out, ["--target", "opencl", "--no-fp-contract", "--explain", *options])
+        assert status == 0 and "warning" not in messages, messages
+        return "vload2(0, &" in generated_path(source, out).read_text(), messages
+
+    stencil, messages = vectors("stencil", STENCIL, [])
+    assert stencil and "copied in 2 elements at a time (vectors" in placements(messages)["A"][0], messages
+    assert "copies one element at a time" not in messages
+    product, messages = vectors("matmul", MATMUL, [])
+    assert not product and "elements at a time" not in messages, messages
+    assert "copies one element at a time: the kernel keeps a tile of sums in registers (C)" in messages, messages
+    assert vectors("matmul", MATMUL, ["--vector-copies"])[0]
+    assert not vectors("stencil", STENCIL, ["--no-vector-copies"])[0]
+    assert vectors("stencil", STENCIL, ["--vector-copies"])[0]
+    assert not vectors("matmul", MATMUL, ["--no-vector-copies"])[0]
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    source = tmp_path / "stencil.c"
+    compile_c(source, tmp_path / "orig", include=(KERNELS,))
+    compile_c(generated_path(source, tmp_path / "stencil0"), tmp_path / "gen", include=(KERNELS,), libs=["-lOpenCL"])
+    for n in ("75", "64", "3"):
+        expected = run(tmp_path / "orig", [n])
+        got = run(tmp_path / "gen", [n], env={"POLYPRAGMA_DEVICE": "gpu"})
+        assert got.returncode == 0, got.stderr
+        assert outputs_match(expected.stdout, got.stdout, 1e-12) is None, n
 
 
 @pytest.mark.parametrize("ctype", list(TYPES))

@@ -24,16 +24,18 @@ VARIANTS = {
     # tiles jammed inside the loops they enclose, tiles whose points all exist apart from the others
     "register-tile": (["--tile-size", "7,8", "--block-size", "2,4"], UNOPTIMISED),
 }
-# copies between global and shared memory in 16-byte vectors where a tile's rows start aligned
-# (--vector-copies): the kernels whose code it changes at the sizes of their RUN lines (their --explain says
-# "elements at a time (vectors"); every other kernel's program is byte for byte the default variant's, so
-# its run would check nothing more (62 of the 99 kernels at f26d9f7, about 190 s of the suite's CPU time)
-VECTOR_COPIED = ("bicg", "comma_headers", "convergence", "convolution_2d", "correlation", "covariance", "data_bounds",
-                 "data_bounds_c89", "deriche", "enum_typedef", "extended_types", "fdtd_2d", "gemm", "gemver",
-                 "inspected_extents", "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows", "leading_dimensions",
-                 "local_accumulators", "loop_headers", "matvec_flat", "mm2", "mm3", "mvt", "pointer_aliases",
-                 "pointer_deref", "pointer_swap", "scalar_webs", "spmv_csr", "strides", "symm", "trmm",
-                 "types_between_regions", "unsigned_wrap", "value_calls")
+# copies between global and shared memory in 16-byte vectors where a tile's rows start aligned: by default
+# in the kernels that keep no tile of sums in registers (--explain says "elements at a time (vectors"), in
+# every kernel with --vector-copies, in none with --no-vector-copies.  Each option runs on the kernels whose
+# code it changes at the sizes of their RUN lines (every other kernel's program is byte for byte the
+# default variant's, so its run would check nothing more)
+VECTORS_FORCED = ("correlation", "covariance", "gemm", "leading_dimensions", "local_accumulators", "mm2", "mm3",
+                  "pointer_aliases", "symm")
+VECTORS_BY_DEFAULT = ("adi", "bicg", "comma_headers", "convergence", "convolution_2d", "data_bounds", "data_bounds_c89",
+                      "deriche", "enum_typedef", "extended_types", "fdtd_2d", "gemver", "inspected_extents",
+                      "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows", "local_accumulators", "loop_headers",
+                      "matvec_flat", "mvt", "pointer_deref", "pointer_swap", "scalar_webs", "spmv_csr", "strides",
+                      "trmm", "types_between_regions", "unsigned_wrap", "value_calls")
 # two buffers for the shared tiles of arrays a kernel only reads, each copied in one step of its loops in
 # sequence ahead (--double-buffer): the kernels where some tile has them (their --explain says "2
 # buffers"), at the default sizes and at small ones, whose partial tiles run too
@@ -44,7 +46,8 @@ DOUBLE_BUFFERED = ("adi", "atax", "breaks", "correlation", "covariance", "derich
 # the variants that change the code of some kernels only: their options, those kernels, and the variant
 # whose code theirs is elsewhere (the lists: .venv/bin/python tests/changed_by_variants.py opencl)
 RESTRICTED = {
-    "vector-copies": ((["--vector-copies"], UNOPTIMISED), VECTOR_COPIED, "default"),
+    "vector-copies": ((["--vector-copies"], UNOPTIMISED), VECTORS_FORCED, "default"),
+    "element-copies": ((["--no-vector-copies"], UNOPTIMISED), VECTORS_BY_DEFAULT, "default"),
     "double-buffer": ((["--double-buffer"], UNOPTIMISED), DOUBLE_BUFFERED, "default"),
     "double-buffer-wrap": ((["--double-buffer", *WRAP_SIZES], UNOPTIMISED), DOUBLE_BUFFERED, "wrap"),
 }

@@ -42,7 +42,7 @@ def compile(source, target: str = "auto", *, name: str | None = None, include_di
             undefines=(), openmp: bool | None = None, tile_size=None, block_size=None, grid_size=None,
             sizes: str | None = None, reschedule: bool = True, fusion: str = "auto", fp_contract: bool = True,
             shared_memory: bool = True, private_memory: bool = True, constant_memory: bool = True,
-            vector_copies: bool = False, async_copies: bool = False, double_buffer: bool = False,
+            vector_copies: bool | None = None, async_copies: bool = False, double_buffer: bool = False,
             unroll_copies: bool = True, strict: bool = False, cflags=("-O2",),
             cuda_architectures=None) -> Module:
     """Compile the C ``source`` (its text, or the path of a ``.c`` file) and load it.
@@ -52,8 +52,8 @@ def compile(source, target: str = "auto", *, name: str | None = None, include_di
     ("N=100" strings, or a dict), ``undefines``, ``openmp`` (c backend; default: when the C compiler
     has it), ``tile_size``/``block_size``/``grid_size`` (an int or a sequence, outermost first),
     ``sizes`` (PPCG's notation), ``reschedule``, ``fusion``, ``fp_contract``, ``shared_memory``,
-    ``private_memory``, ``constant_memory``, ``vector_copies``, ``async_copies``, ``double_buffer``, ``unroll_copies``,
-    ``strict``;
+    ``private_memory``, ``constant_memory``, ``vector_copies`` (None: the compiler's choice, kernel by kernel),
+    ``async_copies``, ``double_buffer``, ``unroll_copies``, ``strict``;
     ``cflags`` for the C (and nvcc) compile;
     ``cuda_architectures`` such as ("90",) (default: the device's, else sm_80 and sm_90).
 

@@ -23,7 +23,7 @@ class BuildOptions:
     shared_memory: bool = True
     private_memory: bool = True
     constant_memory: bool = True
-    vector_copies: bool = False
+    vector_copies: bool | None = None  # None: the compiler chooses, kernel by kernel
     async_copies: bool = False
     double_buffer: bool = False
     unroll_copies: bool = True

@@ -151,6 +151,8 @@ def explain(region: GpuRegion) -> list[str]:
         out += _cost_lines(region, kernel)
         if memory is not None and memory.sizes_note:
             out.append(f"    {memory.sizes_note}")
+        if memory is not None and memory.copies_note:
+            out.append(f"    {memory.copies_note}")
         if region.cuda and shared and memory.shared_bytes() > STATIC_SHARED_BYTES:
             out.append(f"    its shared tiles take {memory.shared_bytes()} bytes, past the {STATIC_SHARED_BYTES // 1024} "
                        "KiB a CUDA kernel declares statically: they are in its dynamic shared memory, which the host "

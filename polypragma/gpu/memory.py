@@ -76,9 +76,9 @@ class MemoryOptions:
     # target decides: cuda yes; opencl no, since PoCL's default work-group method miscompiles
     # unrolled register tiles between barriers; its 'workitemrepl' method runs them right)
     unroll: bool | None = None
-    # copy vectors of two elements between global and shared memory where a tile's rows are aligned (off
-    # until measured on a GPU: ptxas gives the kernels more registers, some fewer blocks an SM)
-    vector_copies: bool = False
+    # copy vectors of two elements between global and shared memory where a tile's rows are aligned; None:
+    # in the kernels that keep no tile of sums in registers (KernelMemory.with_vector_copies)
+    vector_copies: bool | None = None
     # cuda: copy tiles into shared memory with asynchronous copies (cp.async, sm_80 on), which a thread issues
     # without waiting for each load, then waits for all at the barrier (off until measured on a GPU)
     async_copies: bool = False
@@ -165,6 +165,11 @@ class Group:
         return math.prod(self.declared()) * ELEMENT_SIZES[self.array.device_type]
 
 
+# the fewest elements a thread of a group of sums in registers keeps for its kernel's copies to stay one
+# element at a time by default (KernelMemory.with_vector_copies): a register tile, not one running sum
+SUM_TILE = 4
+
+
 @dataclass(frozen=True)
 class KernelMemory:
     kernel: Kernel
@@ -176,6 +181,7 @@ class KernelMemory:
     unroll_copies: bool = True  # full tiles' copies apart and unrolled (MemoryOptions)
     unroll_steps: int = 0  # steps of the loop around the register tile's slots unrolled together (MemoryOptions)
     sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
+    copies_note: str = ""  # why its shared copies move one element at a time, where the GPU stage chose so
 
     def copied_async(self, group: Group) -> bool:
         """Whether the copies of elements into ``group``'s tile are asynchronous (``async_copies``: a shared
@@ -204,6 +210,26 @@ class KernelMemory:
     def unfitted(self) -> list[Group]:
         """The groups worth staging through shared memory whose tile did not fit."""
         return [g for g in self.groups if g.needed_bytes]
+
+    def with_vector_copies(self, option: bool | None) -> KernelMemory:
+        """This placement with its shared copies moving vectors or not (``option``, MemoryOptions.vector_copies).
+        None chooses: vectors unless the kernel keeps a tile of sums in registers (a group in registers that
+        it writes, of at least :data:`SUM_TILE` elements a thread: a matrix product's).  There the copies are
+        a small part of the kernel's work, and their vectors' loads in flight take registers the tile needs
+        (ptxas: gemm 64 -> 92 a thread, 4 -> 2 blocks an SM; bench/results/resource_usage_vector_copies_2026_12_01.md);
+        on an H200 they gained gemm nothing (1.584 -> 1.625 ms and 1.447 -> 1.408 ms in two runs).  A
+        stencil's copies are most of its work, and gained: jacobi_2d 19.1 -> 16.2 ms and 18.9 -> 15.7 ms,
+        jacobi_1d 4.9 -> 4.7 and 4.7 -> 4.5 (bench/results/gpu_bench.md)."""
+        if option is not None:
+            return replace(self, vector_copies=option)
+        sums = sorted({g.array.name for g in self.placed(Placement.PRIVATE)
+                       if g.writes and math.prod(g.counts) >= SUM_TILE})
+        if not sums or not self.placed(Placement.SHARED):
+            return replace(self, vector_copies=not sums)
+        return replace(self, vector_copies=False,
+                       copies_note=f"copies one element at a time: the kernel keeps a tile of sums in registers "
+                                   f"({', '.join(sums)}), whose registers the loads of vector copies in flight "
+                                   f"would take (--vector-copies: vectors anyway)")
 
     def in_global_memory(self, reason: str) -> KernelMemory:
         """This placement with the groups of shared memory and registers left in global memory,

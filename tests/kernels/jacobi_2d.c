@@ -3,17 +3,17 @@
 // RUN: -DN=60 -DTSTEPS=10 -- 6
 // CHECK-DEFINES: -DN=30 -DTSTEPS=2
 // the kernels: the tile of A (then of B) in shared memory with its halo, read with simple indices; the
-// barriers outside every condition; the tile (the whole array here) copied unrolled, its corners too
+// barriers outside every condition; the tile (the whole array here) copied unrolled, two elements a copy
 // CHECK-CUDA: __global__ void polypragma_jacobi_2d_region0_kernel0(
-// CHECK-CUDA: __shared__ double shared_A[30][30];
-// CHECK-CUDA: shared_A[t0][t1] = A[t0 * 30 + t1];
+// CHECK-CUDA: __shared__ __align__(16) double shared_A[30][30];
+// CHECK-CUDA: polypragma_copy_double2(&shared_A[t0][2 * t1], &A[t0 * 30 + 2 * t1]);
 // CHECK-CUDA: }
 // CHECK-CUDA-NEXT: }
 // CHECK-CUDA-NEXT: }
 // CHECK-CUDA-NEXT: __syncthreads();
 // CHECK-CUDA: B[(k2 + 1) * 30 + (t1 + 1)] = 0.2 * (shared_A[k2 + 1][t1 + 1] + shared_A[k2 + 1][t1] + shared_A[k2 + 1][t1 + 2] + shared_A[k2 + 2][t1 + 1] + shared_A[k2][t1 + 1]);  /* {{.*}}tests/kernels/jacobi_2d.c:{{[0-9]+}} */
 // CHECK-CUDA: __global__ void polypragma_jacobi_2d_region0_kernel1(
-// CHECK-CUDA: __shared__ double shared_B[30][30];
+// CHECK-CUDA: __shared__ __align__(16) double shared_B[30][30];
 // CHECK-CUDA: A[(k2 + 1) * 30 + (t1 + 1)] = 0.2 * (shared_B[k2 + 1][t1 + 1] + {{.*}});  /* {{.*}}tests/kernels/jacobi_2d.c:{{[0-9]+}} */
 // covers: fixed-size-global-arrays, macro-params-in-bounds (N - 1, TSTEPS),
 //         time-loop, 5-point stencil, sequence-of-nests inside a loop

@@ -8,7 +8,7 @@
 // one element combines them with shuffles; down a column (x2) i stays on x, j on y.  y1 (y2) in shared
 // memory, a tile at a time; A read from global memory
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel0(
-// CHECK-CUDA: __shared__ double shared_y1[1024];
+// CHECK-CUDA: __shared__ __align__(16) double shared_y1[1024];
 // CHECK-CUDA: double *polypragma_reduction0_at = 0;
 // CHECK-CUDA: for (int k3 = t1; k3 <= {{.*}}; k3 += 32) {
 // CHECK-CUDA-NEXT: { double *polypragma_element = &x1[t0 + 16 * k0]; if (polypragma_element != polypragma_reduction0_at) {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(t0 + 16 * k0) * n + (1024 * k1 + k3)] * shared_y1[k3]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
