@@ -219,7 +219,8 @@ class KernelMemory:
         (ptxas: gemm 64 -> 92 a thread, 4 -> 2 blocks an SM; bench/results/resource_usage_vector_copies_2026_12_01.md);
         on an H200 they gained gemm nothing (1.584 -> 1.625 ms and 1.447 -> 1.408 ms in two runs).  A
         stencil's copies are most of its work, and gained: jacobi_2d 19.1 -> 16.2 ms and 18.9 -> 15.7 ms,
-        jacobi_1d 4.9 -> 4.7 and 4.7 -> 4.5 (bench/results/gpu_bench.md)."""
+        jacobi_1d 4.9 -> 4.7 and 4.7 -> 4.5 (bench/results/gpu_run_2026_11_30_a.json and
+        gpu_run_2026_11_30_b_before.json, the two runs)."""
         if option is not None:
             return replace(self, vector_copies=option)
         sums = sorted({g.array.name for g in self.placed(Placement.PRIVATE)
