@@ -12,9 +12,11 @@ from test_model import model, same
 
 from polypragma import dependences, reductions
 from polypragma.codegen.reduction_code import identity, update
+from polypragma.gpu.block_copies import BLOCK_COPY_GRID
 from polypragma.gpu.mapping import map_to_gpu
 from polypragma.gpu.spread import spread_reduction
 from polypragma.gpu.names import IteratorNames
+from polypragma.gpu.region import prepare
 from polypragma.gpu.sizes import SizeOptions
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context
 
@@ -823,3 +825,23 @@ def test_histograms_of_few_bins_are_counted_per_block_in_shared_memory(tmp_path)
         expected = run(original, [n])
         got = run(exe, [n], env={"POLYPRAGMA_DEVICE": "gpu"})
         assert got.returncode == 0 and got.stdout == expected.stdout, (n, got.stderr)
+
+
+def test_the_block_copies_are_decided_once_where_the_data_is_placed(tmp_path):
+    """The GPU stage records the arrays a kernel updates through its blocks' copies in the kernel's memory,
+    where it places the data and wraps the grid for them (gpu/region.py); the printer and --explain read
+    that record, and a kernel whose tiles fall back to global memory (their AST past its bound) keeps it."""
+    scop, deps, analysis = analysed(tmp_path, "for (i = 0; i < n; i++)\n  h[v[i] % 64] += 1;",
+                                    "int n, const int *v, int h[64]")
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SizeOptions(), "k.c",
+                     reductions=analysis)
+    (memory,) = region.memory
+    assert memory.block_copies == (("h", 64),)
+    assert region.mapping.kernels[0].sizes.grid[-1] == BLOCK_COPY_GRID
+    assert memory.in_global_memory("past the bound").block_copies == memory.block_copies
+    # a histogram of doubles keeps one atomic update in global memory a point
+    scop, deps, analysis = analysed(tmp_path, "for (i = 0; i < n; i++)\n  w[v[i] % 64] += 0.5;",
+                                    "int n, const int *v, double w[64]")
+    region = prepare(scop, compute_schedule(scop, deps, ScheduleOptions()).schedule, deps, SizeOptions(), "k.c",
+                     reductions=analysis)
+    assert region.memory[0].block_copies == ()

@@ -25,7 +25,7 @@ from polypragma.codegen.overflow import PROGRAM_VALUE
 from polypragma.codegen.printer import CFamilyPrinter, wide_cast
 from polypragma.diagnostics import Unsupported
 from polypragma.frontend.library import asserts
-from polypragma.gpu.block_copies import block_copies, block_copy
+from polypragma.gpu.block_copies import block_copy
 from polypragma.gpu.data import DeviceArray, referenced_array
 from polypragma.gpu.explain import kernel_title
 from polypragma.gpu.mapping import Kernel
@@ -141,8 +141,7 @@ class KernelPrinter(CFamilyPrinter):
         # copies into shared memory asynchronous, each barrier waiting for them (MemoryOptions.async_copies)
         self.async_copies = self.memory is not None and self.memory.async_copies
         # the arrays the kernel's blocks update in a copy of their own in shared memory, with its elements
-        self.block_copies = block_copies(kernel, self.arrays, region.scop.references,
-                                         self.memory.shared_bytes() if self.memory else 0)
+        self.block_copies = dict(self.memory.block_copies) if self.memory else {}
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()

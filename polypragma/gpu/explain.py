@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-from polypragma.gpu.block_copies import block_copies
 from polypragma.gpu.mapping import Kernel
 from polypragma.gpu.spread import DEVICE_THREADS, SPREAD_MIN_EXTENT, UNKNOWN_EXTENT
 from polypragma.gpu.memory import STATIC_SHARED_BYTES, Placement
@@ -113,8 +112,7 @@ def explain(region: GpuRegion) -> list[str]:
         barriers = "barriers only around the shared-memory copies" if shared else "no barrier is needed"
         if any(r.accumulated for r in kernel.reductions):
             barriers += " (and at its end, where the block combines its reductions)"
-        copies = block_copies(kernel, {a.name: a for a in region.arrays + region.members}, scop.references,
-                              memory.shared_bytes() if memory is not None else 0)
+        copies = dict(memory.block_copies) if memory is not None else {}
         if copies:
             barriers += " (and around the block's copies of the arrays it updates atomically)"
         along = [(axes[kernel.mapped - 1 - d], w) for d, w in enumerate(kernel.wrapped)]

@@ -182,6 +182,9 @@ class KernelMemory:
     unroll_steps: int = 0  # steps of the loop around the register tile's slots unrolled together (MemoryOptions)
     sizes_note: str = ""  # why the kernel's sizes are not the defaults, when the GPU stage chose others
     copies_note: str = ""  # why its shared copies move one element at a time, where the GPU stage chose so
+    # the arrays its blocks update in copies of their own in shared memory, with their elements (gpu/block_copies.py):
+    # decided once, where the data is placed, so that the grid, the kernel's code and --explain agree
+    block_copies: tuple[tuple[str, int], ...] = ()
 
     def copied_async(self, group: Group) -> bool:
         """Whether the copies of elements into ``group``'s tile are asynchronous (``async_copies``: a shared
@@ -234,7 +237,8 @@ class KernelMemory:
 
     def in_global_memory(self, reason: str) -> KernelMemory:
         """This placement with the groups of shared memory and registers left in global memory,
-        each saying ``reason``."""
+        each saying ``reason`` (the block copies stay: they fitted beside the tiles, and the grid was
+        chosen for them)."""
         groups = tuple(replace(g, placement=Placement.GLOBAL, reason=reason, name="")
                        if g.placement in (Placement.SHARED, Placement.PRIVATE) else g for g in self.groups)
         return replace(self, groups=groups)

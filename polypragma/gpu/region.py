@@ -214,25 +214,26 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
 def _wrapped_for_block_copies(kernel: Kernel, placed: KernelMemory, placement, mapping: GpuMapping,
                               sizes: SizeOptions, names: IteratorNames, scop: Scop, ranges: isl.Set,
                               arrays: dict) -> tuple[Kernel, KernelMemory]:
-    """``kernel`` with at most BLOCK_COPY_GRID blocks along x, wrapping around its tiles, where it updates
-    arrays through block copies (gpu/block_copies.py) and the user set no grid: one block a tile would merge
-    its copies into the arrays once for each tile's points (256 updates of a histogram of 256 bins, one a
-    thread, would make about 160 atomic updates in global memory instead of 256)."""
-    if not kernel.mapped or sizes.grid_by_user(kernel.index) or kernel.sizes.grid[-1] <= BLOCK_COPY_GRID:
-        return kernel, placed
+    """``kernel`` and its memory ``placed`` with the arrays its blocks update through copies of their own
+    (gpu/block_copies.py) stored in it.  Where it has some and the user set no grid, the kernel gets at most
+    BLOCK_COPY_GRID blocks along x, wrapping around its tiles: one block a tile would merge its copies into
+    the arrays once for each tile's points (256 updates of a histogram of 256 bins, one a thread, would make
+    about 160 atomic updates in global memory instead of 256)."""
     copies = block_copies(kernel, arrays, scop.references, placed.shared_bytes())
-    if not copies:
-        return kernel, placed
+    kept = kernel, replace(placed, block_copies=tuple(sorted(copies.items())))
+    if not copies or sizes.grid_by_user(kernel.index) or kernel.sizes.grid[-1] <= BLOCK_COPY_GRID:
+        return kept
     grid = (*kernel.sizes.grid[:-1], BLOCK_COPY_GRID)
     wrapped = resized(mapping, kernel, replace(kernel.sizes, grid=grid), names, scop.context, ranges=ranges)
     if not wrapped.wrapped[-1]:  # (its tiles are never more than the blocks: one block a tile as before)
-        return kernel, placed
+        return kept
     again = placement(wrapped)
     if block_copies(wrapped, arrays, scop.references, again.shared_bytes()) != copies:
-        return kernel, placed
+        return kept
     note = (f"grid {list(grid)} instead of {list(kernel.sizes.grid)}, so that each block counts many tiles into its "
             f"copies of {', '.join(sorted(copies))} before it merges them")
-    return wrapped, replace(again, sizes_note="; ".join(n for n in (placed.sizes_note, note) if n))
+    return wrapped, replace(again, sizes_note="; ".join(n for n in (placed.sizes_note, note) if n),
+                            block_copies=kept[1].block_copies)
 
 
 def _kernels_using(scop: Scop, mapping, array: str) -> int:
