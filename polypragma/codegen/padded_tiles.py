@@ -169,18 +169,22 @@ def _plain(node: c_ast.Node, promoted: set, written: set, top: bool = False) -> 
 
 
 def _inside(index: isl.PwMultiAff, running: isl.Set, extents) -> bool:
-    """Whether ``index`` is within ``[0, extent)`` along each dimension on all of ``running``."""
+    """Whether ``index`` is within ``[0, extent)`` along each dimension on all of ``running``.  Each
+    dimension's graph on ``running`` is checked against the box (isl computing the sets where the
+    function is below 0 and at or past the extent took 0.5 s a call on control_flow.c's register
+    tiles, the graph 3 ms)."""
     for d, extent in enumerate(extents):
         pa = index.get_pw_aff(d)
         on = running.align_params(pa.get_domain_space())
         pa = pa.align_params(on.get_space())
         if not on.is_subset(pa.domain()):
             return False
-        pa = pa.intersect_domain(on)
-        zero = isl.PwAff.val_on_domain(on, isl.Val(0, context=on.get_ctx()))
-        bound = isl.PwAff.val_on_domain(on, isl.Val(extent, context=on.get_ctx()))
-        outside = pa.lt_set(zero).union(pa.ge_set(bound))
-        if not outside.is_empty():
+        graph = isl.Map.from_pw_aff(pa.intersect_domain(on))
+        ctx = on.get_ctx()
+        box = isl.Set.universe(graph.get_space().range()) \
+            .lower_bound_val(isl.dim_type.set, 0, isl.Val(0, context=ctx)) \
+            .upper_bound_val(isl.dim_type.set, 0, isl.Val(extent - 1, context=ctx))
+        if not graph.subtract_range(box).is_empty():
             return False
     return True
 
