@@ -141,7 +141,7 @@ class KernelPrinter(CFamilyPrinter):
         # copies into shared memory asynchronous, each barrier waiting for them (MemoryOptions.async_copies)
         self.async_copies = self.memory is not None and self.memory.async_copies
         # the arrays the kernel's blocks update in a copy of their own in shared memory, with its elements
-        self.block_copies = dict(self.memory.block_copies) if self.memory else {}
+        self.block_copies = self.memory.block_copy_elements if self.memory else {}
 
     def user(self, n: isl.AstNode, depth: int) -> list[str]:
         call = n.user_get_expr()

@@ -112,7 +112,7 @@ def explain(region: GpuRegion) -> list[str]:
         barriers = "barriers only around the shared-memory copies" if shared else "no barrier is needed"
         if any(r.accumulated for r in kernel.reductions):
             barriers += " (and at its end, where the block combines its reductions)"
-        copies = dict(memory.block_copies) if memory is not None else {}
+        copies = memory.block_copy_elements if memory is not None else {}
         if copies:
             barriers += " (and around the block's copies of the arrays it updates atomically)"
         along = [(axes[kernel.mapped - 1 - d], w) for d, w in enumerate(kernel.wrapped)]

@@ -186,6 +186,11 @@ class KernelMemory:
     # decided once, where the data is placed, so that the grid, the kernel's code and --explain agree
     block_copies: tuple[tuple[str, int], ...] = ()
 
+    @property
+    def block_copy_elements(self) -> dict[str, int]:
+        """The elements of each array its blocks update in copies of their own (``block_copies``)."""
+        return dict(self.block_copies)
+
     def copied_async(self, group: Group) -> bool:
         """Whether the copies of elements into ``group``'s tile are asynchronous (``async_copies``: a shared
         tile whose elements are words a cp.async moves)."""

@@ -220,7 +220,8 @@ def _wrapped_for_block_copies(kernel: Kernel, placed: KernelMemory, placement, m
     the arrays once for each tile's points (256 updates of a histogram of 256 bins, one a thread, would make
     about 160 atomic updates in global memory instead of 256)."""
     copies = block_copies(kernel, arrays, scop.references, placed.shared_bytes())
-    kept = kernel, replace(placed, block_copies=tuple(sorted(copies.items())))
+    recorded = tuple(sorted(copies.items()))
+    kept = kernel, replace(placed, block_copies=recorded)
     if not copies or sizes.grid_by_user(kernel.index) or kernel.sizes.grid[-1] <= BLOCK_COPY_GRID:
         return kept
     grid = (*kernel.sizes.grid[:-1], BLOCK_COPY_GRID)
@@ -233,7 +234,7 @@ def _wrapped_for_block_copies(kernel: Kernel, placed: KernelMemory, placement, m
     note = (f"grid {list(grid)} instead of {list(kernel.sizes.grid)}, so that each block counts many tiles into its "
             f"copies of {', '.join(sorted(copies))} before it merges them")
     return wrapped, replace(again, sizes_note="; ".join(n for n in (placed.sizes_note, note) if n),
-                            block_copies=kept[1].block_copies)
+                            block_copies=recorded)
 
 
 def _kernels_using(scop: Scop, mapping, array: str) -> int:
