@@ -184,8 +184,9 @@ def build_parser() -> argparse.ArgumentParser:
                              "kept, with a warning; the schedules tried after the first share it "
                              "(default: %(default)g, 0: no bound)")
     parser.add_argument("--codegen-timeout", type=float, default=Options.codegen_timeout, metavar="SECONDS",
-                        help="time isl's AST build may spend on one region of the c target; past it the region's "
-                             "original schedule is built instead, with a warning (default: %(default)g, 0: no bound)")
+                        help="time the code of one region may take: isl's AST build for the c target, the whole "
+                             "GPU stage for cuda and opencl; past it the region's original schedule is built "
+                             "instead, with a warning (default: %(default)g, 0: no bound)")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="print each stage, its time and what it found")
     parser.add_argument("--version", action="version", version=f"polypragma {__version__}")
