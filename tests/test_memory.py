@@ -15,7 +15,8 @@ import islpy as isl
 from polypragma.gpu.banks import bank_padding, wavefronts, warp_offsets
 from polypragma.gpu.boxes import one_piece
 
-from harness import KERNELS, UNOPTIMISED, compile_c, generated_path, opencl_device, outputs_match, polypragma, run
+from harness import (KERNELS, UNOPTIMISED, compile_c, generated_path, opencl_device, opencl_run_env, outputs_match,
+                     polypragma, run)
 
 MATMUL = r"""
 #include "kernels.h"
@@ -287,10 +288,12 @@ def test_runs_on_opencl(tmp_path, name, variant):
                                                              *VARIANTS[variant]])
     assert status == 0 and "warning" not in messages, messages
     compile_c(source, tmp_path / "orig", include=(KERNELS,))
-    # (the first variant's program built as users build it, the others' at -O0: see harness.UNOPTIMISED)
+    # (the first variant's program built as users build it, the others' at -O0 and their kernels unoptimised: see
+    # harness.opencl_run_env)
+    cflags = UNOPTIMISED if variant != next(iter(VARIANTS)) else []
     compile_c(generated_path(source, tmp_path / "out"), tmp_path / "gen", include=(KERNELS,), libs=["-lOpenCL"],
-              extra=UNOPTIMISED if variant != next(iter(VARIANTS)) else ())
-    env = {"POLYPRAGMA_DEVICE": "gpu"}
+              extra=cflags)
+    env = opencl_run_env(cflags)
     if variant == "unrolled":
         # register tiles unrolled as for CUDA: PoCL runs them right with its 'workitemrepl' method
         env["POCL_WORK_GROUP_METHOD"] = "workitemrepl"

@@ -6,14 +6,15 @@ from __future__ import annotations
 import pytest
 
 from harness import (LEFT_AS_WRITTEN, UNOPTIMISED, WRAP_SIZES, compile_c, generated_path, kernel_absolute_tolerance,
-                     kernel_paths, kernel_tolerance, opencl_device, outputs_match, polypragma, run, run_configs,
-                     variant_cases)
+                     kernel_paths, kernel_tolerance, opencl_device, opencl_run_env, outputs_match, polypragma, run,
+                     run_configs, variant_cases)
 from polypragma.scan import scan
 
 # promotion to shared memory and registers is on in "default" and "wrap" (partial tiles); the small
 # tiles of "original-order" meet a 1 KiB shared-memory budget that only some groups fit; "global-only"
 # keeps every array in global memory
-# (each variant's options, and the gcc options of its generated programs: see harness.UNOPTIMISED)
+# (each variant's options, and the gcc options of its generated programs: see harness.UNOPTIMISED; the programs
+# built UNOPTIMISED build their kernels so too: harness.opencl_run_env)
 VARIANTS = {
     "default": ([], []),
     "wrap": (WRAP_SIZES, UNOPTIMISED),
@@ -88,7 +89,7 @@ def test_kernel_on_opencl(path, variant_options, cflags, tmp_path, tmp_path_fact
             compile_c(path, _originals[key], defines)
         for config in (c for c in configs if c.defines == defines):
             expected = run(_originals[key], config.args)
-            got = run(exe, config.args, env={"POLYPRAGMA_DEVICE": "gpu"})
+            got = run(exe, config.args, env=opencl_run_env(cflags))
             assert got.returncode == 0, got.stderr
             difference = outputs_match(expected.stdout, got.stdout, kernel_tolerance(path.read_text()),
                                        kernel_absolute_tolerance(path.read_text()))
