@@ -621,7 +621,7 @@ def _stride(access: isl.Map, shift: isl.Map) -> tuple[int, ...] | None:
     """How ``access``'s element moves between band points ``shift`` apart (see :func:`_constant`)."""
     try:
         with bounded_operations(access.get_ctx(), COUNT_OPERATIONS):
-            return _constant(access.reverse().apply_range(shift).apply_range(access).deltas())
+            return _constant(access.reverse().apply_range(shift).apply_range(access).deltas().coalesce())
     except isl.Error:
         return None
 
