@@ -27,22 +27,26 @@ CFLAGS = ["-O2", "-std=gnu11", "-fno-fast-math", "-ffp-contract=off"]
 # took 56 of its 245 CPU-seconds at -O2, 24 at -O0.  A correct program prints the same at either level
 # (x86-64's SSE arithmetic, contraction off)
 UNOPTIMISED = ["-O0"]
+# tiles larger than blocks and not multiples of them, and a grid smaller than the tile count
+WRAP_SIZES = ["--tile-size", "5,7,6", "--block-size", "2,3,4", "--grid-size", "2,3,2"]
+
+
+# the environment that builds an opencl program's kernels without the OpenCL compiler's optimisations
+UNOPTIMISED_KERNELS = {"POLYPRAGMA_OPENCL_OPTIONS": "-cl-opt-disable"}
 
 
 def opencl_run_env(cflags=()) -> dict[str, str]:
     """The environment of a generated opencl program's runs in the tests: on the device
     (POLYPRAGMA_DEVICE=gpu), and where the program was built with :data:`UNOPTIMISED`, its kernels built
-    without the OpenCL compiler's optimisations too (POLYPRAGMA_OPENCL_OPTIONS=-cl-opt-disable).  PoCL's
-    build of the kernels, a few times per program, was half of test_opencl's time with a cold kernel cache
-    (gemm, bicg, jacobi_2d and adi with the wrap sizes: 33.8 s of runs against 15.8 s of polypragma),
-    and -cl-opt-disable halves it; the first variant's kernels are built with the optimisations, as a
-    user's are (PoCL 3.1's optimiser miscompiles some right kernels: tests/differential/runner.py)."""
+    without the OpenCL compiler's optimisations too (:data:`UNOPTIMISED_KERNELS`).  PoCL's build of the
+    kernels, a few times per program, was half of test_opencl's time with a cold kernel cache (gemm, bicg,
+    jacobi_2d and adi with the wrap sizes: 33.8 s of runs against 15.8 s of polypragma), and -cl-opt-disable
+    halves it; the first variant's kernels are built with the optimisations, as a user's are (PoCL 3.1's
+    optimiser miscompiles some right kernels: tests/differential/runner.py)."""
     env = {"POLYPRAGMA_DEVICE": "gpu"}
     if list(cflags) == UNOPTIMISED:
-        env["POLYPRAGMA_OPENCL_OPTIONS"] = "-cl-opt-disable"
+        env.update(UNOPTIMISED_KERNELS)
     return env
-# tiles larger than blocks and not multiples of them, and a grid smaller than the tile count
-WRAP_SIZES = ["--tile-size", "5,7,6", "--block-size", "2,3,4", "--grid-size", "2,3,2"]
 
 
 @dataclass(frozen=True)
@@ -219,7 +223,7 @@ def assert_opencl_runs_as_original(source: Path, outdir: Path, defines, args, to
     compile_c(generated_path(source, outdir), exe, defines, libs=["-lOpenCL"])
     compile_c(source, original, defines)
     expected = run(original, args)
-    got = run(exe, args, env={"POLYPRAGMA_DEVICE": "gpu"})
+    got = run(exe, args, env=opencl_run_env())
     assert got.returncode == 0, got.stderr
     assert expected.returncode == 0, expected.stderr
     assert outputs_match(expected.stdout, got.stdout, tolerance, tolerance) is None

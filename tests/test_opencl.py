@@ -67,7 +67,8 @@ def _cases() -> list:
     place = {p.stem: k for k, p in enumerate(kernel_paths())}
     cases = []
     for case in variant_cases(VARIANTS, RESTRICTED):
-        stem, _, name = case.id.partition("-")
+        stem = case.values[0].stem
+        name = case.id[len(stem) + 1:]  # (the id is f"{stem}-{variant}")
         if name not in ALTERNATING or ALTERNATING.index(name) == place[stem] % 2:
             cases.append(case)
     return cases

@@ -18,7 +18,8 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
-from harness import compile_c, generated_path, outputs_match, polypragma_process, run, run_configs
+from harness import (UNOPTIMISED_KERNELS, compile_c, generated_path, outputs_match, polypragma_process, run,
+                     run_configs)
 
 C_OPTION_SETS = {
     "c": [],
@@ -43,7 +44,7 @@ SCHEDULE_SECONDS = 20
 CODEGEN_SECONDS = 20
 SLOW = "slow: "
 DRIVER = "driver: "  # wrong only with the OpenCL compiler's optimisations on
-UNOPTIMISED = (("POLYPRAGMA_OPENCL_OPTIONS", "-cl-opt-disable"),)
+UNOPTIMISED = tuple(UNOPTIMISED_KERNELS.items())
 TIMED_OUT = ": timed out"
 KEPT = "kept the original schedule"
 BOUNDED = "could not be built within"
