@@ -72,20 +72,33 @@ def kernel_paths() -> list[Path]:
     return sorted(p for p in KERNELS.glob("*.c") if not p.name.endswith(".polypragma.c"))
 
 
-def variant_cases(variants: dict[str, tuple], restricted: dict[str, tuple]) -> list:
+def variant_cases(variants: dict[str, tuple], restricted: dict[str, tuple], rotations=()) -> list:
     """pytest's cases ``(path, *values)`` of the corpus kernels under test variants: each of ``variants``
     ({name: values}) on every kernel, each of ``restricted`` ({name: (values, kernels, baseline)}: a variant
     that changes the code of ``kernels`` only, leaving the others' as the variant ``baseline`` makes it) on
-    its kernels.  A name in ``kernels`` that is no corpus kernel's is an error (a kernel renamed)."""
+    its kernels.  Each of ``rotations`` (tuples of those names) shares its variants' kernels among them, in
+    turn: the kernel at place ``p`` among those any of them runs on (in the corpus's order) runs the
+    ``p % len(rotation)``-th of them, where that one runs on it.  A name in ``kernels`` that is no corpus
+    kernel's is an error (a kernel renamed), and so is a name in ``rotations`` that is no variant's."""
     paths = kernel_paths()
     stems = {p.stem for p in paths}
     for name, (_, kernels, _) in restricted.items():
         if not set(kernels) <= stems:
             raise ValueError(f"variant {name}: no corpus kernel named {sorted(set(kernels) - stems)}")
+    every = {name: (values, stems) for name, values in variants.items()}
+    every.update((name, (values, set(kernels))) for name, (values, kernels, _) in restricted.items())
+    turn: dict[tuple[str, str], bool] = {}  # (variant, kernel) -> whether the variant runs on it
+    for rotation in rotations:
+        if not set(rotation) <= every.keys():
+            raise ValueError(f"rotation {rotation}: no variant named {sorted(set(rotation) - every.keys())}")
+        shared = [p.stem for p in paths if any(p.stem in every[name][1] for name in rotation)]
+        for place, stem in enumerate(shared):
+            for k, name in enumerate(rotation):
+                turn[name, stem] = k == place % len(rotation)
     return [pytest.param(path, *values, id=f"{path.stem}-{name}")
             for path in paths
-            for name, values in [*variants.items(), *((n, v) for n, (v, kernels, _) in restricted.items()
-                                                      if path.stem in kernels)]]
+            for name, (values, kernels) in every.items()
+            if path.stem in kernels and turn.get((name, path.stem), True)]
 
 
 def compile_c(source: Path, exe: Path, defines=(), extra=(), include=(KERNELS,), libs=()) -> None:
