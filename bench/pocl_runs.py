@@ -11,7 +11,7 @@ generated program built with gcc (and the ``--cflags``), and then run, for each 
 (``VAR=VALUE`` pairs joined by commas, none for PoCL's defaults), with every RUN line of those -D options,
 ``POLYPRAGMA_DEVICE=gpu`` and a kernel cache of its own that starts empty (``POCL_CACHE_DIR``): the wall
 time of the runs is PoCL's build of the kernels and their run.  A setting whose outputs differ from the
-first setting's is flagged.
+first setting's is flagged, and so is one with a run that failed.
 
 Writes bench/results/pocl_runs_<label>.md: the machine, the command, the sums, and a line per program.
 """
@@ -33,9 +33,11 @@ TOP = Path(__file__).resolve().parent.parent
 RESULTS = TOP / "bench" / "results"
 sys.path.insert(0, str(TOP / "tests"))
 
-from harness import compile_c, generated_path, kernel_paths, polypragma, run, run_configs  # noqa: E402
+from harness import (UNOPTIMISED_KERNELS, compile_c, generated_path, kernel_paths, opencl_run_env,  # noqa: E402
+                     polypragma, run, run_configs)
 
-DEFAULT_SETTINGS = ("optimised=", "unoptimised=POLYPRAGMA_OPENCL_OPTIONS=-cl-opt-disable")
+# PoCL's optimiser on (its defaults) and off (test_opencl's variants other than the default)
+DEFAULT_SETTINGS = (("optimised", {}), ("unoptimised", UNOPTIMISED_KERNELS))
 
 
 def _setting(text: str) -> tuple[str, dict[str, str]]:
@@ -63,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--setting", action="append", default=[],
                         help="NAME=VAR=VALUE,... : an environment to run the programs in (repeatable)")
     args = parser.parse_args(argv)
-    settings = [_setting(s) for s in (args.setting or DEFAULT_SETTINGS)]
+    settings = [_setting(s) for s in args.setting] or list(DEFAULT_SETTINGS)
     options = ["--target", "opencl", "--no-fp-contract", *args.option]
     rows, compile_total, totals = [], 0.0, {name: 0.0 for name, _ in settings}
     work = Path(tempfile.mkdtemp(prefix="pocl-runs-"))
@@ -83,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
             times, outputs = {}, {}
             for name, env in settings:
                 cache = tempfile.mkdtemp(dir=work)
-                environment = {"POLYPRAGMA_DEVICE": "gpu", "POCL_CACHE_DIR": cache, **env}
+                environment = {**opencl_run_env(), "POCL_CACHE_DIR": cache, **env}
                 started = time.perf_counter()
                 results = [run(out / "gen", c.args, env=environment, timeout=600) for c in configs
                            if c.defines == defines]
@@ -91,11 +93,13 @@ def main(argv: list[str] | None = None) -> int:
                 outputs[name] = [(r.returncode, r.stdout) for r in results]
             first = settings[0][0]
             differing = [name for name in outputs if outputs[name] != outputs[first]]
+            failed = [name for name in outputs if any(code != 0 for code, _ in outputs[name])]
             compile_total += compiled
             for name in times:
                 totals[name] += times[name]
             rows.append((path.stem, compiled, times,
-                         "; ".join(filter(None, [warned, f"outputs differ: {', '.join(differing)}" if differing else ""]))))
+                         "; ".join(filter(None, [warned, f"outputs differ: {', '.join(differing)}" if differing else "",
+                                                 f"a run failed: {', '.join(failed)}" if failed else ""]))))
             print(path.stem, f"compile {compiled:.1f} s", *(f"{n} {t:.1f} s" for n, t in times.items()), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
