@@ -130,6 +130,52 @@ def atomic_macro(op: str, ctype: str, opencl: bool, local: bool = False) -> str:
             "if (polypragma_seen == polypragma_old.bits) break; polypragma_old.bits = polypragma_seen; } } while (0)")
 
 
+def warp_atomic_name(op: str, ctype: str) -> str:
+    """The macro of an atomic update combined first among the warp's threads that update the same element."""
+    return atomic_name(op, ctype).replace("polypragma_atomic_", "polypragma_warp_atomic_", 1)
+
+
+def warp_atomic_macro(op: str, ctype: str) -> str:
+    """The definition of ``warp_atomic_name(op, ctype)(p, v)`` (CUDA): the threads of the warp that run it
+    together (``__activemask``) and update the same element (``__match_any_sync``) combine their values
+    with shuffles (five steps where that is the whole warp), and the first of them makes the one atomic
+    update (:func:`atomic_macro`, which the code must use too); before sm_70, which has no
+    ``__match_any_sync``, each thread makes its own.  A reduction spread along a warp's ``x`` whose element
+    the warp's threads share (a fused kernel's ``q[i] += A[i][j] * p[j]``, gpu/fuse.py) thus makes one
+    atomic update a warp and a step instead of 32 on one element."""
+    ctype = _type(ctype)
+    name, atomic = warp_atomic_name(op, ctype), atomic_name(op, ctype)
+    full = "0xffffffffu"
+
+    def combined(into: str, value: str) -> str:
+        return f"{{ const {ctype} polypragma_o = {value}; {into} = {combine(op, into, 'polypragma_o')}; }}"
+
+    body = (
+        f"do {{ {ctype} *const polypragma_wp = (p); {ctype} polypragma_wv = (v); unsigned polypragma_lane; "
+        'asm("mov.u32 %0, %%laneid;" : "=r"(polypragma_lane)); '
+        "const unsigned polypragma_peers = __match_any_sync(__activemask(), (unsigned long long)polypragma_wp); "
+        f"if (polypragma_peers == {full}) {{ "
+        "for (int polypragma_s = 16; polypragma_s > 0; polypragma_s >>= 1) "
+        f"{combined('polypragma_wv', f'__shfl_xor_sync({full}, polypragma_wv, polypragma_s)')} "
+        f"}} else {{ {ctype} polypragma_ws = {_identity(op, ctype, False)}; "
+        "for (unsigned polypragma_m = polypragma_peers; polypragma_m; polypragma_m &= polypragma_m - 1) "
+        f"{combined('polypragma_ws', '__shfl_sync(polypragma_peers, polypragma_wv, __ffs(polypragma_m) - 1)')} "
+        "polypragma_wv = polypragma_ws; } "
+        f"if ((int)polypragma_lane == __ffs(polypragma_peers) - 1) {atomic}(polypragma_wp, polypragma_wv); }} while (0)")
+    return "\n".join(["#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 700", f"#define {name}(p, v) {body}", "#else",
+                      f"#define {name}(p, v) {atomic}((p), (v))", "#endif"])
+
+
+def _merge_name(r, macros: set[str], opencl: bool) -> str:
+    """The macro that merges a thread's run of updates into its element (adding its definitions to
+    ``macros``): on CUDA, combined in the warp first (:func:`warp_atomic_macro`)."""
+    macros.add(atomic_macro(r.op, r.element_type, opencl))
+    if opencl:
+        return atomic_name(r.op, r.element_type)
+    macros.add(warp_atomic_macro(r.op, r.element_type))
+    return warp_atomic_name(r.op, r.element_type)
+
+
 def accumulator(k: int) -> str:
     """The register of the ``k``-th reduction of a kernel."""
     return f"polypragma_reduction{k}"
@@ -150,11 +196,11 @@ def update(k: int, reduction: KernelReduction, target: str, operand: str, opencl
         if reduction.accumulated:
             return step
         # a run of updates of one element: merged into it when the thread's element changes
-        macros.add(atomic_macro(r.op, r.element_type, opencl))
+        merge = _merge_name(r, macros, opencl)
         at = f"{mine}_at"
         space = "__global " if opencl else ""
         return (f"{{ {space}{_type(r.element_type)} *polypragma_element = &{target}; "
-                f"if (polypragma_element != {at}) {{ if ({at}) {atomic_name(r.op, r.element_type)}({at}, {mine}); "
+                f"if (polypragma_element != {at}) {{ if ({at}) {merge}({at}, {mine}); "
                 f"{at} = polypragma_element; {mine} = {identity(reduction, opencl)}; }} {step} }}")
     local = local and opencl
     macros.add(atomic_macro(r.op, r.element_type, opencl, local))
@@ -272,11 +318,11 @@ def _last_run(kernel: Kernel, k: int, kr: KernelReduction, macros: set[str], ope
     and makes one atomic update; any other warp, and OpenCL, one atomic update a thread that has run
     any update."""
     r = kr.reduction
-    macros.add(atomic_macro(r.op, r.element_type, opencl))
     mine, at = accumulator(k), f"{accumulator(k)}_at"
-    merge = f"if ({at}) {atomic_name(r.op, r.element_type)}({at}, {mine});"
+    merge = f"if ({at}) {_merge_name(r, macros, opencl)}({at}, {mine});"
     if not _shuffled(kernel, opencl):
         return [f"  {merge}"]
+    alone = f"if ({at}) {atomic_name(r.op, r.element_type)}({at}, {mine});"
     lane = _lane(kernel)
     return [
         "  {",
@@ -284,7 +330,7 @@ def _last_run(kernel: Kernel, k: int, kr: KernelReduction, macros: set[str], ope
         f"__shfl_sync(0xffffffffu, (unsigned long long){at}, 0);",
         f"    if (__all_sync(0xffffffffu, {at} == polypragma_first)) {{",
         *_warp_sums([(k, kr)], "      "),
-        f"      if (({lane}) % {WARP} == 0) {merge}",
+        f"      if (({lane}) % {WARP} == 0) {alone}",
         "    } else {",
         f"      {merge}",
         "    }",

@@ -203,13 +203,21 @@ def spread_candidates(mapped: int, spread: int, grid: tuple[int, ...]) -> list[C
     """The candidates of a kernel whose ``spread`` innermost mapped members are reductions spread over
     threads: every order, each block of CANDIDATE_BLOCKS whose ``x`` is a warp (so that a warp whose
     threads share an element combines them with shuffles), the tile the block along the parallel members
-    (a thread has one element) and SPREAD_POINTS times it along the spread ones."""
+    (a thread has one element) and SPREAD_POINTS times it along the spread ones.  Where every member is
+    spread (reductions fused over the array they read, :mod:`polypragma.gpu.fuse`), a thread runs one
+    point along ``x`` and SPREAD_POINTS times the block along the others: a reduction along ``x``
+    changes its element every step, whose updates the warp's threads, sharing it, combine; one along
+    another member runs in the thread's register."""
     out = []
     for order in orders(mapped):
         for block in CANDIDATE_BLOCKS[mapped]:
             if block[-1] < WARP:
                 continue
-            tile = tuple(b * SPREAD_POINTS if order[d] >= mapped - spread else b for d, b in enumerate(block))
+            if spread == mapped:
+                tile = tuple(b * SPREAD_POINTS if d < mapped - 1 else b for d, b in enumerate(block))
+            else:
+                tile = tuple(b * SPREAD_POINTS if order[d] >= mapped - spread else b
+                             for d, b in enumerate(block))
             out.append(Candidate(order, KernelSizes(tile, block, grid)))
     return out
 

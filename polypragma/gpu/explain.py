@@ -68,6 +68,10 @@ def _band_lines(region: GpuRegion) -> list[str]:
         out.append(f"  the loop(s) of the nest at line(s) {_lines(region, nest)} joined the band of the parallel "
                    f"loops around it, so that its kernel tiles them for shared memory and registers"
                    f"{': ' + ', '.join(where) if where else ''}")
+    for statements, array in sorted(region.mapping.fused, key=lambda fused: first(fused[0])):
+        out.append(f"  the reductions of line(s) {_lines(region, statements)} read {array} alike, one element an "
+                   f"instance: they run in one kernel over {array}'s elements, which reads {array} once, each "
+                   f"instance at the element it reads")
     for groups in sorted(region.mapping.isolated, key=lambda groups: first(groups[0])):
         out.append(f"  the statements of line(s) {'; '.join(_lines(region, g) for g in groups)} split into kernels "
                    f"run one after another, so that the reductions' loop runs in parallel in its own kernel")
@@ -126,7 +130,12 @@ def explain(region: GpuRegion) -> list[str]:
                    f"{list(kernel.grid)} ({grid}); every dependence "
                    f"{'but the reductions below ' if kernel.reductions else ''}"
                    f"stays within a thread (checked), so {barriers}")
-        if kernel.spread:
+        if kernel.spread and kernel.spread == kernel.mapped:
+            out.append("    its loops carry only the reductions fused into it and are all mapped: a thread runs one "
+                       "point along x and a run of points along the others, so that a sum along x is the warp's "
+                       "(its threads combine their updates with shuffles before one atomic update) and a sum "
+                       "along another loop the thread's")
+        elif kernel.spread:
             spread = [m for m in range(kernel.mapped - kernel.spread, kernel.mapped)]
             out.append(f"    loop(s) {', '.join(str(m + 1) for m in spread)} carry only reductions and are mapped too: "
                        f"the parallel loop(s) alone give fewer threads than the device holds (about {DEVICE_THREADS}; "

@@ -40,8 +40,9 @@ from dataclasses import dataclass, replace
 import islpy as isl
 
 from polypragma import timing
-from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident
+from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident, statement_names
 from polypragma.gpu.extend import extended
+from polypragma.gpu.fuse import fused, fused_statements
 from polypragma.gpu.spread import merged, spread_band
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
@@ -185,6 +186,8 @@ class GpuMapping:
     extended: tuple[tuple[tuple[str, ...], ...], ...] = ()
     # bands split so that their reductions spread (place_kernels): the statements of each kernel, per band
     isolated: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    # reductions fused over the array they read (gpu/fuse.py): (their statements, the array), per band
+    fused: tuple[tuple[tuple[str, ...], str], ...] = ()
 
 
 def _has_coincident(node: isl.ScheduleNode) -> bool:
@@ -192,7 +195,8 @@ def _has_coincident(node: isl.ScheduleNode) -> bool:
 
 
 def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | None = None, spread=None,
-                  isolated: list | None = None) -> tuple[isl.Schedule, list[tuple[int, int, int]]]:
+                  isolated: list | None = None, fused: frozenset = frozenset()) \
+        -> tuple[isl.Schedule, list[tuple[int, int, int]]]:
     """Insert kernel marks; return the schedule and, per kernel, (mark index, mapped members, members of
     them mapped to spread a reduction).
 
@@ -207,7 +211,8 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
     may say how many it maps); None: never.  Where other statements of the band keep its reductions' loop
     sequential (an initialisation, a use of the sum), the band is split into kernels first
     (:func:`polypragma.gpu.spread.spread_band`); the statements of each kernel of such a split are appended to
-    ``isolated``."""
+    ``isolated``.  A band of reductions fused over the array they read (:mod:`polypragma.gpu.fuse`; its
+    statements one of ``fused``) spreads them along all its members."""
     kernels: list[tuple[int, int, int]] = []
     root = schedule.get_root()
     if root.n_children() == 0:
@@ -262,7 +267,8 @@ def place_kernels(schedule: isl.Schedule, reductions: ReductionDependences | Non
                 lead = min(reduction_lead(node), MAPPED)
                 for k in range(lead):
                     node = node.band_member_set_coincident(k, True)
-                return mark(node, lead)
+                together = frozenset(statement_names(node.get_domain())) in fused
+                return mark(node, lead, lead if together else 0)
             # keep the sequential leading members on the host
             host_members = 0
             while host_members < node.band_n_member() and not node.band_member_get_coincident(host_members) \
@@ -554,12 +560,16 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 @timing.part("kernels placed and mapped onto blocks and threads")
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None,
-               reductions: ReductionDependences | None = None, ranges: isl.Set | None = None) -> GpuMapping:
+               reductions: ReductionDependences | None = None, ranges: isl.Set | None = None,
+               reads: isl.UnionMap | None = None) -> GpuMapping:
     """The kernels of ``schedule`` placed and mapped onto blocks and threads (``ranges``: the values the
-    parameters may take, see build_kernel)."""
-    split, joined, isolated = [], [], []
+    parameters may take, see build_kernel; ``reads``: the statements' reads, with which reductions that
+    read one array alike are fused, :mod:`polypragma.gpu.fuse`)."""
+    split, joined, isolated, together = [], [], [], []
+    if reads is not None and reductions is not None and dependences is not None and options.may_fuse:
+        schedule = fused(schedule, reads, dependences, reductions, together)
     marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions,
-                                   options.may_spread, isolated)
+                                   options.may_spread, isolated, fused_statements(together))
     kernels: list[Kernel] = []
     found = _kernel_nodes(marked)
     for index, mapped, spread in placed:
@@ -572,7 +582,7 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
             # the reduction dependences the mapped loops carry are the threads' atomic updates
             check_within_threads(kernel, node, reductions.coincidence if kernel.reductions else dependences)
         kernels.append(kernel)
-    return GpuMapping(marked, tuple(kernels), tuple(split), tuple(joined), tuple(isolated))
+    return GpuMapping(marked, tuple(kernels), tuple(split), tuple(joined), tuple(isolated), tuple(together))
 
 
 def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: ReductionDependences) -> Kernel:

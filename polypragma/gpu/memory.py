@@ -671,6 +671,10 @@ def _try_private(group: Group, kernel: Kernel) -> Group:
         return replace(group, reason="registers: the elements are not a one-to-one function of the thread's points")
     if not _reuse(group.relation(), None):
         return replace(group, reason="registers: no element is used twice")
+    if kernel.spread and _references_apart(group, None):
+        # (a copy indexed by the thread's loop over its points, which such a kernel does not unroll, would
+        # live in local memory)
+        return replace(group, reason=f"registers: {_SHARED_AT_A_POINT}")
     counts = list(kernel.sizes.thread_points)
     if math.prod(counts) > MAX_REGISTERS:
         return replace(group, reason=f"registers: {math.prod(counts)} elements a thread exceed {MAX_REGISTERS}")
@@ -687,6 +691,26 @@ def _coalesced(group: Group, steps: list[isl.UnionMap]) -> bool:
         if deltas is not None and not _is_zero(deltas, (0, 1)):
             return False
     return True
+
+
+# a group whose references each use an element once, and whose elements the references of one point of a
+# thread share (a fused kernel's s[j] += r[i] * A[i][j] and q[i] += A[i][j] * p[j], gpu/fuse.py), in a
+# kernel whose reductions spread over threads (Kernel.spread, its points a loop that is not unrolled)
+_SHARED_AT_A_POINT = ("each reference uses an element once and the references of one point share it, "
+                      "which the compiler keeps in a register between them")
+
+
+def _references_apart(group: Group, same: isl.UnionMap | None) -> bool:
+    """Whether no reference of ``group`` alone uses an element twice (in the same tile, given ``same``)."""
+    return not any(_reuse(isl.UnionMap.from_map(rel), same) for rel in group.relations)
+
+
+def _at_one_point(group: Group, tiling) -> bool:
+    """Whether two instances that use one element of ``group`` are always at one point of one thread."""
+    relation = group.relation()
+    pairs = relation.apply_range(relation.reverse()).subtract(relation.domain().identity())
+    where = tiling.to_tiles.flat_range_product(tiling.to_points)
+    return pairs.is_subset(where.apply_range(where.reverse()))
 
 
 def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], steps: list[isl.UnionMap],
@@ -713,6 +737,9 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
     coalesced = _coalesced(group, steps)
     if not reuse and coalesced:
         return replace(group, reason="no reuse within a tile and the global access is coalesced")
+    if kernel.spread and coalesced and _references_apart(group, same_tile) and _at_one_point(group, tiling):
+        return replace(group, reason=f"no reuse within a tile but at one point ({_SHARED_AT_A_POINT}), and the "
+                                     "global access is coalesced")
     padded = replace(group, padding=_padding(group, steps, kernel.sizes.block), buffers=buffers)
     needed = padded.shared_bytes()
     twice = " in two buffers" if buffers > 1 else ""

@@ -160,7 +160,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     names = IteratorNames.free_in(reserved)
     ranges = scop.parameter_ranges()
     try:
-        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions, ranges)
+        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions, ranges, scop.reads)
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None

@@ -101,6 +101,12 @@ class SizeOptions:
             return True
         return "grid" in (parse_sizes(self.per_kernel).get(index, {}) if self.per_kernel else {})
 
+    @property
+    def may_fuse(self) -> bool:
+        """Whether reductions may be fused into one kernel (:mod:`polypragma.gpu.fuse`): where the user set
+        no tile, block or per-kernel sizes, which name the kernels as they are without it."""
+        return not (self.tile or self.block or self.per_kernel)
+
     def may_spread(self, index: int, parallel: int) -> bool:
         """Whether kernel ``index``, whose band has ``parallel`` parallel loops, may also map the reduction
         loops inside them (:func:`polypragma.gpu.spread.spread_reduction`): where the user set no tile,

@@ -1,21 +1,23 @@
 // RUN: -- 1 1
 // RUN: -- 6 19
 // RUN: -- 10 60
-// the kernels: one parallel loop of unknown extent gives too few threads to fill the device, so each
-// also maps its reduction loop j (gpu/mapping.py's spread_reduction): a thread runs 32 points of j,
-// accumulating its run of updates of x1[i] (x2[i]) in a register, merged into the element with one
-// atomic update at its end.  Along a row (x1) j goes to x, coalesced, and a warp whose threads end on
-// one element combines them with shuffles; down a column (x2) i stays on x, j on y.  y1 (y2) in shared
-// memory, a tile at a time; A read from global memory
+// one kernel (gpu/fuse.py): both sums read A alike, so they run in one band over A's elements, which
+// reads A once where a kernel a sum read it twice.  Each sum's loop is parallel only as a reduction and
+// spreads over threads: j (A's columns) on x, coalesced, and a thread runs a run of rows i on y.  x2[j]'s
+// updates then stay on the thread's element, accumulated in a register; x1[i]'s change element every
+// step, and the warp's threads, which share it, combine theirs with shuffles before one atomic update.
+// A is read from global memory (the two reads of one element at one point, not copied), y1 and y2 are
+// in shared memory
+// CHECK-CUDA: #define polypragma_warp_atomic_add_double(p, v) do {{.*}}__match_any_sync(__activemask(){{.*}}__shfl_xor_sync
 // CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel0(
-// CHECK-CUDA: __shared__ __align__(16) double shared_y1[1024];
-// CHECK-CUDA: double *polypragma_reduction0_at = 0;
-// CHECK-CUDA: for (int k3 = t1; k3 <= {{.*}}; k3 += 32) {
-// CHECK-CUDA-NEXT: { double *polypragma_element = &x1[t0 + 16 * k0]; if (polypragma_element != polypragma_reduction0_at) {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(t0 + 16 * k0) * n + (1024 * k1 + k3)] * shared_y1[k3]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
+// CHECK-CUDA-NOT: __global__
+// CHECK-CUDA: __shared__ double shared_y1[32];
+// CHECK-CUDA: __shared__ double shared_y2[512];
+// CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 16) {
+// CHECK-CUDA-NEXT: { double *polypragma_element = &x2[32 * b1 + t1]; {{.*}} polypragma_reduction1 = polypragma_reduction1 + (A[(512 * k0 + k2) * n + (32 * b1 + t1)] * shared_y2[k2]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
+// CHECK-CUDA-NEXT: { double *polypragma_element = &x1[512 * k0 + k2]; if (polypragma_element != polypragma_reduction0_at) { if (polypragma_reduction0_at) polypragma_warp_atomic_add_double(polypragma_reduction0_at, polypragma_reduction0); {{.*}} (A[(512 * k0 + k2) * n + (32 * b1 + t1)] * shared_y1[t1]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
 // CHECK-CUDA: if (__all_sync(0xffffffffu, polypragma_reduction0_at == polypragma_first)) {
-// CHECK-CUDA: __global__ void polypragma_mvt_region0_kernel1(
-// CHECK-CUDA: for (int k2 = t0; k2 <= {{.*}}; k2 += 8) {
-// CHECK-CUDA-NEXT: { double *polypragma_element = &x2[32 * b1 + t1]; {{.*}} polypragma_reduction0 = polypragma_reduction0 + (A[(256 * k0 + k2) * n + (32 * b1 + t1)] * shared_y2[k2]); }  /* {{.*}}tests/kernels/mvt.c:{{[0-9]+}} */
+// CHECK-CUDA-NOT: __global__
 // covers: vla-params, pre-increment (++i ++j), decrementing-loop (i--),
 //         sequence-of-nests, transposed-access
 // mvt: x1 += A y1;  x2 += A^T y2

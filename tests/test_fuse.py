@@ -1,0 +1,179 @@
+"""Reductions that read one matrix alike, fused into one kernel (polypragma/gpu/fuse.py): which regions
+fuse and which keep their kernels, and the fused programs against the original on PoCL, at sizes where the
+tiles are whole and where they are cut.  The corpus's bicg.c and mvt.c run fused on every target too."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness import generated_path, opencl_device, polypragma, program_output
+
+SOURCE = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+/* bicg: s = A^T r and q = A p, each sum in its own nest */
+static void both(int n, int m, double A[n][m], double *r, double *p, double *s, double *q)
+{
+#pragma scop
+    for (int j = 0; j < m; j++)
+        s[j] = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            s[j] += r[i] * A[i][j];
+    for (int i = 0; i < n; i++) {
+        q[i] = 1.0;
+        for (int j = 0; j < m; j++)
+            q[i] += A[i][j] * p[j];
+    }
+#pragma endscop
+}
+
+/* the second sum reads the first: one cannot run beside the other */
+static void chained(int n, int m, double A[n][m], double *r, double *s, double *q)
+{
+#pragma scop
+    for (int j = 0; j < m; j++) {
+        s[j] = 0.0;
+        for (int i = 0; i < n; i++)
+            s[j] += r[i] * A[i][j];
+    }
+    for (int i = 0; i < n; i++) {
+        q[i] = 0.0;
+        for (int j = 0; j < m; j++)
+            q[i] += A[i][j] * s[j];
+    }
+#pragma endscop
+}
+
+/* the second sum starts from a value of the first, which must be complete first */
+static void started(int n, int m, double A[n][m], double *r, double *p, double *s, double *q)
+{
+#pragma scop
+    for (int j = 0; j < m; j++)
+        s[j] = 0.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++)
+            s[j] += r[i] * A[i][j];
+    for (int i = 0; i < n; i++) {
+        q[i] = s[0];
+        for (int j = 0; j < m; j++)
+            q[i] += A[i][j] * p[j];
+    }
+#pragma endscop
+}
+
+/* A read along its rows by one sum and down its columns by the other (mvt), and a use of both after
+   them: the scheduler fuses the three into one band, which reads A[j][i] down a column */
+static void transposed(int n, double A[n][n], double *y1, double *y2, double *x1, double *x2, double *u)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            x1[i] = x1[i] + A[i][j] * y1[j];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            x2[i] = x2[i] + A[j][i] * y2[j];
+    for (int i = 0; i < n; i++)
+        u[i] = 2.0 * x1[i] - x2[i];
+#pragma endscop
+}
+
+static double weigh(int n, const double *v)
+{
+    double r = 0.0;
+    for (int i = 0; i < n; i++)
+        r += v[i] * (i % 11 + 1);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]), m = atoi(argv[2]), k = n > m ? n : m;
+    double (*A)[m] = malloc(sizeof(double) * n * m), (*B)[k] = malloc(sizeof(double) * k * k);
+    double *r = malloc(sizeof(double) * k), *p = malloc(sizeof(double) * k), *s = malloc(sizeof(double) * k);
+    double *q = malloc(sizeof(double) * k), *x1 = malloc(sizeof(double) * k), *x2 = malloc(sizeof(double) * k);
+    double *u = malloc(sizeof(double) * k);
+    unsigned seed = 11;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < m; j++) {
+            seed = seed * 1103515245u + 12345u;
+            A[i][j] = (seed >> 8) % 1000 / 8.0;
+        }
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++)
+            B[i][j] = (double)((i * 7 + j * 3) % 19) - 9.0;
+    for (int i = 0; i < k; i++) {
+        seed = seed * 1103515245u + 12345u;
+        r[i] = (double)((seed >> 8) % 9) - 4.0;
+        p[i] = (double)(i % 5) - 2.0;
+        x1[i] = i % 3;
+        x2[i] = -(i % 4);
+    }
+    both(n, m, A, r, p, s, q);
+    printf("both %.17g %.17g\\n", weigh(m, s), weigh(n, q));
+    chained(n, m, A, r, s, q);
+    printf("chained %.17g %.17g\\n", weigh(m, s), weigh(n, q));
+    started(n, m, A, r, p, s, q);
+    printf("started %.17g %.17g\\n", weigh(m, s), weigh(n, q));
+    transposed(k, B, r, p, x1, x2, u);
+    printf("transposed %.17g %.17g %.17g\\n", weigh(k, x1), weigh(k, x2), weigh(k, u));
+    return 0;
+}
+"""
+
+
+def _regions(messages: str) -> list[str]:
+    """--explain's report per region, in order."""
+    return messages.split("note: region ")[1:]
+
+
+def test_reductions_that_read_one_matrix_alike_run_in_one_kernel(tmp_path):
+    """bicg's two sums fuse into one kernel that maps both loops, after the kernels of their
+    initialisations; the chained and the started sums keep their own kernels (a dependence between the
+    sums, and one from the first sum to the second's start); mvt's sums fuse, reading A transposed, and
+    the use of both runs after them.  Every output is the original's (sums of eighths and small
+    integers: exact in any order)."""
+    if opencl_device():
+        pytest.skip(opencl_device())
+    source = tmp_path / "fused.c"
+    source.write_text(SOURCE)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
+    assert status == 0, messages
+    both, chained, started, transposed = _regions(messages)
+    assert "the reductions of line(s) 12, 16 read A alike" in both, both
+    assert both.startswith("0: 3 kernel(s)") and "kernel 2 (statements at line(s) 12, 16)" in both, both
+    assert "its loops carry only the reductions fused into it and are all mapped" in both, both
+    assert "A (2 reference(s), read, line(s) 12, 16): global memory: no reuse within a tile but at one point" \
+        in both, both
+    for kept in (chained, started):
+        assert "read A alike" not in kept and "fused into it" not in kept, kept
+    assert "the reductions of line(s) 62, 65 read A alike" in transposed, transposed
+    assert "kernel 0 (statements at line(s) 62, 65)" in transposed and "kernel 1 (statements at line(s) 67)" \
+        in transposed, transposed
+    runs = ("1 1", "70 3", "33 100", "600 130", "129 517")
+    expected = program_output(source, tmp_path / "original", runs)
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "fused", runs, ("-lOpenCL",)) \
+        == expected
+
+
+@pytest.mark.parametrize("options", [["--tile-size", "64"], ["--no-reductions"], ["-DSMALL"]],
+                         ids=["sizes", "no-reductions", "small"])
+def test_what_keeps_the_kernels_apart(tmp_path, options):
+    """Sizes the user set name the kernels as they are, --no-reductions keeps the sums in order, and sums
+    over constant extents of 40 would not spread over threads: no fusion."""
+    if opencl_device():
+        pytest.skip(opencl_device())
+    text = SOURCE
+    if options == ["-DSMALL"]:
+        text = text.replace("static void both(int n, int m,", "#define n 40\n#define m 40\nstatic void both(int nn, int mm,")
+        text = text.replace("/* the second sum reads the first", "#undef n\n#undef m\n/* the second sum reads the first")
+    source = tmp_path / "apart.c"
+    source.write_text(text)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract",
+                                                            *[o for o in options if o != "-DSMALL"]])
+    assert status == 0, messages
+    regions = _regions(messages)
+    assert "read A alike" not in regions[0], regions[0]
+    # (the transposed sums fuse where only the first region is made small)
+    assert ("read A alike" in regions[3]) == (options == ["-DSMALL"]), regions[3]
