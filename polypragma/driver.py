@@ -463,7 +463,7 @@ def _gpu_code(scop, schedule: isl.Schedule, deps, privatised, reductions, notes,
         try:
             gpu_region = prepare(scop, schedule, deps, _region_sizes(region, options), region.file,
                                  options.memory, cuda=target.cuda_kernels, privatised=privatised,
-                                 reductions=reductions, notes=notes)
+                                 reductions=reductions, notes=notes, fuse=options.schedule.fusion != "min")
         except SizeError as exc:
             raise FatalError(str(exc), region.location) from None
         gpu_region = target.kernel_asts(gpu_region)

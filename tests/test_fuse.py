@@ -157,11 +157,12 @@ def test_reductions_that_read_one_matrix_alike_run_in_one_kernel(tmp_path):
         == expected
 
 
-@pytest.mark.parametrize("options", [["--tile-size", "64"], ["--no-reductions"], ["-DSMALL"]],
-                         ids=["sizes", "no-reductions", "small"])
+@pytest.mark.parametrize("options", [["--tile-size", "64"], ["--no-reductions"], ["--fusion", "min"], ["-DSMALL"]],
+                         ids=["sizes", "no-reductions", "fusion-min", "small"])
 def test_what_keeps_the_kernels_apart(tmp_path, options):
-    """Sizes the user set name the kernels as they are, --no-reductions keeps the sums in order, and sums
-    over constant extents of 40 would not spread over threads: no fusion."""
+    """Sizes the user set name the kernels as they are, --no-reductions keeps the sums in order, --fusion
+    min asks for no fusion, and sums over constant extents of 40 would not spread over threads: no
+    fusion."""
     if opencl_device():
         pytest.skip(opencl_device())
     text = SOURCE

@@ -151,16 +151,18 @@ class GpuRegion:
 def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOptions, source: str,
             memory_options: MemoryOptions = MemoryOptions(), cuda: bool = False,
             privatised: tuple = (), reductions: ReductionDependences | None = None,
-            notes: tuple[str, ...] = ()) -> GpuRegion:
+            notes: tuple[str, ...] = (), fuse: bool = True) -> GpuRegion:
     """The GPU stage for one region: iterator names free in the program, the host/kernel split and
     mapping, the device arrays, and each kernel's memory placement (``cuda``: the target may use
     textures and unrolls register tiles unless ``memory_options`` says otherwise; ``reductions``: loops
-    whose only dependences are reductions may be mapped, see :mod:`polypragma.reductions`)."""
+    whose only dependences are reductions may be mapped, see :mod:`polypragma.reductions`; ``fuse``:
+    reductions that read one array alike may run in one kernel, see :mod:`polypragma.gpu.fuse`)."""
     reserved = set(scop.reserved_names) | set(scop.parameters) | {a.name for a in scop.arrays}
     names = IteratorNames.free_in(reserved)
     ranges = scop.parameter_ranges()
     try:
-        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions, ranges, scop.reads)
+        mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions, ranges,
+                             scop.reads if fuse else None)
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
