@@ -121,8 +121,15 @@ def _suite() -> list[Benchmark]:
                          note="A^T A x"))
     out.append(Benchmark("gesummv", (1,), 4.0 * n * n, 2 * n * n * DOUBLE, defines=(f"-DN={n}",),
                          note="A x and B x (both read along rows with i on x: the cost model's j tiled by 8)"))
-    out.append(Benchmark("bicg", (1, n, n), 4.0 * n * n, n * n * DOUBLE, note="BiCG kernel"))
-    out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, note="two matrix-vector products"))
+    out.append(Benchmark("bicg", (1, n, n), 4.0 * n * n, n * n * DOUBLE,
+                         note="BiCG kernel (both sums in one kernel that reads A once)"))
+    out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE,
+                         note="two matrix-vector products (in one kernel that reads A once)"))
+    # each sum in a kernel of its own, each reading all of A (--fusion min), as before gpu/fuse.py
+    out.append(Benchmark("bicg", (1, n, n), 4.0 * n * n, n * n * DOUBLE, label="apart",
+                         note="BiCG kernel, a kernel a sum", gpu_options=("--fusion", "min")))
+    out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, label="apart",
+                         note="two matrix-vector products, a kernel each", gpu_options=("--fusion", "min")))
     # the row-wise kernels with j tiled by 32, as before the cost model chose shorter tiles: 128 a block
     # (mvt), B in global memory (gesummv)
     out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, label="seq32",
