@@ -126,7 +126,7 @@ def test_vector_copies_compile(tmp_path, ctype, vector):
 
 
 @pytest.mark.parametrize("name, options, vectors", [
-    ("gemm", (), False), ("jacobi_2d", (), True), ("fdtd_2d", (), True), ("bicg", (), True),
+    ("gemm", (), False), ("jacobi_2d", (), True), ("fdtd_2d", (), True), ("bicg", ("--fusion", "min"), True),
     ("jacobi_2d", ("--no-vector-copies",), False), ("gemm", ("--double-buffer",), False),
     ("mm2", ("--double-buffer",), False), ("gemm", ("--double-buffer", "--vector-copies"), True),
     ("gemm", ("--double-buffer", "--no-unroll-copies"), False)])

@@ -103,14 +103,23 @@ def test_dumped_sizes_given_back_map_every_kernel_as_before(name, tmp_path):
             without = re.sub(rf"; kernel\[0\] -> {kind}\[[0-9,]*\]", "", sizes)
             assert cuda_unit(path, tmp_path / "without", "--sizes", without, *extra)[0] != first
     if name == "mvt":
-        first, messages = cuda_unit(path, tmp_path / "spread", "--dump-sizes")
+        # each product in a kernel of its own (--fusion min)
+        apart = ("--fusion", "min")
+        first, messages = cuda_unit(path, tmp_path / "spread", "--dump-sizes", *apart)
         sizes = _dumped(messages)
         assert "kernel[0] -> tile[16,1024]" in sizes and "kernel[1] -> order[1,0]" in sizes, sizes
-        again, messages = cuda_unit(path, tmp_path / "spread_again", "--dump-sizes", "--sizes", sizes)
+        again, messages = cuda_unit(path, tmp_path / "spread_again", "--dump-sizes", "--sizes", sizes, *apart)
         assert again == first and _dumped(messages) == sizes
         # sizes given for the parallel loop alone keep the kernel mapping it alone
-        unit, messages = cuda_unit(path, tmp_path / "one", "--dump-sizes", "--sizes", "{ kernel[0] -> tile[128] }")
+        unit, messages = cuda_unit(path, tmp_path / "one", "--dump-sizes", "--sizes", "{ kernel[0] -> tile[128] }",
+                                   *apart)
         assert "kernel[0] -> tile[128]" in _dumped(messages) and "kernel[1] -> tile[256,32]" in _dumped(messages)
+        # both in one kernel (gpu/fuse.py): its sizes given back give it back, fused
+        first, messages = cuda_unit(path, tmp_path / "fused", "--dump-sizes")
+        sizes = _dumped(messages)
+        assert sizes == "{ kernel[0] -> tile[512,32]; kernel[0] -> block[16,32]; kernel[0] -> grid[65535,2147483647] }"
+        again, messages = cuda_unit(path, tmp_path / "fused_again", "--dump-sizes", "--sizes", sizes)
+        assert again == first and _dumped(messages) == sizes
 
 
 def test_sequential_tiles_the_user_sets_are_kept_and_checked(tmp_path):

@@ -221,14 +221,15 @@ def test_a_reset_inside_the_loop_keeps_it_sequential(tmp_path):
                                                            context=scop.context.get_ctx())).is_empty()
 
 
-def _explained(tmp_path, name: str, text: str) -> tuple:
-    """``text`` written as ``name``.c and compiled for the opencl target into ``out`` (skipped without an
-    OpenCL device): the source's path and --explain's messages."""
+def _explained(tmp_path, name: str, text: str, options=(), out: str = "out") -> tuple:
+    """``text`` written as ``name``.c and compiled for the opencl target with ``options`` into ``out``
+    (skipped without an OpenCL device): the source's path and --explain's messages."""
     if opencl_device():
         pytest.skip(opencl_device())
     source = tmp_path / f"{name}.c"
     source.write_text(text)
-    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
+    status, messages = polypragma(source, tmp_path / out, ["--target", "opencl", "--explain", "--no-fp-contract",
+                                                           *options])
     assert status == 0, messages
     return source, messages
 
@@ -289,8 +290,13 @@ def test_a_matrix_vector_product_spreads_its_reduction_over_threads(tmp_path):
     assert kernel.mapped == 2 and kernel.spread == 1
     (reduction,) = kernel.reductions
     assert reduction.runs and not reduction.accumulated
-    text = update(0, reduction, "y[i]", "A[i][j] * a[j]", False, set())
-    assert "polypragma_reduction0_at" in text and "polypragma_atomic_add_double(polypragma_reduction0_at" in text
+    macros = set()
+    text = update(0, reduction, "y[i]", "A[i][j] * a[j]", False, macros)
+    # (CUDA: the warp's threads that merge into one element combine their runs first)
+    assert "polypragma_reduction0_at" in text and "polypragma_warp_atomic_add_double(polypragma_reduction0_at" in text
+    assert any("#define polypragma_atomic_add_double(p, v)" in m for m in macros), macros
+    assert any("__match_any_sync" in m and "#define polypragma_warp_atomic_add_double(p, v)" in m for m in macros)
+    assert "polypragma_atomic_add_double(polypragma_reduction0_at" in update(0, reduction, "y[i]", "A", True, set())
     # a constant row count large enough fills the device alone
     mapping = _mapped(tmp_path, "for (i = 0; i < 1000000; i++)\n  for (j = 0; j < m; j++)\n    y[i] += A[i][j] * a[j];")
     assert [k.spread for k in mapping.kernels] == [0]
@@ -367,14 +373,23 @@ int main(int argc, char **argv)
 
 
 def test_reductions_over_matrices_run_on_threads_along_rows(tmp_path):
-    """A maximum, a sum, a count and a minimum over a matrix: each kernel maps both loops, j (along a row)
-    on threads.x, and the program prints what the original prints."""
-    source, messages = _explained(tmp_path, "matrix", MATRIX_SOURCE)
+    """A maximum, a sum, a count and a minimum over a matrix, each in its own kernel (--fusion min): each
+    kernel maps both loops, j (along a row) on threads.x; by default the four read A alike and run in one
+    kernel, which does the same.  Both programs print what the original prints."""
+    source, messages = _explained(tmp_path, "matrix", MATRIX_SOURCE, ["--fusion", "min"], "apart")
     assert messages.count("loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x") == 4, messages
     assert "not coalesced" not in messages, messages
     runs = ("1 1", "3 70", "100 37", "257 300")
-    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "matrix", runs, ("-lOpenCL", "-lm")) \
-        == program_output(source, tmp_path / "original", runs, ("-lm",))
+    expected = program_output(source, tmp_path / "original", runs, ("-lm",))
+    assert program_output(generated_path(source, tmp_path / "apart"), tmp_path / "matrix", runs,
+                          ("-lOpenCL", "-lm")) == expected
+    source, messages = _explained(tmp_path, "matrix", MATRIX_SOURCE)
+    assert "region 0: 1 kernel(s)" in messages and "the reductions of line(s) 12, 15, 16, 17 read A alike" \
+        in messages, messages
+    assert messages.count("loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x") == 1, messages
+    assert "its loops carry only the reductions fused into it and are all mapped\n" in messages, messages
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "fused", runs, ("-lOpenCL", "-lm")) \
+        == expected
 
 
 def test_explain_and_no_reductions(tmp_path):
@@ -585,8 +600,10 @@ def test_matrix_vector_products_spread_their_reductions_over_threads(tmp_path):
     """Matrix-vector products along rows (A[i][j], j contiguous: j on threads.x) and along columns
     (A[j][i]: i stays on threads.x, j on y): the parallel loop alone gives too few threads, so the
     reduction loop maps too, each thread accumulating its run of updates of an element; a sum, a
-    difference, a minimum and an integer count print what the original prints."""
-    source, messages = _explained(tmp_path, "matvec", MATVEC_SOURCE)
+    difference, a minimum and an integer count print what the original prints.  That is with each product
+    in a kernel of its own (--fusion min); by default the four read A alike and run in one kernel, which
+    prints the same, with the sizes of its choice and with small ones given per kernel."""
+    source, messages = _explained(tmp_path, "matvec", MATVEC_SOURCE, ["--fusion", "min"], "apart")
     assert messages.count("carry only reductions and are mapped too") == 4, messages
     assert messages.count("loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x") == 2, messages
     assert messages.count("loop 2 -> blocks.y and threads.y, loop 1 -> blocks.x and threads.x") == 2, messages
@@ -594,18 +611,29 @@ def test_matrix_vector_products_spread_their_reductions_over_threads(tmp_path):
     assert "not coalesced" not in messages, messages
     runs = ("1 1", "3 70", "100 37", "37 1100", "1030 45")
     expected = program_output(source, tmp_path / "original", runs, ("-lm",))
-    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "matvec", runs, ("-lOpenCL", "-lm")) \
-        == expected
+    assert program_output(generated_path(source, tmp_path / "apart"), tmp_path / "matvec", runs,
+                          ("-lOpenCL", "-lm")) == expected
     # sizes per kernel for both loops (tiles and blocks that wrap, blocks of partial warps): a thread's
-    # element changes inside its loops, where it merges its run
+    # element changes inside its loops, where it merges its run; apart, and fused
     sizes = "{ kernel[i] -> tile[3,5]; kernel[i] -> block[2,4]; kernel[i] -> grid[2,3] }"
-    status, messages = polypragma(source, tmp_path / "wrap", ["--target", "opencl", "--explain", "--no-fp-contract",
-                                                              "--sizes", sizes])
-    assert status == 0 and messages.count("carry only reductions and are mapped too") == 4, messages
-    assert program_output(generated_path(source, tmp_path / "wrap"), tmp_path / "wrapped", runs, ("-lOpenCL", "-lm")) \
+    for fusion in ("min", "auto"):
+        status, messages = polypragma(source, tmp_path / f"wrap_{fusion}", [
+            "--target", "opencl", "--explain", "--no-fp-contract", "--sizes", sizes, "--fusion", fusion])
+        assert status == 0 and messages.count("carry only reductions and are mapped too") == (4 if fusion == "min"
+                                                                                               else 0), messages
+        assert ("read A alike" in messages) == (fusion == "auto"), messages
+        assert program_output(generated_path(source, tmp_path / f"wrap_{fusion}"), tmp_path / f"wrapped_{fusion}", runs,
+                              ("-lOpenCL", "-lm")) == expected
+    # fused: one kernel over A's elements, j on x, whose sums along j (rows, low) the warp combines
+    source, messages = _explained(tmp_path, "matvec", MATVEC_SOURCE)
+    assert "region 0: 1 kernel(s)" in messages and "the reductions of line(s) 11, 14, 17, 20 read A alike" \
+        in messages, messages
+    assert "loop 1 -> blocks.y and threads.y, loop 2 -> blocks.x and threads.x; tile [512, 32]" in messages, messages
+    assert messages.count("each thread accumulates its run of updates of an element in a register") == 4, messages
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "fused", runs, ("-lOpenCL", "-lm")) \
         == expected
     # CUDA: the same mapping
-    status, messages = polypragma(source, tmp_path / "cuda", ["--target", "cuda", "--explain"])
+    status, messages = polypragma(source, tmp_path / "cuda", ["--target", "cuda", "--explain", "--fusion", "min"])
     assert status == 0 and messages.count("carry only reductions and are mapped too") == 4, messages
     # --no-reductions: floating-point sums stay in order in each thread, only the integer count spreads
     status, messages = polypragma(source, tmp_path / "off", ["--target", "opencl", "--explain", "--no-reductions"])
@@ -711,16 +739,24 @@ def test_statements_next_to_a_reduction_are_split_into_kernels_so_that_it_spread
     dataflow there.)"""
     source, messages = _explained(tmp_path, "split", FISSION_SOURCE)
     splits = [line for line in messages.splitlines() if "split into kernels" in line]
-    assert [line.split("line(s) ")[1].split(" split")[0] for line in splits] == ["8; 10", "19; 21; 22",
-                                                                                 "25; 27; 28; 30"], messages
-    assert messages.count("carry only reductions and are mapped too") == 4, messages
-    assert "region 0: 2 kernel(s)" in messages and "region 1: 7 kernel(s)" in messages, messages
+    assert [line.split("line(s) ")[1].split(" split")[0] for line in splits] == ["8; 10", "28; 30"], messages
+    # twice's first sums (s's and z's) read A alike and run in one kernel (gpu/fuse.py), the statements
+    # they need (s = 1, z[i] = 0) in kernels before it, those that need them after: t[i] = z[i] * 0.5, then
+    # z's second sum, split from it, and y[i] = 2 * s + q[i]
+    assert "the reductions of line(s) 21, 27 read A alike" in messages, messages
+    assert messages.count("carry only reductions and are mapped too") == 2, messages
+    assert "region 0: 2 kernel(s)" in messages and "region 1: 6 kernel(s)" in messages, messages
     assert "  s: privatised as s_private" in messages, messages
     assert "region 2: 1 kernel(s)" in messages, messages
     runs = ("1 1", "3 70", "100 37", "37 1100", "1030 45")
     expected = program_output(source, tmp_path / "original", runs, ("-lm",))
     assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "split", runs, ("-lOpenCL", "-lm")) \
         == expected
+    # without fusion (isl's clustering changes too): the privatised s's start and use are split from its sum
+    source, messages = _explained(tmp_path, "split", FISSION_SOURCE, ["--fusion", "min"], "apart")
+    assert "the statements of line(s) 19; 21; 22 split into kernels" in messages, messages
+    assert program_output(generated_path(source, tmp_path / "apart"), tmp_path / "apart_run", runs,
+                          ("-lOpenCL", "-lm")) == expected
     # gemver's x[i] += z[i] after the sum x[i] += beta * A[j][i] * y[j] is a reduction statement too, but
     # updates x[i] once an i: a kernel of its own, one loop mapped, and the sum spreads
     status, messages = polypragma(KERNELS / "gemver.c", tmp_path / "gemver", ["--target", "opencl", "--explain"])

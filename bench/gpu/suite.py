@@ -125,16 +125,17 @@ def _suite() -> list[Benchmark]:
                          note="BiCG kernel (both sums in one kernel that reads A once)"))
     out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE,
                          note="two matrix-vector products (in one kernel that reads A once)"))
-    # each sum in a kernel of its own, each reading all of A (--fusion min), as before gpu/fuse.py
+    # each sum in a kernel of its own, each reading all of A (--fusion min), as before gpu/fuse.py (for these
+    # two, isl's clustering is the same either way: the same kernels as before it but for the merges' macro)
     out.append(Benchmark("bicg", (1, n, n), 4.0 * n * n, n * n * DOUBLE, label="apart",
                          note="BiCG kernel, a kernel a sum", gpu_options=("--fusion", "min")))
     out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, label="apart",
                          note="two matrix-vector products, a kernel each", gpu_options=("--fusion", "min")))
     # the row-wise kernels with j tiled by 32, as before the cost model chose shorter tiles: 128 a block
-    # (mvt), B in global memory (gesummv)
+    # (mvt, a kernel a product: --fusion min), B in global memory (gesummv)
     out.append(Benchmark("mvt", (1, n), 4.0 * n * n, n * n * DOUBLE, label="seq32",
                          note="two matrix-vector products, j tiled by 32",
-                         gpu_options=("--sizes", "{ kernel[0] -> sequential[32] }")))
+                         gpu_options=("--sizes", "{ kernel[0] -> sequential[32] }", "--fusion", "min")))
     out.append(Benchmark("gesummv", (1,), 4.0 * n * n, 2 * n * n * DOUBLE, defines=(f"-DN={n}",), label="seq32",
                          note="A x and B x, j tiled by 32", gpu_options=("--sizes", "{ kernel[0] -> sequential[32] }")))
     out.append(Benchmark("gemver", (1, n), 10.0 * n * n, 2 * n * n * DOUBLE, note="vector multiplication and "

@@ -131,10 +131,11 @@ def explain(region: GpuRegion) -> list[str]:
                    f"{'but the reductions below ' if kernel.reductions else ''}"
                    f"stays within a thread (checked), so {barriers}")
         if kernel.spread and kernel.spread == kernel.mapped:
-            out.append("    its loops carry only the reductions fused into it and are all mapped: a thread runs one "
-                       "point along x and a run of points along the others, so that a sum along x is the warp's "
-                       "(its threads combine their updates with shuffles before one atomic update) and a sum "
-                       "along another loop the thread's")
+            runs = any(kr.runs for kr in kernel.reductions)
+            out.append("    its loops carry only the reductions fused into it and are all mapped" + (
+                       ": a thread runs one point along x and a run of points along the others, so that a sum "
+                       "along x is the warp's (its threads combine their updates with shuffles before one atomic "
+                       "update) and a sum along another loop the thread's" if runs else ""))
         elif kernel.spread:
             spread = [m for m in range(kernel.mapped - kernel.spread, kernel.mapped)]
             out.append(f"    loop(s) {', '.join(str(m + 1) for m in spread)} carry only reductions and are mapped too: "

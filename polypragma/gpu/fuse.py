@@ -25,7 +25,7 @@ nothing of ``Q`` reaches ``P`` or ``R``.
 
 Fusion is for sizes where each statement's own kernel would spread its reduction
 (:func:`polypragma.gpu.spread.spread_reduction` along either member), and not where the user set tile or
-block sizes, which name the kernels as they were.
+block sizes for all kernels (:attr:`polypragma.gpu.sizes.SizeOptions.may_fuse`) or ``--fusion min``.
 """
 
 from __future__ import annotations

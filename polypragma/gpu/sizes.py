@@ -103,9 +103,11 @@ class SizeOptions:
 
     @property
     def may_fuse(self) -> bool:
-        """Whether reductions may be fused into one kernel (:mod:`polypragma.gpu.fuse`): where the user set
-        no tile, block or per-kernel sizes, which name the kernels as they are without it."""
-        return not (self.tile or self.block or self.per_kernel)
+        """Whether reductions may be fused into one kernel (:mod:`polypragma.gpu.fuse`): unless the user set
+        tile or block sizes for all kernels, which ask each kernel to map its parallel loops only (as
+        :meth:`may_spread`).  Sizes per kernel (``--sizes``) name the kernels as fusion leaves them, so that
+        the sizes ``--dump-sizes`` prints give the same kernels back."""
+        return not (self.tile or self.block)
 
     def may_spread(self, index: int, parallel: int) -> bool:
         """Whether kernel ``index``, whose band has ``parallel`` parallel loops, may also map the reduction
