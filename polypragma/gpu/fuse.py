@@ -84,10 +84,10 @@ def _fuse(node: isl.ScheduleNode, reads: isl.UnionMap, dependences: isl.UnionMap
     if any(a in fused_names and b in before for a, b in edges):
         return None  # a value of the reductions feeds a statement they need: they cannot run together
     after = names - fused_names - before
-    parts = [names for names in (before, fused_names, after) if names]
+    parts = [part for part in (before, fused_names, after) if part]
     filters = isl.UnionSetList.alloc(node.get_ctx(), len(parts))
-    for names in parts:
-        filters = filters.add(union_of(isl.UnionSet.from_set(set_named(domain, n)) for n in sorted(names)))
+    for part in parts:
+        filters = filters.add(union_of(isl.UnionSet.from_set(set_named(domain, n)) for n in sorted(part)))
     sequence = node.insert_sequence(filters)
     place = parts.index(fused_names)
     band = sequence.child(place).child(0).cut()
