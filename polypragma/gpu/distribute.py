@@ -68,18 +68,7 @@ def fission(node: isl.ScheduleNode, dependences: isl.UnionMap, core: set[str]) \
     statements of ``core`` to others and back (each group has statements of ``core`` or none)."""
     domain = node.get_domain()
     names = {s.get_tuple_name() for s in sets_of(domain)}
-    prefix = node.get_prefix_schedule_union_map()
-    inside = dependences.intersect_domain(domain).intersect_range(domain) \
-        .intersect(prefix.apply_range(prefix.reverse()))
-    edges = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)) for m in maps_of(inside)}
-    reach = {name: {name} for name in names}
-    changed = True
-    while changed:  # the transitive closure of the statements' graph (a region has few statements)
-        changed = False
-        for a, b in edges:
-            if not reach[b] <= reach[a]:
-                reach[a] |= reach[b]
-                changed = True
+    reach = reachable(names, statement_edges(node, dependences))
     component = {name: frozenset(b for b in reach[name] if name in reach[b]) for name in names}
     left = sorted(set(component.values()), key=lambda c: min(_order(n) for n in c))
     groups: list[list[str]] = []
@@ -96,10 +85,41 @@ def fission(node: isl.ScheduleNode, dependences: isl.UnionMap, core: set[str]) \
     if len(groups) < 2:
         return None
     groups = [tuple(sorted(g, key=_order)) for g in groups]
+    return in_sequence(node, groups), tuple(groups)
+
+
+def in_sequence(node: isl.ScheduleNode, groups) -> isl.ScheduleNode:
+    """A sequence inserted above ``node``, a filter for each of ``groups`` (statements' names) in turn, each
+    over a copy of the subtree at ``node``: the sequence node."""
+    domain = node.get_domain()
     filters = isl.UnionSetList.alloc(node.get_ctx(), len(groups))
     for group in groups:
         filters = filters.add(union_of(isl.UnionSet.from_set(set_named(domain, name)) for name in group))
-    return node.insert_sequence(filters), tuple(groups)
+    return node.insert_sequence(filters)
+
+
+def statement_edges(node: isl.ScheduleNode, dependences: isl.UnionMap) -> set[tuple[str, str]]:
+    """The (source, target) statements of the ``dependences`` between instances of the subtree at ``node``
+    at the same values of the schedule outside it."""
+    domain = node.get_domain()
+    prefix = node.get_prefix_schedule_union_map()
+    inside = dependences.intersect_domain(domain).intersect_range(domain) \
+        .intersect(prefix.apply_range(prefix.reverse()))
+    return {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)) for m in maps_of(inside)}
+
+
+def reachable(names: set[str], edges: set[tuple[str, str]]) -> dict[str, set[str]]:
+    """For each of ``names``, the statements a chain of ``edges`` reaches from it, itself included (the
+    transitive closure of the statements' graph: a region has few statements)."""
+    reach = {name: {name} for name in names}
+    changed = True
+    while changed:
+        changed = False
+        for a, b in edges:
+            if not reach[b] <= reach[a]:
+                reach[a] |= reach[b]
+                changed = True
+    return reach
 
 
 def _order(name: str) -> tuple[tuple[int, ...], str]:

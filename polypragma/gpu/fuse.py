@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import islpy as isl
 
-from polypragma.gpu.distribute import statement_names
+from polypragma.gpu.distribute import in_sequence, reachable, statement_edges, statement_names
 from polypragma.gpu.spread import member_extent, spread_reduction
 from polypragma.isl_helpers import maps_of, set_named, union_of
 from polypragma.reductions import ReductionDependences, parallel_members
@@ -76,19 +76,14 @@ def _fuse(node: isl.ScheduleNode, reads: isl.UnionMap, dependences: isl.UnionMap
         return None
     array, accesses = chosen
     fused_names = set(accesses)
-    prefix = node.get_prefix_schedule_union_map()
-    inside = dependences.intersect_domain(domain).intersect_range(domain) \
-        .intersect(prefix.apply_range(prefix.reverse()))
-    edges = {(m.get_tuple_name(isl.dim_type.in_), m.get_tuple_name(isl.dim_type.out)) for m in maps_of(inside)}
-    before = _predecessors(fused_names, edges) - fused_names
+    edges = statement_edges(node, dependences)
+    reach = reachable(names, edges)
+    before = {name for name in names - fused_names if reach[name] & fused_names}
     if any(a in fused_names and b in before for a, b in edges):
         return None  # a value of the reductions feeds a statement they need: they cannot run together
     after = names - fused_names - before
     parts = [part for part in (before, fused_names, after) if part]
-    filters = isl.UnionSetList.alloc(node.get_ctx(), len(parts))
-    for part in parts:
-        filters = filters.add(union_of(isl.UnionSet.from_set(set_named(domain, n)) for n in sorted(part)))
-    sequence = node.insert_sequence(filters)
+    sequence = in_sequence(node, [sorted(part) for part in parts])
     place = parts.index(fused_names)
     band = sequence.child(place).child(0).cut()
     band = band.insert_partial_schedule(isl.MultiUnionPwAff.from_union_map(union_of(
@@ -123,19 +118,6 @@ def _shared_reads(domain: isl.UnionSet, names: set[str], reads: isl.UnionMap,
         if len(accesses) >= 2 and (best is None or len(accesses) > len(best[1])):
             best = (array, accesses)
     return best
-
-
-def _predecessors(targets: set[str], edges: set[tuple[str, str]]) -> set[str]:
-    """The statements from which a chain of ``edges`` reaches one of ``targets``, and ``targets``."""
-    found = set(targets)
-    changed = True
-    while changed:
-        changed = False
-        for a, b in edges:
-            if b in found and a not in found:
-                found.add(a)
-                changed = True
-    return found
 
 
 def fused_statements(done: list) -> set[frozenset[str]]:

@@ -290,12 +290,15 @@ def _is_zero(s: isl.Set, allowed_last: tuple[int, ...] = (0,)) -> bool:
     return s.params().is_empty() or s.is_subset(allowed)
 
 
+def _sharing(relation: isl.UnionMap) -> isl.UnionMap:
+    """The pairs of different instances that use one element."""
+    return relation.apply_range(relation.reverse()).subtract(relation.domain().identity())
+
+
 def _reuse(relation: isl.UnionMap, same: isl.UnionMap | None) -> bool:
     """Whether two different instances (in the same tile, given ``same``) use one element."""
-    pairs = relation.apply_range(relation.reverse())
-    if same is not None:
-        pairs = pairs.intersect(same)
-    return not pairs.subtract(relation.domain().identity()).is_empty()
+    pairs = _sharing(relation)
+    return not (pairs if same is None else pairs.intersect(same)).is_empty()
 
 
 def _sizeof(array: DeviceArray) -> int | None:
@@ -707,10 +710,8 @@ def _references_apart(group: Group, same: isl.UnionMap | None) -> bool:
 
 def _at_one_point(group: Group, tiling) -> bool:
     """Whether two instances that use one element of ``group`` are always at one point of one thread."""
-    relation = group.relation()
-    pairs = relation.apply_range(relation.reverse()).subtract(relation.domain().identity())
     where = tiling.to_tiles.flat_range_product(tiling.to_points)
-    return pairs.is_subset(where.apply_range(where.reverse()))
+    return _sharing(group.relation()).is_subset(where.apply_range(where.reverse()))
 
 
 def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], steps: list[isl.UnionMap],
