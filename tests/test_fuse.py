@@ -1,6 +1,7 @@
-"""Reductions that read one matrix alike, fused into one kernel (polypragma/gpu/fuse.py): which regions
-fuse and which keep their kernels, and the fused programs against the original on PoCL, at sizes where the
-tiles are whole and where they are cut.  The corpus's bicg.c and mvt.c run fused on every target too."""
+"""Reductions that read one matrix alike, fused into one kernel (polypragma/gpu/fuse.py) with the statements
+that use it alike: which regions fuse and which keep their kernels, and the fused programs against the
+original on PoCL, at sizes where the tiles are whole and where they are cut.  The corpus's bicg.c, mvt.c and
+gemver.c run fused on every target too."""
 
 from __future__ import annotations
 
@@ -178,3 +179,123 @@ def test_what_keeps_the_kernels_apart(tmp_path, options):
     assert "read A alike" not in regions[0], regions[0]
     # (the transposed sums fuse where only the first region is made small)
     assert ("read A alike" in regions[3]) == (options == ["-DSMALL"]), regions[3]
+
+
+UPDATES = """\
+#include <stdio.h>
+#include <stdlib.h>
+
+/* gemver: A updated, then summed down its columns, then a sum that needs x complete */
+static void updated(int n, double A[n][n], double *u, double *v, double *x, double *y, double *z, double *w)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            A[i][j] = A[i][j] + u[i] * v[j];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            x[i] = x[i] + 0.5 * A[j][i] * y[j];
+    for (int i = 0; i < n; i++)
+        x[i] += z[i];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            w[i] = w[i] + A[i][j] * x[j];
+#pragma endscop
+}
+
+/* the sum reads A before the update: at each element, the sum first */
+static void summed_first(int n, double A[n][n], double *u, double *x, double *y)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            x[i] += A[i][j] * y[j];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            A[i][j] = A[i][j] * 0.5 + u[j];
+#pragma endscop
+}
+
+/* the update reads another matrix transposed: not alike, so it keeps its kernel */
+static void crossed(int n, double A[n][n], double B[n][n], double *x, double *y)
+{
+#pragma scop
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            A[i][j] = A[i][j] + B[j][i];
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            x[i] += A[i][j] * y[j];
+#pragma endscop
+}
+
+static double weigh(int n, const double *v)
+{
+    double r = 0.0;
+    for (int i = 0; i < n; i++)
+        r += v[i] * (i % 11 + 1);
+    return r;
+}
+
+int main(int argc, char **argv)
+{
+    int n = atoi(argv[1]);
+    double (*A)[n] = malloc(sizeof(double) * n * n), (*B)[n] = malloc(sizeof(double) * n * n);
+    double *u = malloc(sizeof(double) * n), *v = malloc(sizeof(double) * n), *x = malloc(sizeof(double) * n);
+    double *y = malloc(sizeof(double) * n), *z = malloc(sizeof(double) * n), *w = malloc(sizeof(double) * n);
+    unsigned seed = 7;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            seed = seed * 1103515245u + 12345u;
+            A[i][j] = (seed >> 8) % 1000 / 8.0;
+            B[i][j] = (double)((i * 7 + j * 3) % 19) - 9.0;
+        }
+    for (int i = 0; i < n; i++) {
+        u[i] = (double)(i % 5) - 2.0;
+        v[i] = (double)(i % 3);
+        x[i] = i % 3;
+        y[i] = (double)(i % 7) - 3.0;
+        z[i] = -(i % 4);
+        w[i] = 1.0;
+    }
+    updated(n, A, u, v, x, y, z, w);
+    printf("updated %.17g %.17g %.17g\\n", weigh(n * n, &A[0][0]), weigh(n, x), weigh(n, w));
+    summed_first(n, A, u, x, y);
+    printf("summed first %.17g %.17g\\n", weigh(n * n, &A[0][0]), weigh(n, x));
+    crossed(n, A, B, x, y);
+    printf("crossed %.17g %.17g\\n", weigh(n * n, &A[0][0]), weigh(n, x));
+    return 0;
+}
+"""
+
+
+def _line(text: str, statement: str) -> int:
+    """The line of ``statement`` in ``text``."""
+    return next(k for k, line in enumerate(text.splitlines(), 1) if statement in line)
+
+
+def test_statements_that_use_the_matrix_alike_join_the_sums(tmp_path):
+    """gemver's update of A joins the sum that reads it down its columns, and runs first at each element;
+    the later sum, which needs x after a statement outside them, keeps its kernel.  A sum that reads A
+    before its update runs first at each element.  An update that reads another matrix transposed keeps
+    its kernel.  Every output is the original's (eighths and small integers: exact in any order)."""
+    if opencl_device():
+        pytest.skip(opencl_device())
+    source = tmp_path / "updates.c"
+    source.write_text(UPDATES)
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
+    assert status == 0, messages
+    updated, summed_first, crossed = _regions(messages)
+    update, column_sum = _line(UPDATES, "u[i] * v[j]"), _line(UPDATES, "0.5 * A[j][i]")
+    assert f"the statements of line(s) {update}, {column_sum} use A alike, one element an instance, the " \
+           f"reduction(s) of line(s) {column_sum} among them" in updated, updated
+    assert f"(statements at line(s) {update}, {column_sum})" in updated, updated
+    assert f"(statements at line(s) {_line(UPDATES, 'A[i][j] * x[j]')})" in updated, updated
+    assert f"A (3 reference(s), read and written, line(s) {update}, {column_sum}): global memory" in updated, updated
+    first, scaled = _line(UPDATES, "x[i] += A[i][j] * y[j]"), _line(UPDATES, "* 0.5 + u[j]")
+    assert f"the statements of line(s) {first}, {scaled} use A alike" in summed_first, summed_first
+    assert "alike" not in crossed, crossed
+    runs = ("1", "37", "130", "517")
+    expected = program_output(source, tmp_path / "original", runs)
+    assert program_output(generated_path(source, tmp_path / "out"), tmp_path / "fused", runs, ("-lOpenCL",)) \
+        == expected

@@ -27,11 +27,14 @@ def test_a_region_of_four_nests_gives_a_kernel_per_nest_without_fusion(tmp_path)
     unit, _ = cuda_unit(KERNELS / "gemver.c", tmp_path, "--fusion=min")
     kernels = re.findall(r"__global__ void (\w+)\(", unit)
     assert kernels == [f"polypragma_gemver_region0_kernel{k}" for k in range(4)]
-    # isl fuses the x updates; the GPU stage splits them again, so that the sum over j spreads over threads
-    # (gpu/spread.py) while x[i] += z[i] runs after it, one thread an element
+    # isl fuses the x updates; the GPU stage moves the sum over j into the kernel of A's update, which uses A
+    # alike (gpu/fuse.py), so that it spreads over threads (gpu/spread.py) and A is read once for both,
+    # while x[i] += z[i] runs after it, one thread an element
     fused, messages = cuda_unit(KERNELS / "gemver.c", tmp_path / "fused", "--explain")
-    assert "the statements of line(s) 22; 25 split into kernels" in messages, messages
-    assert len(re.findall(r"__global__ void", fused)) == 4
+    assert "the statements of line(s) 18, 22 use A alike" in messages, messages
+    assert "kernel 0 (statements at line(s) 18, 22)" in messages and "kernel 1 (statements at line(s) 25)" \
+        in messages, messages
+    assert len(re.findall(r"__global__ void", fused)) == 3
     # without reductions nothing is split: the fused nest is one kernel
     fused, _ = cuda_unit(KERNELS / "gemver.c", tmp_path / "ordered", "--no-reductions")
     assert len(re.findall(r"__global__ void", fused)) == 3

@@ -139,7 +139,10 @@ def _suite() -> list[Benchmark]:
     out.append(Benchmark("gesummv", (1,), 4.0 * n * n, 2 * n * n * DOUBLE, defines=(f"-DN={n}",), label="seq32",
                          note="A x and B x, j tiled by 32", gpu_options=("--sizes", "{ kernel[0] -> sequential[32] }")))
     out.append(Benchmark("gemver", (1, n), 10.0 * n * n, 2 * n * n * DOUBLE, note="vector multiplication and "
-                         "matrix addition"))
+                         "matrix addition (A's update in the kernel of the sum that reads it)"))
+    out.append(Benchmark("gemver", (1, n), 10.0 * n * n, 2 * n * n * DOUBLE, label="apart",
+                         note="vector multiplication and matrix addition, A's update a kernel of its own",
+                         gpu_options=("--fusion", "min")))
     n, t = 4_000_000, 100
     out.append(Benchmark("jacobi_1d", (1, n, t), 6.0 * n * t, 2 * n * DOUBLE * 2 * t, note="1-D stencil, 100 steps"))
     # the stencils' copies one element at a time (--no-vector-copies), against their vectors by default

@@ -278,6 +278,15 @@ class _Reference:
     strides: tuple[tuple[int, ...] | None, ...]
 
 
+def _injective(access: isl.Map) -> bool:
+    """Whether ``access`` gives each point its own element (False where isl cannot tell in its budget)."""
+    try:
+        with bounded_operations(access.get_ctx(), COUNT_OPERATIONS):
+            return access.is_injective()
+    except isl.Error:
+        return False
+
+
 class KernelModel:
     """The kernel's references as functions of its band, and the isl counts the candidates share
     (cached: candidates differ in few of them).
@@ -318,6 +327,10 @@ class KernelModel:
             self.extents.append(int(width.to_python()) + 1 if width is not None and width.is_int() else None)
         self._offsets = {name: self._find_offsets(name) for name in refs}
         self._invariant = {name: self._find_invariant(name) for name in refs}
+        # in a kernel whose threads run their points one by one, an array whose references each use an
+        # element at one point only is used where it is read (memory.py: the compiler keeps an element in a
+        # register between the references of one point, as a copy indexed by the points would not be)
+        self._apart = {name: one_by_one and all(_injective(r.access) for r in refs[name]) for name in refs}
         self._sectors: dict = {}
 
     # -- isl, once per kernel ------------------------------------------------------------------------
@@ -557,7 +570,7 @@ class KernelModel:
             # consecutive elements along x, one sector more per row for a row that starts inside a sector
             coalesced = rows * (-(-(x_threads * size) // SECTOR_BYTES) + 1)
             private = (not array.scalar and self.options.private and per_thread <= MAX_REGISTERS
-                       and self.invariant(name))
+                       and self.invariant(name) and not self._apart[name])
             if private and warp_sectors <= coalesced:
                 # kept in registers: read (and written back) once per tile of the mapped loops, which
                 # holds all the tiles of the sequential members (then counted as nothing per tile of work)

@@ -70,7 +70,7 @@ def fission(node: isl.ScheduleNode, dependences: isl.UnionMap, core: set[str]) \
     names = {s.get_tuple_name() for s in sets_of(domain)}
     reach = reachable(names, statement_edges(node, dependences))
     component = {name: frozenset(b for b in reach[name] if name in reach[b]) for name in names}
-    left = sorted(set(component.values()), key=lambda c: min(_order(n) for n in c))
+    left = sorted(set(component.values()), key=lambda c: min(source_order(n) for n in c))
     groups: list[list[str]] = []
     while left:
         # the components whose predecessors have run, one of the current group's kind first
@@ -84,7 +84,7 @@ def fission(node: isl.ScheduleNode, dependences: isl.UnionMap, core: set[str]) \
             groups.append(list(chosen))
     if len(groups) < 2:
         return None
-    groups = [tuple(sorted(g, key=_order)) for g in groups]
+    groups = [tuple(sorted(g, key=source_order)) for g in groups]
     return in_sequence(node, groups), tuple(groups)
 
 
@@ -122,7 +122,7 @@ def reachable(names: set[str], edges: set[tuple[str, str]]) -> dict[str, set[str
     return reach
 
 
-def _order(name: str) -> tuple[tuple[int, ...], str]:
+def source_order(name: str) -> tuple[tuple[int, ...], str]:
     """Statements in the order of the source (``S_2`` before ``S_10``, ``S_3_part1`` before ``S_3_part2``)."""
     return tuple(int(d) for d in re.findall(r"\d+", name)), name
 

@@ -68,10 +68,17 @@ def _band_lines(region: GpuRegion) -> list[str]:
         out.append(f"  the loop(s) of the nest at line(s) {_lines(region, nest)} joined the band of the parallel "
                    f"loops around it, so that its kernel tiles them for shared memory and registers"
                    f"{': ' + ', '.join(where) if where else ''}")
-    for statements, array in sorted(region.mapping.fused, key=lambda fused: first(fused[0])):
-        out.append(f"  the reductions of line(s) {_lines(region, statements)} read {array} alike, one element an "
-                   f"instance: they run in one kernel over {array}'s elements, which reads {array} once, each "
-                   f"instance at the element it reads")
+    for fusion in sorted(region.mapping.fused, key=lambda fusion: first(fusion.statements)):
+        array = fusion.array
+        if fusion.sums == fusion.statements:
+            out.append(f"  the reductions of line(s) {_lines(region, fusion.statements)} read {array} alike, one "
+                       f"element an instance: they run in one kernel over {array}'s elements, which reads {array} "
+                       f"once, each instance at the element it reads")
+        else:
+            out.append(f"  the statements of line(s) {_lines(region, fusion.statements)} use {array} alike, one "
+                       f"element an instance, the reduction(s) of line(s) {_lines(region, fusion.sums)} among "
+                       f"them: they run in one kernel over {array}'s elements, which goes through {array} once, "
+                       f"each instance at the element it uses (in their order where they share it)")
     for groups in sorted(region.mapping.isolated, key=lambda groups: first(groups[0])):
         out.append(f"  the statements of line(s) {'; '.join(_lines(region, g) for g in groups)} split into kernels "
                    f"run one after another, so that the reductions' loop runs in parallel in its own kernel")

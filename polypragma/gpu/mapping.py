@@ -42,7 +42,7 @@ import islpy as isl
 from polypragma import timing
 from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident, statement_names
 from polypragma.gpu.extend import extended
-from polypragma.gpu.fuse import fused, fused_statements
+from polypragma.gpu.fuse import Fusion, fused, fused_statements
 from polypragma.gpu.spread import merged, spread_band
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
@@ -186,8 +186,8 @@ class GpuMapping:
     extended: tuple[tuple[tuple[str, ...], ...], ...] = ()
     # bands split so that their reductions spread (place_kernels): the statements of each kernel, per band
     isolated: tuple[tuple[tuple[str, ...], ...], ...] = ()
-    # reductions fused over the array they read (gpu/fuse.py): (their statements, the array), per band
-    fused: tuple[tuple[tuple[str, ...], str], ...] = ()
+    # reductions fused over the array they read (gpu/fuse.py), with the statements that use it alike
+    fused: tuple[Fusion, ...] = ()
 
 
 def _has_coincident(node: isl.ScheduleNode) -> bool:
@@ -561,13 +561,14 @@ def _kernel_nodes(marked: isl.Schedule) -> dict[int, isl.ScheduleNode]:
 def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, names: IteratorNames,
                dependences: isl.UnionMap | None = None,
                reductions: ReductionDependences | None = None, ranges: isl.Set | None = None,
-               reads: isl.UnionMap | None = None) -> GpuMapping:
+               reads: isl.UnionMap | None = None, writes: isl.UnionMap | None = None) -> GpuMapping:
     """The kernels of ``schedule`` placed and mapped onto blocks and threads (``ranges``: the values the
-    parameters may take, see build_kernel; ``reads``: the statements' reads, with which reductions that
-    read one array alike are fused, :mod:`polypragma.gpu.fuse`)."""
+    parameters may take, see build_kernel; ``reads`` and ``writes``: the statements' accesses, with which
+    reductions that read one array alike are fused, :mod:`polypragma.gpu.fuse`)."""
     split, joined, isolated, together = [], [], [], []
-    if reads is not None and reductions is not None and dependences is not None and options.may_fuse:
-        schedule = fused(schedule, reads, dependences, reductions, together)
+    if reads is not None and writes is not None and reductions is not None and dependences is not None \
+            and options.may_fuse:
+        schedule = fused(schedule, reads, writes, dependences, reductions, together)
     marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions,
                                    options.may_spread, isolated, fused_statements(together))
     kernels: list[Kernel] = []

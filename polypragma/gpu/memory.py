@@ -709,8 +709,10 @@ def _references_apart(group: Group, same: isl.UnionMap | None) -> bool:
 
 
 def _at_one_point(group: Group, tiling) -> bool:
-    """Whether two instances that use one element of ``group`` are always at one point of one thread."""
-    where = tiling.to_tiles.flat_range_product(tiling.to_points)
+    """Whether two instances that use one element of ``group`` are always at one point of one thread (of
+    the tiled band: a sequence below it, as in a fused kernel whose statements depend on each other at a
+    point, orders them within the point)."""
+    where = tiling.to_tiles.flat_range_product(range_dims(tiling.to_points, 0, tiling.tiles))
     return _sharing(group.relation()).is_subset(where.apply_range(where.reverse()))
 
 

@@ -162,7 +162,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
     ranges = scop.parameter_ranges()
     try:
         mapping = map_to_gpu(schedule, scop.context, sizes, names, deps.all, reductions, ranges,
-                             scop.reads if fuse else None)
+                             scop.reads if fuse else None, scop.may_writes if fuse else None)
     except CrossThreadDependence as exc:
         raise Unsupported("GPU mapping", scop.region.location,
                           f"would need a barrier between threads ({exc}); not supported") from None
