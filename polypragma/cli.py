@@ -112,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--fusion", choices=FUSION_CHOICES, default="auto",
                         help="loop fusion: 'max' fuses whole components, 'min' keeps strongly connected "
                              "components apart (and, on the GPU targets, the sums that read one matrix alike "
-                             "in kernels of their own), 'auto' lets isl decide (default)")
+                             "and independent nests in kernels of their own), 'auto' lets isl decide (default)")
     parser.add_argument("--max-operations", type=int, default=ScheduleOptions.max_operations, metavar="N",
                         help="bound on the isl operations of the scheduler per region; past it the original "
                              "schedule is kept, with a warning (default: %(default)s, 0: no bound)")

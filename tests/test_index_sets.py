@@ -88,9 +88,12 @@ def test_floyd_warshall_launches_each_piece_once_per_k(tmp_path):
     unit, messages = _launches(tmp_path, "floyd_warshall", ["-DN=60"])
     assert "S_0: split at -k + i, -k + j = 0 into S_0_part0, " in messages  # --explain says why
     host = unit[unit.index("int polypragma_floyd_warshall_region0("):]
-    assert len(re.findall(r"<<<grid, block>>>", host)) == 9
+    # nine pieces, eight kernels: the row and column pieces before the corner, independent, in one
+    # (gpu/siblings.py)
+    assert len(re.findall(r"<<<grid, block>>>", host)) == 8
     assert host.count("for (int c0") == 1 and "for (int c1" not in host  # k alone on the host
-    assert messages.count("inside 1 host loop(s)") == 9
+    assert messages.count("inside 1 host loop(s)") == 8
+    assert messages.count("are independent, each a band of parallel loops") == 1
     assert "S_0_part4" in unit  # the statement's comment names its piece
     # the corner k = i = j is a point: one thread; the row and column pieces map their loop, the rest two
     assert messages.count("no parallel loop: runs on one thread") == 1

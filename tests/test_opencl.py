@@ -32,7 +32,7 @@ VARIANTS = {
 # default variant's, so its run would check nothing more)
 VECTORS_FORCED = ("correlation", "covariance", "gemm", "leading_dimensions", "local_accumulators", "mm2", "mm3",
                   "pointer_aliases", "symm")
-VECTORS_BY_DEFAULT = ("adi", "bicg", "comma_headers", "convergence", "convolution_2d", "data_bounds", "data_bounds_c89",
+VECTORS_BY_DEFAULT = ("adi", "comma_headers", "convergence", "convolution_2d", "data_bounds", "data_bounds_c89",
                       "deriche", "enum_typedef", "extended_types", "fdtd_2d", "gemver", "inspected_extents",
                       "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows", "local_accumulators", "loop_headers",
                       "matvec_flat", "mvt", "pointer_deref", "pointer_swap", "scalar_webs", "spmv_csr", "strides",

@@ -179,7 +179,7 @@ def _suite() -> list[Benchmark]:
     out.append(Benchmark("heat_3d", (1, n, t), 30.0 * n**3 * t, 2 * n**3 * DOUBLE * 2 * t, note="3-D stencil, 100 steps"))
     n, t = 2000, 100
     out.append(Benchmark("fdtd_2d", (1, n, n, t), 11.0 * n * n * t, 3 * n * n * DOUBLE * 2 * t,
-                         note="2-D finite differences, 100 steps"))
+                         note="2-D finite differences, 100 steps (ex's and ey's updates in one kernel)"))
     out.append(Benchmark("fdtd_2d", (1, n, n, t), 11.0 * n * n * t, 3 * n * n * DOUBLE * 2 * t, label="elements",
                          note="2-D finite differences, 100 steps, copies of elements",
                          gpu_options=("--no-vector-copies",)))

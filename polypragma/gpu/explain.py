@@ -79,6 +79,11 @@ def _band_lines(region: GpuRegion) -> list[str]:
                        f"element an instance, the reduction(s) of line(s) {_lines(region, fusion.sums)} among "
                        f"them: they run in one kernel over {array}'s elements, which goes through {array} once, "
                        f"each instance at the element it uses (in their order where they share it)")
+    for nests, shared in sorted(region.mapping.merged, key=lambda merged: min(map(first, merged[0]))):
+        lines = "; ".join(_lines(region, nest) for nest in sorted(nests, key=first))
+        why = f"which reads {', '.join(shared)} once" if shared else f"one launch instead of {len(nests)}"
+        out.append(f"  the nests of line(s) {lines} are independent, each a band of parallel loops: they run in "
+                   f"one kernel, {why}")
     for groups in sorted(region.mapping.isolated, key=lambda groups: first(groups[0])):
         out.append(f"  the statements of line(s) {'; '.join(_lines(region, g) for g in groups)} split into kernels "
                    f"run one after another, so that the reductions' loop runs in parallel in its own kernel")

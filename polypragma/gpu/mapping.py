@@ -43,6 +43,7 @@ from polypragma import timing
 from polypragma.gpu.distribute import MAPPED, distributed, leading_coincident, statement_names
 from polypragma.gpu.extend import extended
 from polypragma.gpu.fuse import Fusion, fused, fused_statements
+from polypragma.gpu.siblings import merged_siblings
 from polypragma.gpu.spread import merged, spread_band
 from polypragma.gpu.names import IteratorNames
 from polypragma.reductions import Reduction, ReductionDependences, parallel_members, statements_carried
@@ -188,6 +189,9 @@ class GpuMapping:
     isolated: tuple[tuple[tuple[str, ...], ...], ...] = ()
     # reductions fused over the array they read (gpu/fuse.py), with the statements that use it alike
     fused: tuple[Fusion, ...] = ()
+    # independent parallel nests merged into one band (gpu/siblings.py): (each nest's statements, the
+    # arrays they all read)
+    merged: tuple[tuple[tuple[tuple[str, ...], ...], tuple[str, ...]], ...] = ()
 
 
 def _has_coincident(node: isl.ScheduleNode) -> bool:
@@ -564,11 +568,14 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
                reads: isl.UnionMap | None = None, writes: isl.UnionMap | None = None) -> GpuMapping:
     """The kernels of ``schedule`` placed and mapped onto blocks and threads (``ranges``: the values the
     parameters may take, see build_kernel; ``reads`` and ``writes``: the statements' accesses, with which
-    reductions that read one array alike are fused, :mod:`polypragma.gpu.fuse`)."""
-    split, joined, isolated, together = [], [], [], []
+    reductions that read one array alike are fused, :mod:`polypragma.gpu.fuse`, and independent nests
+    merged, :mod:`polypragma.gpu.siblings`)."""
+    split, joined, isolated, together, siblings = [], [], [], [], []
     if reads is not None and writes is not None and reductions is not None and dependences is not None \
             and options.may_fuse:
         schedule = fused(schedule, reads, writes, dependences, reductions, together)
+    if reads is not None and dependences is not None:
+        schedule = merged_siblings(schedule, reads, dependences, siblings)
     marked, placed = place_kernels(extended(distributed(schedule, split), joined, dependences), reductions,
                                    options.may_spread, isolated, fused_statements(together))
     kernels: list[Kernel] = []
@@ -583,7 +590,8 @@ def map_to_gpu(schedule: isl.Schedule, context: isl.Set, options: SizeOptions, n
             # the reduction dependences the mapped loops carry are the threads' atomic updates
             check_within_threads(kernel, node, reductions.coincidence if kernel.reductions else dependences)
         kernels.append(kernel)
-    return GpuMapping(marked, tuple(kernels), tuple(split), tuple(joined), tuple(isolated), tuple(together))
+    return GpuMapping(marked, tuple(kernels), tuple(split), tuple(joined), tuple(isolated), tuple(together),
+                      tuple(siblings))
 
 
 def _with_reductions(kernel: Kernel, node: isl.ScheduleNode, reductions: ReductionDependences) -> Kernel:
