@@ -126,6 +126,25 @@ def program_output(source: Path, exe: Path, runs: tuple[str, ...] = ("",), libs:
     return "".join(outputs)
 
 
+# a C function through which test programs print an array: a weighted sum, which tells a permutation or
+# a wrong element from the original's values (end a program's source before its main with it)
+WEIGH = """\
+static double weigh(int n, const double *v)
+{
+    double r = 0.0;
+    for (int i = 0; i < n; i++)
+        r += v[i] * (i % 11 + 1);
+    return r;
+}
+
+"""
+
+
+def explained_regions(messages: str) -> list[str]:
+    """--explain's report per region, in order."""
+    return messages.split("note: region ")[1:]
+
+
 # the GPU stage's time limit of the tests' runs (--codegen-timeout), unless their options give one: the
 # command's 30 s is near what the slowest corpus kernels take on a loaded 2-core machine (conditions.c's
 # register tiles of 7x8 took 54 s beside another suite), past which it keeps the original schedule and warns,

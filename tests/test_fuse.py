@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import generated_path, opencl_device, polypragma, program_output
+from harness import WEIGH, explained_regions, generated_path, opencl_device, polypragma, program_output
 
 SOURCE = """\
 #include <stdio.h>
@@ -80,14 +80,7 @@ static void transposed(int n, double A[n][n], double *y1, double *y2, double *x1
 #pragma endscop
 }
 
-static double weigh(int n, const double *v)
-{
-    double r = 0.0;
-    for (int i = 0; i < n; i++)
-        r += v[i] * (i % 11 + 1);
-    return r;
-}
-
+""" + WEIGH + """\
 int main(int argc, char **argv)
 {
     int n = atoi(argv[1]), m = atoi(argv[2]), k = n > m ? n : m;
@@ -124,11 +117,6 @@ int main(int argc, char **argv)
 """
 
 
-def _regions(messages: str) -> list[str]:
-    """--explain's report per region, in order."""
-    return messages.split("note: region ")[1:]
-
-
 def test_reductions_that_read_one_matrix_alike_run_in_one_kernel(tmp_path):
     """bicg's two sums fuse into one kernel that maps both loops, after the kernels of their
     initialisations; the chained and the started sums keep their own kernels (a dependence between the
@@ -141,7 +129,7 @@ def test_reductions_that_read_one_matrix_alike_run_in_one_kernel(tmp_path):
     source.write_text(SOURCE)
     status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
     assert status == 0, messages
-    both, chained, started, transposed = _regions(messages)
+    both, chained, started, transposed = explained_regions(messages)
     assert "the reductions of line(s) 12, 16 read A alike" in both, both
     # (the initialisations, independent one-dimensional nests, in one kernel before it: gpu/siblings.py)
     assert both.startswith("0: 2 kernel(s)") and "kernel 1 (statements at line(s) 12, 16)" in both, both
@@ -176,7 +164,7 @@ def test_what_keeps_the_kernels_apart(tmp_path, options):
     status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract",
                                                             *[o for o in options if o != "-DSMALL"]])
     assert status == 0, messages
-    regions = _regions(messages)
+    regions = explained_regions(messages)
     assert "read A alike" not in regions[0], regions[0]
     # (the transposed sums fuse where only the first region is made small)
     assert ("read A alike" in regions[3]) == (options == ["-DSMALL"]), regions[3]
@@ -230,14 +218,7 @@ static void crossed(int n, double A[n][n], double B[n][n], double *x, double *y)
 #pragma endscop
 }
 
-static double weigh(int n, const double *v)
-{
-    double r = 0.0;
-    for (int i = 0; i < n; i++)
-        r += v[i] * (i % 11 + 1);
-    return r;
-}
-
+""" + WEIGH + """\
 int main(int argc, char **argv)
 {
     int n = atoi(argv[1]);
@@ -286,7 +267,7 @@ def test_statements_that_use_the_matrix_alike_join_the_sums(tmp_path):
     source.write_text(UPDATES)
     status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
     assert status == 0, messages
-    updated, summed_first, crossed = _regions(messages)
+    updated, summed_first, crossed = explained_regions(messages)
     update, column_sum = _line(UPDATES, "u[i] * v[j]"), _line(UPDATES, "0.5 * A[j][i]")
     assert f"the statements of line(s) {update}, {column_sum} use A alike, one element an instance, the " \
            f"reduction(s) of line(s) {column_sum} among them" in updated, updated

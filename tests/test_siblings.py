@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import generated_path, opencl_device, polypragma, program_output
+from harness import WEIGH, explained_regions, generated_path, opencl_device, polypragma, program_output
 
 SOURCE = """\
 #include <stdio.h>
@@ -67,14 +67,7 @@ static void chained(int nx, int ny, double ex[nx][ny], double ey[nx][ny], double
 #pragma endscop
 }
 
-static double weigh(int n, const double *v)
-{
-    double r = 0.0;
-    for (int i = 0; i < n; i++)
-        r += v[i] * (i % 11 + 1);
-    return r;
-}
-
+""" + WEIGH + """\
 int main(int argc, char **argv)
 {
     int nx = atoi(argv[1]), ny = atoi(argv[2]);
@@ -103,11 +96,6 @@ int main(int argc, char **argv)
 """
 
 
-def _regions(messages: str) -> list[str]:
-    """--explain's report per region, in order."""
-    return messages.split("note: region ")[1:]
-
-
 def _line(statement: str) -> int:
     return next(k for k, line in enumerate(SOURCE.splitlines(), 1) if statement in line)
 
@@ -123,7 +111,7 @@ def test_independent_nests_that_read_one_array_run_in_one_kernel(tmp_path):
     source.write_text(SOURCE)
     status, messages = polypragma(source, tmp_path / "out", ["--target", "opencl", "--explain", "--no-fp-contract"])
     assert status == 0, messages
-    step, starts, apart, chained = _regions(messages)
+    step, starts, apart, chained = explained_regions(messages)
     ex, ey = _line("ex[i][j] = ex[i][j] - 0.5"), _line("ey[i][j] = ey[i][j] - 0.5")
     assert f"the nests of line(s) {ex}; {ey} are independent, each a band of parallel loops: they run in one " \
            f"kernel, which reads hz once" in step, step
