@@ -149,13 +149,14 @@ def _alike(domain: isl.UnionSet, names: set[str], reads: isl.UnionMap, writes: i
             and access.is_single_valued() and access.is_injective()
 
     found: dict[str, dict[str, isl.Map]] = {}
+    accesses = reads.union(writes)
     for name in sorted(names):
         instances = isl.UnionSet.from_set(set_named(domain, name))
         if name in sums:
             used = [a for a in maps_of(reads.intersect_domain(instances))
                     if a.get_tuple_name(isl.dim_type.out) not in sums[name] and own(a)]
         elif name not in reducing:
-            used = [a for a in maps_of(reads.union(writes).intersect_domain(instances))
+            used = [a for a in maps_of(accesses.intersect_domain(instances))
                     if a.dim(isl.dim_type.out) >= RANK]
             shapes = [a.reset_tuple_id(isl.dim_type.out) for a in used]
             if not all(own(a) for a in used) or any(not shape.is_equal(shapes[0]) for shape in shapes):

@@ -10,10 +10,11 @@ Children of a sequence (a run of neighbours) or of a set (isl's independent comp
 merge where each is a band of the same members, parallel (coincident) alike and the outer one parallel,
 with nothing below it (the whole nest), no dependence joins their statements at the same values of the
 schedule outside them, and each reads elements of an array another reads at the same points, all over
-them (the bytes saved: not mvt's ``A[i][j]`` and ``A[j][i]`` at ``(i, j)``), or all are one-dimensional (a launch saved: bicg's ``s[j] = 0`` and ``q[i] = 1``).  Nests parallel along different
-members stay apart: the kernel of both would map only the members parallel in both.  The band keeps each
-one's schedule: the instances of one statement keep their order, and those of two, independent, may run
-in any order, so a member parallel in each is parallel in the band.  Below it, each point runs its
+them (the bytes saved: not mvt's ``A[i][j]`` and ``A[j][i]`` at ``(i, j)``), or all are one-dimensional
+(a launch saved: bicg's ``s[j] = 0`` and ``q[i] = 1``).  Nests parallel along different members stay
+apart: the kernel of both would map only the members parallel in both.  The band keeps each one's
+schedule: the instances of one statement keep their order, and those of two, independent, may run in any
+order, so a member parallel in each is parallel in the band.  Below it, each point runs its
 statements in their old order.  One group merges in each sequence or set (the first found).
 
 Not with ``--fusion min``.
@@ -81,8 +82,13 @@ def _merge_one(node: isl.ScheduleNode, reads: isl.UnionMap, dependences: isl.Uni
     sequence node above it), and (each nest's statements, the arrays they read in common); None where
     none merges."""
     children = [node.child(k) for k in range(node.n_children())]
-    groups = [set(statement_names(c.child(0).get_domain())) for c in children]  # (below each filter)
     nests = [_nest(c) for c in children]
+    if sum(n is not None for n in nests) < 2:
+        return None
+    groups = [set(statement_names(c.child(0).get_domain())) for c in children]  # (below each filter)
+    read_by = [_arrays_read(g, reads) for g in groups]
+    narrow = [n is not None and _dimensions(c.child(0).get_domain()) <= LAUNCH_ONLY_DIMENSIONS
+              for c, n in zip(children, nests)]
     ordered = node.get_type() == isl.schedule_node_type.sequence
     present = [k for k, g in enumerate(groups) if g]  # (a copy of a sequence may keep empty filters)
     edges = statement_edges(node, dependences)
@@ -99,8 +105,7 @@ def _merge_one(node: isl.ScheduleNode, reads: isl.UnionMap, dependences: isl.Uni
                for a, b in edges for j in merged):
             return False
         return any(_reused(nests[k], nests[j], array, reads) for j in merged
-                   for array in _common([k, j], groups, reads)) or all(
-            _dimensions(children[j].child(0).get_domain()) <= LAUNCH_ONLY_DIMENSIONS for j in merged + [k])
+                   for array in read_by[k] & read_by[j]) or all(narrow[j] for j in merged + [k])
 
     for start, k in enumerate(present):
         if nests[k] is None:
@@ -112,8 +117,9 @@ def _merge_one(node: isl.ScheduleNode, reads: isl.UnionMap, dependences: isl.Uni
             elif ordered:
                 break  # (in a sequence, a run of neighbours)
         if len(merged) > 1:
+            common = set.intersection(*(read_by[j] for j in merged))
             return _merged(node, present, merged, groups, nests), (
-                tuple(tuple(sorted(groups[j])) for j in merged), tuple(sorted(_common(merged, groups, reads))))
+                tuple(tuple(sorted(groups[j])) for j in merged), tuple(sorted(common)))
     return None
 
 
@@ -124,7 +130,8 @@ def _reused(one: isl.ScheduleNode, other: isl.ScheduleNode, array: str, reads: i
     def elements(band: isl.ScheduleNode) -> isl.UnionMap:
         partial = band.band_get_partial_schedule_union_map()
         read = reads.intersect_domain(partial.domain())
-        read = union_of(isl.UnionMap.from_map(m) for m in maps_of(read) if m.get_tuple_name(isl.dim_type.out) == array)
+        read = union_of(isl.UnionMap.from_map(m) for m in maps_of(read)
+                        if m.get_tuple_name(isl.dim_type.out) == array)
         return partial.reverse().apply_range(read)
 
     both = elements(one).intersect(elements(other))
@@ -133,11 +140,6 @@ def _reused(one: isl.ScheduleNode, other: isl.ScheduleNode, array: str, reads: i
     points = isl.Set.from_union_set(both.domain())
     hull = isl.Set.from_basic_set(points.affine_hull())
     return not hull.involves_dims(isl.dim_type.set, 0, hull.dim(isl.dim_type.set))
-
-
-def _common(merged: list[int], groups: list[set[str]], reads: isl.UnionMap) -> set[str]:
-    """The arrays every one of the children ``merged`` reads."""
-    return set.intersection(*(_arrays_read(groups[j], reads) for j in merged))
 
 
 def _merged(node: isl.ScheduleNode, present: list[int], merged: list[int], groups: list[set[str]],
