@@ -78,8 +78,8 @@ def variant_cases(variants: dict[str, tuple], restricted: dict[str, tuple], rota
     that changes the code of ``kernels`` only, leaving the others' as the variant ``baseline`` makes it) on
     its kernels.  Each of ``rotations`` (tuples of those names) shares its variants' kernels among them, in
     turn: the kernel at place ``p`` among those any of them runs on (in the corpus's order) runs the
-    ``p % len(rotation)``-th of them, where that one runs on it.  A name in ``kernels`` that is no corpus
-    kernel's is an error (a kernel renamed), and so is a name in ``rotations`` that is no variant's."""
+    ``p % n``-th of the ``n`` of them that run on it.  A name in ``kernels`` that is no corpus kernel's is
+    an error (a kernel renamed), and so is a name in ``rotations`` that is no variant's."""
     paths = kernel_paths()
     stems = {p.stem for p in paths}
     for name, (_, kernels, _) in restricted.items():
@@ -93,8 +93,9 @@ def variant_cases(variants: dict[str, tuple], restricted: dict[str, tuple], rota
             raise ValueError(f"rotation {rotation}: no variant named {sorted(set(rotation) - every.keys())}")
         shared = [p.stem for p in paths if any(p.stem in every[name][1] for name in rotation)]
         for place, stem in enumerate(shared):
-            for k, name in enumerate(rotation):
-                turn[name, stem] = k == place % len(rotation)
+            mine = [name for name in rotation if stem in every[name][1]]
+            for k, name in enumerate(mine):
+                turn[name, stem] = k == place % len(mine)
     return [pytest.param(path, *values, id=f"{path.stem}-{name}")
             for path in paths
             for name, (values, kernels) in every.items()

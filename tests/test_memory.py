@@ -443,6 +443,78 @@ def test_vector_copies_by_default_where_no_sums_stay_in_registers(tmp_path):
         assert outputs_match(expected.stdout, got.stdout, 1e-12) is None, n
 
 
+# a stencil whose tile's rows hold 33 elements (B[i][j + 1]), a multiple of a vector once padded
+ODD_ROWS = r"""
+#include "kernels.h"
+static void kernel(int n, double B[n][n], double D[n][n])
+{
+#pragma scop
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n - 1; j++)
+      D[i][j] = 0.5 * (B[i][j] + B[i][j + 1]);
+#pragma endscop
+}
+int main(int argc, char **argv)
+{
+  int n = arg_int(argc, argv, 1, 75);
+  double *B = alloc_doubles(n * n), *D = alloc_doubles(n * n);
+  init_array_1d(B, n * n); init_array_1d(D, n * n);
+  kernel(n, (double (*)[n])B, (double (*)[n])D);
+  print_array_1d("D", D, n * n);
+  return 0;
+}
+"""
+
+
+def test_tiles_laid_out_so_that_their_copies_move_vectors(tmp_path):
+    # fdtd-2d's updates of ey and ex run in one kernel (gpu/siblings.py) whose tile of hz starts at column
+    # 32 b - 1 (hz[i][j - 1] for j from 1, hz[i][j] for j from 0): its rows start one element earlier, at a
+    # vector's boundary, and its copy-in moves the element before the first it reads too (inside the
+    # array, which the kernel does not write), in vectors.  ODD_ROWS's tile of rows of 33 is padded to 34
+    # (no more bank conflicts: a warp reads along a row), so that every row starts aligned.  Without
+    # vectors, neither.  Both run on PoCL as the originals, at sizes whose rows are odd or even, with
+    # full tiles (whose copies are unrolled) and partial ones
+    fdtd = KERNELS / "fdtd_2d.c"
+    status, messages = polypragma(fdtd, tmp_path / "fdtd", ["--target", "cuda", "--explain"])
+    assert status == 0 and "warning" not in messages, messages
+    assert ("hz (4 reference(s), read, line(s) 21, 24): shared memory: reuse within a tile: tile 33x34 in shared "
+            "memory (8976 bytes; each row from 1 element(s) before the first it uses, so that rows start on a "
+            "vector); copied in 2 elements at a time (vectors") in messages, messages
+    code = (tmp_path / "fdtd" / "fdtd_2d.polypragma.cu").read_text()
+    assert "__shared__ __align__(16) double shared_hz[33][34];" in code
+    assert re.search(r"polypragma_copy_double2\(&shared_hz\[k\d+\]\[2 \* t1\], &hz\[[^;]*2 \* t1 - 2\)\]\)", code)
+    status, messages = polypragma(fdtd, tmp_path / "fdtd_apart", ["--target", "cuda", "--explain",
+                                                                  "--no-vector-copies"])
+    assert status == 0, messages
+    assert "hz (4 reference(s), read, line(s) 21, 24): shared memory: reuse within a tile: tile 33x33 in " \
+           "shared memory (8712 bytes)" in messages, messages
+    source = tmp_path / "odd_rows.c"
+    source.write_text(ODD_ROWS)
+    for options, tile in (([], "tile 32x33 in shared memory (8704 bytes, innermost dimension padded by 1 against "
+                               "bank conflicts and so that rows start on a vector); copied in 2 elements at a "
+                               "time (vectors"),
+                          (["--no-vector-copies"], "tile 32x33 in shared memory (8448 bytes)")):
+        status, messages = polypragma(source, tmp_path / f"odd{len(options)}", ["--target", "cuda", "--explain",
+                                                                               *options])
+        assert status == 0 and tile in placements(messages)["B"][0], messages
+    why = opencl_device()
+    if why:
+        pytest.skip(why)
+    for program, runs in ((fdtd, (["3", "100", "131", "2"], ["4", "70", "96", "3"], ["5", "33", "35", "2"])),
+                          (source, (["75"], ["64"], ["33"], ["2"]))):
+        out = tmp_path / f"cl_{program.stem}"
+        status, messages = polypragma(program, out, ["--target", "opencl", "--no-fp-contract"])
+        assert status == 0, messages
+        assert "vload2(0, &" in generated_path(program, out).read_text()
+        compile_c(program, out / "orig", include=(KERNELS,))
+        compile_c(generated_path(program, out), out / "gen", include=(KERNELS,), libs=["-lOpenCL"])
+        for args in runs:
+            expected = run(out / "orig", args)
+            got = run(out / "gen", args, env={"POLYPRAGMA_DEVICE": "gpu"})
+            assert got.returncode == 0, got.stderr
+            assert outputs_match(expected.stdout, got.stdout, 0.0) is None, (program.stem, args)
+
+
 @pytest.mark.parametrize("ctype", list(TYPES))
 def test_vector_copies_run_on_opencl(tmp_path, ctype):
     # --vector-copies: B's unpadded tile of the product moves two elements a copy (vload/vstore), the

@@ -31,26 +31,34 @@ VARIANTS = {
 # code it changes at the sizes of their RUN lines (every other kernel's program is byte for byte the
 # default variant's, so its run would check nothing more)
 VECTORS_FORCED = ("correlation", "covariance", "gemm", "leading_dimensions", "local_accumulators", "mm2", "mm3",
-                  "pointer_aliases", "symm")
-VECTORS_BY_DEFAULT = ("adi", "comma_headers", "convergence", "convolution_2d", "data_bounds", "data_bounds_c89",
-                      "deriche", "enum_typedef", "extended_types", "fdtd_2d", "gemver", "inspected_extents",
-                      "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows", "local_accumulators", "loop_headers",
-                      "matvec_flat", "mvt", "pointer_deref", "pointer_swap", "scalar_webs", "spmv_csr", "strides",
-                      "trmm", "types_between_regions", "unsigned_wrap", "value_calls")
+                  "pointer_aliases", "similarity", "symm", "syr2k", "syrk")
+VECTORS_BY_DEFAULT = ("adi", "asserts", "comma_headers", "convergence", "convolution_2d", "data_bounds",
+                      "data_bounds_c89", "deriche", "enum_typedef", "extended_types", "fdtd_2d", "gemver",
+                      "inspected_extents", "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows",
+                      "local_accumulators", "loop_headers", "matvec_flat", "pointer_deref", "pointer_swap",
+                      "reduction_rows", "scalar_webs", "spmv_csr", "strides", "trmm", "types_between_regions",
+                      "unsigned_wrap", "value_calls")
 # two buffers for the shared tiles of arrays a kernel only reads, each copied in one step of its loops in
 # sequence ahead (--double-buffer): the kernels where some tile has them (their --explain says "2
-# buffers"), at the default sizes and at small ones, whose partial tiles run too
+# buffers") at the default sizes, and at the wrap sizes, whose partial tiles run too (DOUBLE_BUFFERED_WRAP:
+# more kernels, whose loops in sequence the third tile size tiles)
 DOUBLE_BUFFERED = ("adi", "atax", "breaks", "correlation", "covariance", "deriche", "doitgen", "gemm", "gesummv",
                    "goto_exits", "leading_dimensions", "local_accumulators", "memory_calls", "mm2", "mm3",
-                   "nested_exits", "pointer_aliases", "reduction_rows", "scalar_webs", "similarity", "symm",
-                   "syr2k", "syrk", "trmm")
+                   "nested_exits", "pointer_aliases", "reduction_data", "reduction_rows", "scalar_webs", "similarity",
+                   "symm", "syr2k", "syrk", "trmm")
+DOUBLE_BUFFERED_WRAP = ("adi", "asserts", "atax", "banded", "bicg", "breaks", "correlation", "covariance", "deriche",
+                        "gemm", "gemver", "gesummv", "goto_exits", "gramschmidt", "jagged_rows", "leading_dimensions",
+                        "local_accumulators", "matvec_flat", "memory_calls", "mm2", "mm3", "mvt", "negdiv",
+                        "nested_exits", "pointer_aliases", "pointer_deref", "reduction_data", "reduction_rows",
+                        "scalar_webs", "similarity", "struct_grid", "struct_pointers", "symm", "syr2k", "syrk", "trmm",
+                        "types_between_regions", "unsigned_bounds", "value_calls", "vecnorm_float")
 # the variants that change the code of some kernels only: their options, those kernels, and the variant
 # whose code theirs is elsewhere (the lists: .venv/bin/python tests/changed_by_variants.py opencl)
 RESTRICTED = {
     "vector-copies": ((["--vector-copies"], UNOPTIMISED), VECTORS_FORCED, "default"),
     "element-copies": ((["--no-vector-copies"], UNOPTIMISED), VECTORS_BY_DEFAULT, "default"),
     "double-buffer": ((["--double-buffer"], UNOPTIMISED), DOUBLE_BUFFERED, "default"),
-    "double-buffer-wrap": ((["--double-buffer", *WRAP_SIZES], UNOPTIMISED), DOUBLE_BUFFERED, "wrap"),
+    "double-buffer-wrap": ((["--double-buffer", *WRAP_SIZES], UNOPTIMISED), DOUBLE_BUFFERED_WRAP, "wrap"),
 }
 
 # variants that share the kernels among them, in turn (harness.variant_cases): the wrap sizes, the

@@ -13,14 +13,12 @@ from dataclasses import dataclass
 import islpy as isl
 
 from polypragma.codegen.tree_spec import FULL_COPIES, Apart, most_divs
-from polypragma.gpu.memory import Group
+from polypragma.gpu.memory import VECTOR_ELEMENTS, Group, rows_unaligned
 from polypragma.isl_helpers import (bounded_operations, coalesced, coordinates, maps_of, out_of_operations, parameter,
                                      range_dims, set_named, union_of, variable)
 
-# a shared copy's vectors: elements by element type (two: 16 bytes of doubles, 8 of floats or ints; the
-# remainders of vectors of four floats, up to three elements a row, made gemm's AST of floats exceed its
-# bound), and the isl operations finding them may take (per copy; past it, one element at a time)
-VECTOR_ELEMENTS = {"double": 2, "float": 2, "int": 2}
+# the isl operations finding a shared copy's vectors (VECTOR_ELEMENTS) may take (per copy; past it, one
+# element at a time)
 VECTOR_OPERATIONS = 200_000
 # isl operations the reads of a shared tile that its own writes serve may take (per group)
 COPY_IN_OPERATIONS = 200_000
@@ -92,7 +90,10 @@ class CopyStatements:
         if per_tile is None or per_tile.is_empty():
             return []
         elements = isl.Map.from_union_map(per_tile).intersect_domain(self.tiles)
-        if into and group.stencil and not group.writes and elements.n_basic_map() > 1:
+        if into and group.aligned:
+            # (a tile whose rows start early, so that vectors start there: see _aligned_rows)
+            elements = _aligned_rows(elements, group.aligned)
+        elif into and group.stencil and not group.writes and elements.n_basic_map() > 1:
             # the tile of reads translated from each other (a stencil's neighbours): the elements of its
             # hull, a few more than it reads (the corners a 5-point stencil skips, all inside the array:
             # between elements it reads), where the exact union makes the copy's AST slow to build
@@ -221,7 +222,7 @@ class CopyStatements:
         last = domain.dim(isl.dim_type.set) - 1
         declared = group.sizes[-1] + group.padding
         if width == 1 or (array.member is not None and not array.row_member) or (
-                rank > 1 and (declared % width or _constant_other_than(array, width))) or (
+                rank > 1 and (declared % width or rows_unaligned(array, width))) or (
                 math.prod(group.sizes) <= math.prod(self.kernel.sizes.block)):
             # (nor where a thread copies one element of a tile at most: a vector saves it nothing)
             return [(name, domain, 1)]
@@ -416,6 +417,28 @@ def _split(domain: isl.Set, starts: isl.Set, last: int, width: int) -> tuple[isl
     return starts, None if rest.is_empty() else rest
 
 
+def _aligned_rows(elements: isl.Map, early: int) -> isl.Map:
+    """The copy-in of a tile whose rows start ``early`` elements before its first (Group.aligned, of an
+    array the kernel does not write): ``elements`` ({ tile -> element }) completed to the box of each
+    coordinate's range at its tile, the innermost from ``early`` elements before its first on (not before
+    the row's start, index 0).  Each range lies inside the array where its elements do: a stencil's
+    corners, between elements it reads, and the elements before a row's first are copied too."""
+    rank = elements.dim(isl.dim_type.out)
+    space = elements.get_space().range()
+    rectangle = isl.Map.universe(elements.get_space())
+    for d in range(rank):
+        along = elements.project_out(isl.dim_type.out, d + 1, rank - d - 1).project_out(isl.dim_type.out, 0, d)
+        along = isl.Map.from_basic_map(along.simple_hull())
+        if d == rank - 1:
+            line = along.get_space().range()
+            moved = union_of(along.apply_range(shift(line, 0, -j)) for j in range(early + 1))
+            along = isl.Map.from_basic_map(moved.simple_hull()).intersect_range(
+                variable(line, isl.dim_type.set, 0).nonneg_set())
+        rectangle = rectangle.intersect(along.insert_dims(isl.dim_type.out, 0, d).add_dims(
+            isl.dim_type.out, rank - d - 1).set_tuple_id(isl.dim_type.out, space.get_tuple_id(isl.dim_type.set)))
+    return rectangle.intersect_domain(elements.domain())
+
+
 def _complexity(sets: list[isl.Set]) -> tuple[int, int]:
     """(most existential variables of a basic set, basic sets) of ``sets``."""
     return (max(most_divs(isl.UnionSet.from_set(s)) for s in sets), sum(s.n_basic_set() for s in sets))
@@ -430,10 +453,3 @@ def _inside(extent: isl.PwAff, domain: isl.Set, last: int, width: int) -> isl.Se
         isl.Val(width - 1, context=domain.get_ctx()))
     inside = end.lt_set(extent).set_tuple_name(domain.get_tuple_name())
     return inside.align_params(domain.get_space()).intersect_params(domain.params())
-
-
-def _constant_other_than(array, width: int) -> bool:
-    """Whether ``array``'s rows have a constant length that is not a multiple of ``width``: every
-    other row of a tile would start unaligned."""
-    extent = array.inner_extents[-1] if array.inner_extents else ""
-    return extent.isdigit() and int(extent) % width != 0

@@ -14,12 +14,13 @@ BANKS = 32
 Moves = list[tuple[tuple[int, ...], int]]  # a warp's threads: per dimension, the element's stride and threads
 
 
-def bank_padding(widths: list[int], moves: list[Moves], words: int, weights: list[int] | None = None) \
-        -> tuple[int, list[int]]:
+def bank_padding(widths: list[int], moves: list[Moves], words: int, weights: list[int] | None = None,
+                 multiple: int = 1) -> tuple[int, list[int]]:
     """The padding of the innermost dimension of a shared tile of ``widths`` that minimises the
     wavefronts of one warp's access through each reference (``moves``, weighed by ``weights``), and
-    those wavefronts at that padding; ties go to the smaller padding.  A tile of one dimension is not
-    padded."""
+    those wavefronts at that padding; ties go to a padding that makes the row a ``multiple`` of
+    elements (a vector's, so that every row starts aligned), then to the smaller.  A tile of one
+    dimension is not padded."""
     weights = weights or [1] * len(moves)
     keys = [tuple((tuple(stride), threads) for stride, threads in m) for m in moves]
 
@@ -29,7 +30,8 @@ def bank_padding(widths: list[int], moves: list[Moves], words: int, weights: lis
 
     if len(widths) < 2:
         return 0, fronts(0)
-    best = min(range(BANKS), key=lambda pad: (sum(w * f for w, f in zip(weights, fronts(pad))), pad))
+    best = min(range(BANKS), key=lambda pad: (sum(w * f for w, f in zip(weights, fronts(pad))),
+                                              (widths[-1] + pad) % multiple != 0, pad))
     return best, fronts(best)
 
 

@@ -63,6 +63,11 @@ ELEMENT_SIZES = {
     "uint64_t": 8,
 }
 TEXTURE_TYPES = ("float", "int", "unsigned int", "double")
+# a shared copy's vectors: elements by element type (two: 16 bytes of doubles, 8 of floats or ints; the
+# remainders of vectors of four floats, up to three elements a row, made gemm's AST of floats exceed its
+# bound).  The copies are made by codegen/copy_statements.py; the tiles are laid out for them here
+# (_aligned_for_vectors)
+VECTOR_ELEMENTS = {"double": 2, "float": 2, "int": 2}
 
 
 @dataclass(frozen=True)
@@ -133,6 +138,9 @@ class Group:
     # shared memory: 2 where the tile has two buffers (MemoryOptions.double_buffer), indexed by the parity of
     # the innermost tile of the loops in sequence: the next tile's copy-in fills one while the other is read
     buffers: int = 1
+    # shared memory: elements added in front of each row of the box, before the first the references use, so
+    # that the rows start at a multiple of a vector (_aligned_for_vectors)
+    aligned: int = 0
 
     @property
     def writes(self) -> bool:
@@ -348,12 +356,12 @@ def _translate(relation: isl.Map, other: isl.Map) -> bool:
     return other.reverse().apply_range(relation).deltas().coalesce().is_singleton()  # (coalesced: see _deltas)
 
 
-def _padding(group: Group, steps: list[isl.UnionMap], block: tuple[int, ...]) -> int:
+def _padding(group: Group, steps: list[isl.UnionMap], block: tuple[int, ...], multiple: int = 1) -> int:
     """The padding of the innermost dimension that minimises bank conflicts over the group's
-    references (:func:`bank_padding`): a warp is 32 threads, ``x`` fastest, over the block's
-    dimensions from ``x`` outwards (a block 16 wide holds two rows of ``y`` threads), and each
-    reference moves by its constant strides along ``steps``, the neighbouring threads of each mapped
-    member, ``x`` last."""
+    references (:func:`bank_padding`, among equals one that makes a row a ``multiple`` of elements):
+    a warp is 32 threads, ``x`` fastest, over the block's dimensions from ``x`` outwards (a block 16
+    wide holds two rows of ``y`` threads), and each reference moves by its constant strides along
+    ``steps``, the neighbouring threads of each mapped member, ``x`` last."""
     if len(group.sizes) < 2 or not steps:
         return 0
     dims = min(len(steps), len(block))
@@ -372,7 +380,7 @@ def _padding(group: Group, steps: list[isl.UnionMap], block: tuple[int, ...]) ->
     if not moves:
         return 0
     words = max(1, (ELEMENT_SIZES[group.array.device_type] + 3) // 4)
-    return bank_padding(list(group.sizes), moves, words)[0]
+    return bank_padding(list(group.sizes), moves, words, multiple=multiple)[0]
 
 
 def _read_alike(scop: Scop, array: DeviceArray, kernels) -> bool:
@@ -435,7 +443,8 @@ def _bounded_kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: 
             return _kernel_memory(scop, arrays, kernel, options, constant, tile_prefix, private_prefix, texture,
                                   unroll)
     except isl.Error:
-        without = MemoryOptions(shared=False, private=False, constant=options.constant, texture=False)
+        without = MemoryOptions(shared=False, private=False, constant=options.constant, texture=False,
+                                vector_copies=options.vector_copies)
         memory = _kernel_memory(scop, arrays, kernel, without, constant, tile_prefix, private_prefix, False, False)
         why = f"the analysis for shared memory and registers exceeded its bound of {MAX_OPERATIONS} isl operations"
         return replace(memory, groups=tuple(replace(g, reason=why) if g.placement is Placement.GLOBAL else g
@@ -526,8 +535,9 @@ def _kernel_memory(scop: Scop, arrays: tuple[DeviceArray, ...], kernel: Kernel, 
             groups[k] = replace(group, reason="no reason to move it")
     groups = _named(groups, set(scop.reserved_names) | set(scop.parameters) | set(by_name), private_prefix)
     private = [g for g in groups if g.placement is Placement.PRIVATE]
-    return KernelMemory(kernel, tuple(groups), tile_params,
-                        unroll and bool(private) and all(math.prod(g.counts) <= MAX_REGISTERS for g in private))
+    memory = KernelMemory(kernel, tuple(groups), tile_params, unroll and bool(private) and all(
+        math.prod(g.counts) <= MAX_REGISTERS for g in private)).with_vector_copies(options.vector_copies)
+    return _aligned_for_vectors(memory, written_here, steps, options.max_shared) if memory.vector_copies else memory
 
 
 def _named(groups: list[Group], reserved: set[str], prefix: str) -> list[Group]:
@@ -752,9 +762,80 @@ def _try_shared(group: Group, kernel: Kernel, tile_params: tuple[str, ...], step
             f"{max(budget, 0)} left of --max-shared-memory"))
     why = " and ".join(w for w, on in (("reuse within a tile", reuse),
                                         ("the global access is not coalesced", not coalesced)) if on)
-    pad = f", innermost dimension padded by {padded.padding} against bank conflicts" if padded.padding else ""
-    if buffers > 1:
-        pad += (f"; {buffers} buffers: the next tile of the loops in sequence is copied into one while this one "
-                "is read from the other")
-    return replace(padded, placement=Placement.SHARED,
-                   reason=f"{why}: tile {'x'.join(map(str, group.sizes))} in shared memory ({needed} bytes{pad})")
+    return replace(padded, placement=Placement.SHARED, reason=f"{why}: {_tile_words(padded)}")
+
+
+def _tile_words(group: Group, vectors: bool = False) -> str:
+    """--explain's words for the shared tile of ``group``: its box, bytes, padding (chosen for ``vectors`` as
+    well: _aligned_for_vectors), buffers and alignment."""
+    more = ""
+    if group.padding:
+        more = f", innermost dimension padded by {group.padding} against bank conflicts" + (
+            " and so that rows start on a vector" if vectors else "")
+    if group.aligned:
+        more += (f"; each row from {group.aligned} element(s) before the first it uses, so that rows start on a "
+                 "vector")
+    if group.buffers > 1:
+        more += (f"; {group.buffers} buffers: the next tile of the loops in sequence is copied into one while this "
+                 "one is read from the other")
+    return f"tile {'x'.join(map(str, group.sizes))} in shared memory ({group.shared_bytes()} bytes{more})"
+
+
+def _aligned_for_vectors(memory: KernelMemory, written: set[str], steps: list[isl.UnionMap],
+                         budget: int) -> KernelMemory:
+    """``memory``, whose shared copies move vectors (KernelMemory.with_vector_copies), with its shared tiles
+    laid out for them (VECTOR_ELEMENTS), each within ``budget`` bytes for the kernel:
+
+    * the box of an array the kernel does not write (not in ``written``), whose rows start one or more
+      elements past a multiple of a vector at every tile, begins that many elements earlier
+      (:attr:`Group.aligned`).  fdtd-2d's ``hz[i][j - 1]``, ``hz[i - 1][j]`` and ``hz[i][j]`` from
+      ``32 b - 1``: the copy-in, which then moves the box's elements inside the array
+      (codegen/copy_statements.py), starts each row with a vector, where each row's first element
+      was copied alone and the rest one by one;
+    * among the paddings of a row with the fewest bank conflicts, one that makes the row a multiple
+      of a vector, so that every row starts aligned (a 32x33 tile padded to rows of 34)."""
+    groups = list(memory.groups)
+    block = memory.kernel.sizes.block
+    for k, group in enumerate(groups):
+        width = VECTOR_ELEMENTS.get(group.array.device_type, 1)
+        if group.placement is not Placement.SHARED or width == 1 or len(group.sizes) < 2 or (
+                group.array.member is not None and not group.array.row_member) or \
+                group.sizes[-1] < width or math.prod(group.sizes) <= math.prod(block) or \
+                rows_unaligned(group.array, width):
+            # (no vector in a row, nor where a thread copies one element of the tile at most; the copies'
+            # conditions, codegen/copy_statements.py)
+            continue
+        early = _residue(group.offsets[-1], width)
+        if early is None or early and group.array.name in written:
+            continue  # (its rows start unaligned in some tile: no vector)
+        laid = group
+        if early:
+            start = group.offsets[-1].add_constant_val(isl.Val(-early, context=group.offsets[-1].get_ctx()))
+            laid = replace(group, offsets=group.offsets[:-1] + [start],
+                           sizes=group.sizes[:-1] + [group.sizes[-1] + early], aligned=early)
+        laid = replace(laid, padding=_padding(laid, steps, block, width))
+        if (laid.sizes[-1] + laid.padding) % width or (laid.sizes, laid.padding) == (group.sizes, group.padding):
+            # (a row that is not a multiple of a vector, which the bank conflicts' padding makes so: every
+            # other row unaligned, nothing gained)
+            continue
+        if sum(g.shared_bytes() for g in groups if g.placement is Placement.SHARED) - group.shared_bytes() \
+                + laid.shared_bytes() > budget:
+            continue
+        groups[k] = replace(laid, reason=group.reason.replace(_tile_words(group), _tile_words(laid, True)))
+    return replace(memory, groups=tuple(groups))
+
+
+def rows_unaligned(array: DeviceArray, width: int) -> bool:
+    """Whether ``array``'s rows have a constant length that is not a multiple of ``width``: every
+    other row of a tile would start unaligned."""
+    extent = array.inner_extents[-1] if array.inner_extents else ""
+    return extent.isdigit() and int(extent) % width != 0
+
+
+def _residue(offset: isl.PwAff, width: int) -> int | None:
+    """``offset`` modulo ``width`` where it is one constant over its domain, else None."""
+    remainder = offset.mod_val(isl.Val(width, context=offset.get_ctx()))
+    for r in range(width):
+        if remainder.add_constant_val(isl.Val(-r, context=offset.get_ctx())).non_zero_set().is_empty():
+            return r
+    return None

@@ -198,8 +198,7 @@ def prepare(scop: Scop, schedule: isl.Schedule, deps: Dependences, sizes: SizeOp
         def placement(k: Kernel) -> KernelMemory:
             placed = kernel_memory(scop, arrays + members, k, memory_options, constant, names.tile, "polypragma_",
                                    cuda and memory_options.texture, unroll)
-            return replace(placed.with_vector_copies(memory_options.vector_copies),
-                           async_copies=cuda and memory_options.async_copies,
+            return replace(placed, async_copies=cuda and memory_options.async_copies,
                            unroll_copies=memory_options.unroll_copies, unroll_steps=memory_options.unroll_steps)
 
         kernel, placed = _sized(kernel, placement(kernel), placement, mapping, sizes, names, scop.context, ranges)
