@@ -113,15 +113,15 @@ def test_boolean_arrays_reach_the_kernels(tmp_path):
 
 @pytest.mark.parametrize("ctype, vector", [("double", "double2"), ("float", "float2"), ("int", "int2")])
 def test_vector_copies_compile(tmp_path, ctype, vector):
-    # --vector-copies for cuda: a helper copies two elements where both addresses are aligned when it runs
+    # --vector-copies for cuda: a helper copies two elements where the global address is aligned when it runs
     # (element by element where not), into a shared tile declared aligned; nvcc compiles it for sm_90
     source = tmp_path / f"product_{ctype}.c"
     source.write_text(typed_product(ctype))
     build(source, tmp_path / "out", options=["--vector-copies"])
     unit = (tmp_path / "out" / f"product_{ctype}.polypragma.cu").read_text()
-    assert f"polypragma_copy_{vector}(&shared_B[" in unit
+    assert f"polypragma_copy_in_{vector}(&shared_B[" in unit
     assert f"__shared__ __align__(16) {ctype} shared_B[" in unit
-    assert f"#define polypragma_copy_{vector}(d, s)" in unit
+    assert f"#define polypragma_copy_in_{vector}(d, s)" in unit
 
 
 
@@ -137,7 +137,7 @@ def test_async_copies_compile_and_wait_at_each_barrier(tmp_path, name, options, 
     # user's -DN=60 (jacobi_2d) reaches no header's template.  With --double-buffer, the copies of the
     # next tile are in flight while this one is computed, and the barrier at the end of the step waits.
     # Where the copies move vectors (by default in the kernels keeping no sums in registers, everywhere with
-    # --vector-copies), a vector's copy is one cp.async of 16 bytes (.cg) where both addresses are aligned;
+    # --vector-copies), a vector's copy is one cp.async of 16 bytes (.cg) where the global address is aligned;
     # with --no-unroll-copies, the cp.async of every tile are in its loops
     path = KERNELS / f"{name}.c"
     config = run_configs(path)[-1]

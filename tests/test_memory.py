@@ -482,7 +482,7 @@ def test_tiles_laid_out_so_that_their_copies_move_vectors(tmp_path):
             "vector); copied in 2 elements at a time (vectors") in messages, messages
     code = (tmp_path / "fdtd" / "fdtd_2d.polypragma.cu").read_text()
     assert "__shared__ __align__(16) double shared_hz[33][34];" in code
-    assert re.search(r"polypragma_copy_double2\(&shared_hz\[k\d+\]\[2 \* t1\], &hz\[[^;]*2 \* t1 - 2\)\]\)", code)
+    assert re.search(r"polypragma_copy_in_double2\(&shared_hz\[k\d+\]\[2 \* t1\], &hz\[[^;]*2 \* t1 - 2\)\]\)", code)
     status, messages = polypragma(fdtd, tmp_path / "fdtd_apart", ["--target", "cuda", "--explain",
                                                                   "--no-vector-copies"])
     assert status == 0, messages

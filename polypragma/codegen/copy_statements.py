@@ -204,7 +204,7 @@ class CopyStatements:
         """The copy statement ``domain`` (tile coordinates, then the element's) in pieces (name, instances,
         elements per instance): where a copy moves whole aligned vectors of a row (VECTOR_ELEMENTS: two
         elements, starting at an even column), the first element of each (its loads and stores one
-        instruction each, where both addresses are aligned on the vector's size when it runs:
+        instruction each, where the global address is aligned on the vector's size when it runs:
         the device code checks, copying element by element where not), then the elements no vector
         holds.  Vectors only where the tile has more elements than the block has threads, the tile's
         offset along the row and the shared row's length (with its padding) are multiples of the

@@ -167,9 +167,11 @@ class CudaSyntax(GpuSyntax, HostSyntax):
     def flag_param(self, name: str) -> str:
         return f"int *__restrict__ {name}"
 
-    def vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, str | None]:
-        name = f"polypragma_copy_{ctype}{width}"
-        return f"{name}({destination}, {source});", vector_copy_macro(name, ctype, width, ELEMENT_SIZES[ctype] * width)
+    def vector_copy(self, ctype: str, width: int, destination: str, source: str, into: bool) \
+            -> tuple[str, str | None]:
+        name = f"polypragma_copy_{'in' if into else 'out'}_{ctype}{width}"
+        return f"{name}({destination}, {source});", vector_copy_macro(name, ctype, width, ELEMENT_SIZES[ctype] * width,
+                                                                       "s" if into else "d")
 
     def barrier(self) -> str:
         return "__syncthreads();"
@@ -205,14 +207,17 @@ class CudaSyntax(GpuSyntax, HostSyntax):
 
 
 
-def vector_copy_macro(name: str, ctype: str, width: int, size: int) -> str:
+def vector_copy_macro(name: str, ctype: str, width: int, size: int, global_side: str) -> str:
     """``name(d, s)``: ``width`` elements (``size`` bytes) from ``s`` to ``d`` in one load and one store
-    where both addresses are aligned on ``size`` bytes (a tile's rows, the global row's length even:
-    see kernel_ast's _vectors), one by one where not."""
+    where the global address (``global_side``: ``d`` or ``s``) is aligned on ``size`` bytes (the global
+    row's length even, the array's start aligned), one by one where not.  The shared address always is
+    (the tile declared aligned, its rows and the vectors' starts even: copy_statements' _vectors), and
+    testing it too took ptxas 6-8 registers more (fdtd-2d's kernels: 62 and 72 a thread, 56 and 64
+    without)."""
     vector = f"{ctype}{width}"
     each = " ".join(f"polypragma_d[{k}] = polypragma_s[{k}];" for k in range(width))
     return (f"#define {name}(d, s) do {{ {ctype} *polypragma_d = (d); const {ctype} *polypragma_s = (s); "
-            f"if ((((unsigned long long)polypragma_d | (unsigned long long)polypragma_s) & {size - 1}) == 0) "
+            f"if (((unsigned long long)polypragma_{global_side} & {size - 1}) == 0) "
             f"*({vector} *)polypragma_d = *(const {vector} *)polypragma_s; else {{ {each} }} }} while (0)")
 
 
@@ -239,15 +244,15 @@ def async_copy_macro(name: str, size: int) -> str:
 
 def async_vector_macro(name: str, element: str, ctype: str, width: int, size: int) -> str:
     """``name(d, s)``: an asynchronous copy of ``width`` elements (``size`` bytes) from global ``s`` to
-    shared ``d``, one cp.async where both addresses are aligned on ``size`` bytes (16: the .cg form, which
-    leaves the L1 cache to other data), one a element (``element``, :func:`async_copy_macro`) where not;
-    plain copies before sm_80."""
+    shared ``d``, one cp.async where the global address is aligned on ``size`` bytes (16: the .cg form,
+    which leaves the L1 cache to other data; the shared one always is, see :func:`vector_copy_macro`),
+    one a element (``element``, :func:`async_copy_macro`) where not; plain copies before sm_80."""
     each = " ".join(f"{element}(polypragma_d + {k}, polypragma_s + {k});" for k in range(width))
     cache = "cg" if size == 16 else "ca"
     return "\n".join([
         ASYNC_ARCH,
         f"#define {name}(d, s) do {{ {ctype} *polypragma_d = (d); const {ctype} *polypragma_s = (s); "
-        f"if ((((unsigned long long)polypragma_d | (unsigned long long)polypragma_s) & {size - 1}) == 0) "
+        f"if (((unsigned long long)polypragma_s & {size - 1}) == 0) "
         f"asm volatile(\"cp.async.{cache}.shared.global [%0], [%1], {size};\" :: "
         f"\"r\"((unsigned)__cvta_generic_to_shared(polypragma_d)), \"l\"(polypragma_s) : \"memory\"); "
         f"else {{ {each} }} }} while (0)",

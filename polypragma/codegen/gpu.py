@@ -68,10 +68,13 @@ class GpuSyntax:
         """The kernel parameter of an int flag in global memory, which threads set (the failed asserts')."""
         raise NotImplementedError
 
-    def vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, str | None]:
+    def vector_copy(self, ctype: str, width: int, destination: str, source: str, into: bool) \
+            -> tuple[str, str | None]:
         """The statement copying ``width`` consecutive elements of type ``ctype`` from the address
-        ``source`` to ``destination`` as one vector, and the definition of the helper it
-        calls (None: none)."""
+        ``source`` to ``destination`` as one vector, and the definition of the helper it calls (None:
+        none).  The shared side's address is aligned on the vector's size (its tile and rows are:
+        memory._aligned_for_vectors, copy_statements' _vectors), the global one (``source`` where
+        ``into``, else ``destination``) may not be when it runs."""
         raise NotImplementedError
 
     def barrier(self) -> str:
@@ -212,7 +215,7 @@ class KernelPrinter(CFamilyPrinter):
         if copy.width > 1:
             destination, source = (local, element) if copy.into else (element, local)
             text, helper = self.syntax.vector_copy(group.array.device_type, copy.width, f"&{destination}",
-                                                   f"&{source}")
+                                                   f"&{source}", copy.into)
             if helper is not None:
                 self.device_helpers.add(helper)
             return text

@@ -93,7 +93,8 @@ class OpenCLSyntax(GpuSyntax, HostSyntax):
     def flag_param(self, name: str) -> str:
         return f"__global int *{name}"
 
-    def vector_copy(self, ctype: str, width: int, destination: str, source: str) -> tuple[str, str | None]:
+    def vector_copy(self, ctype: str, width: int, destination: str, source: str, into: bool) \
+            -> tuple[str, str | None]:
         # (vloadn and vstoren need the element's alignment only)
         return f"vstore{width}(vload{width}(0, {source}), 0, {destination});", None
 
