@@ -6,7 +6,7 @@
 // barriers outside every condition; the tile (the whole array here) copied unrolled, two elements a copy
 // CHECK-CUDA: __global__ void polypragma_jacobi_2d_region0_kernel0(
 // CHECK-CUDA: __shared__ __align__(16) double shared_A[30][30];
-// CHECK-CUDA: polypragma_copy_double2(&shared_A[t0][2 * t1], &A[t0 * 30 + 2 * t1]);
+// CHECK-CUDA: polypragma_copy_in_double2(&shared_A[t0][2 * t1], &A[t0 * 30 + 2 * t1]);
 // CHECK-CUDA: }
 // CHECK-CUDA-NEXT: }
 // CHECK-CUDA-NEXT: }
