@@ -1,6 +1,8 @@
 """Reductions: statements that accumulate into one element with an associative, commutative operator.
 
-A statement ``x[f] op= e`` (``x`` a scalar, an array or a struct's member: ``s->sum``; or ``x[f] = x[f] op e``, ``x[f] = e op x[f]``, ``x[f]++``, ``x[f]--``, the
+A statement ``x[f] op= e`` (``x`` a scalar, an array or a struct's member: ``s->sum``; or ``x[f] = x[f] op e``,
+``x[f] = e op x[f]``, a chain of additions and subtractions with ``x[f]`` added among its terms, ``x[f] = x[f]
++ a - b``, or of multiplications, ``x[f] = a * x[f] * b``; ``x[f]++``, ``x[f]--``, the
 minimum and maximum written ``x = x < e ? x : e``, ``x = fmin(x, e)`` and their mirrors), possibly
 under a condition on data (``if (c) x[f] += e``, without ``else``), whose only write is ``x[f]``, whose
 read of the accumulator is the same element and whose ``e`` (and ``c``) read nothing of ``x``, is a
@@ -122,21 +124,25 @@ _ACCUMULATORS = (c_ast.ID, c_ast.ArrayRef, c_ast.StructRef)  # a scalar, an elem
 
 
 def _form(body: c_ast.Node):
-    """(op, target, the target's reads, operand, negate) of a body of a reduction's form, else None."""
+    """(op, target, the target's reads, operand, negate, the read to replace by the operator's identity in
+    the operand or None) of a body of a reduction's form, else None."""
     if isinstance(body, c_ast.UnaryOp) and body.op in _STEPS and isinstance(body.expr, _ACCUMULATORS):
-        return "+", body.expr, (body.expr,), c_ast.Constant("int", "1"), _STEPS[body.op]
+        return "+", body.expr, (body.expr,), c_ast.Constant("int", "1"), _STEPS[body.op], None
     if not isinstance(body, c_ast.Assignment) or not isinstance(body.lvalue, _ACCUMULATORS):
         return None
     target, value = body.lvalue, body.rvalue
     if body.op in _COMPOUND:
-        return _COMPOUND[body.op], target, (target,), value, body.op == "-="
+        return _COMPOUND[body.op], target, (target,), value, body.op == "-=", None
     if body.op != "=":
         return None
     if isinstance(value, c_ast.BinaryOp) and value.op in ("+", "*", "-"):
         if _same(value.left, target):
-            return ("*" if value.op == "*" else "+"), target, (value.left,), value.right, value.op == "-"
+            return ("*" if value.op == "*" else "+"), target, (value.left,), value.right, value.op == "-", None
         if value.op != "-" and _same(value.right, target):
-            return value.op, target, (value.right,), value.left, False
+            return value.op, target, (value.right,), value.left, False, None
+        read = _in_chain(value, target)
+        if read is not None:  # x = x + a - b, x = a + x + b, x = x * a * b
+            return ("*" if value.op == "*" else "+"), target, (read,), value, False, read
     if isinstance(value, c_ast.TernaryOp) and isinstance(value.cond, c_ast.BinaryOp) \
             and value.cond.op in ("<", "<=", ">", ">="):
         left, right = value.cond.left, value.cond.right
@@ -147,18 +153,58 @@ def _form(body: c_ast.Node):
                 continue
             if _same_expression(value.iftrue, acc) and _same_expression(value.iffalse, other):
                 picks_acc_when_smaller = smaller_first == acc_first
-                return ("min" if picks_acc_when_smaller else "max"), target, (acc, value.iftrue), other, False
+                return ("min" if picks_acc_when_smaller else "max"), target, (acc, value.iftrue), other, False, None
             if _same_expression(value.iftrue, other) and _same_expression(value.iffalse, acc):
                 picks_other_when_smaller = smaller_first != acc_first
-                return ("min" if picks_other_when_smaller else "max"), target, (acc, value.iffalse), other, False
+                return ("min" if picks_other_when_smaller else "max"), target, (acc, value.iffalse), other, False, None
     if isinstance(value, c_ast.FuncCall) and isinstance(value.name, c_ast.ID) \
             and value.name.name in _MIN_MAX_CALLS and value.args is not None and len(value.args.exprs) == 2:
         a, b = value.args.exprs
         if _same(a, target):
-            return _MIN_MAX_CALLS[value.name.name], target, (a,), b, False
+            return _MIN_MAX_CALLS[value.name.name], target, (a,), b, False, None
         if _same(b, target):
-            return _MIN_MAX_CALLS[value.name.name], target, (b,), a, False
+            return _MIN_MAX_CALLS[value.name.name], target, (b,), a, False, None
     return None
+
+
+def _in_chain(value: c_ast.BinaryOp, target: c_ast.Node) -> c_ast.Node | None:
+    """The read of ``target`` in ``value`` where ``value`` is a chain of additions and subtractions (or of
+    multiplications) with the target once among its terms, added: ``(x + a) - b``, ``a - (b - x)``,
+    ``(a * x) * b``; else None.  A term that reads the target elsewhere (``x + x``, ``a - x``, ``x + a[x]``)
+    is no chain of this kind, or leaves the accumulator read outside the update (find's ``others``)."""
+    ops = ("*",) if value.op == "*" else ("+", "-")
+    reads = []
+
+    def walk(node: c_ast.Node, added: bool) -> None:
+        if isinstance(node, c_ast.BinaryOp) and node.op in ops:
+            walk(node.left, added)
+            walk(node.right, added != (node.op == "-"))
+        elif _same(node, target):
+            reads.append((node, added))
+
+    walk(value, True)
+    return reads[0][0] if len(reads) == 1 and reads[0][1] else None
+
+
+def _with_identity(value: c_ast.Node, read: c_ast.Node, op: str, kind: str) -> c_ast.Node:
+    """``value`` with ``read`` replaced by the identity of ``op`` in the accumulator's type ``kind``
+    (``(-0.0 + a) - b`` of ``x = (x + a) - b``; -0.0, whose sum with any value is that value, -0.0
+    included): one thread's contribution, each operation in the types the original computes it in (a long
+    accumulator's ``0L + i - j`` in long, not in int); the nodes outside the path to ``read`` are the
+    statement's own, which the printers know."""
+    if value is read:
+        one = op == "*"
+        constant = {"double": ("double", "1.0" if one else "-0.0"), "float": ("float", "1.0f" if one else "-0.0f"),
+                    "long": ("long int", "1L" if one else "0L"),
+                    "unsigned long": ("unsigned long int", "1UL" if one else "0UL"),
+                    "unsigned int": ("unsigned int", "1u" if one else "0u"),
+                    "unsigned": ("unsigned int", "1u" if one else "0u")}.get(kind, ("int", "1" if one else "0"))
+        return c_ast.Constant(*constant, coord=read.coord)
+    if isinstance(value, c_ast.BinaryOp):
+        left, right = (_with_identity(side, read, op, kind) for side in (value.left, value.right))
+        if left is not value.left or right is not value.right:
+            return c_ast.BinaryOp(value.op, left, right, value.coord)
+    return value
 
 
 _TRUTH = ("<", ">", "<=", ">=", "==", "!=", "&&", "||")  # operators whose value is the int 0 or 1
@@ -212,7 +258,7 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
         form = _form(update)
         if form is None:
             continue
-        op, target, reads, operand, negate = form
+        op, target, reads, operand, negate, identity_at = form
         refs = [r for r in scop.references if r.statement == statement.name]
         writes = [r for r in refs if r.is_write]
         if len(writes) != 1 or writes[0].node is not target or not (writes[0].must or guard is not None
@@ -236,6 +282,8 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
         kind = array.resolved_type or array.element_type
         if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and not floating):
             continue
+        if identity_at is not None:
+            operand = _with_identity(operand, identity_at, op, kind)
         if kind not in FLOAT_TYPES and (isinstance(getattr(update, "rvalue", None), c_ast.FuncCall)
                                         or not _integer_only(operand, scop, arrays,
                                                              set(statement.iterators))):

@@ -57,7 +57,6 @@ def test_a_parallel_band_over_parallel_nests_is_distributed():
 
 
 def test_bands_that_gain_nothing_are_kept():
-    leaf = "{ }"
     sequential = '{ schedule: "[{ S1[i, j] -> [(j)] }]", coincident: [ 0 ] }'
     kept = [
         tree(OUTER, "[ 0 ]", NEST0, NEST1),  # the outer loop carries a dependence: no fission

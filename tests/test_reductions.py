@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import islpy as isl
 import pytest
+from pycparser import c_generator
 
 from harness import KERNELS, compile_c, generated_path, opencl_device, polypragma, program_output, run
 from test_model import model, same
@@ -20,6 +21,7 @@ from polypragma.gpu.region import prepare
 from polypragma.gpu.sizes import SizeOptions
 from polypragma.schedule import ScheduleOptions, compute_schedule, configure_context
 
+GENERATOR = c_generator.CGenerator()
 PARAMS = "int n, int m, double *a, double A[n][m], double *y, double s, int k, int *v"
 
 
@@ -47,10 +49,31 @@ def test_the_forms_of_a_reduction(tmp_path):
     assert found(tmp_path, "for (i = 0; i < n; i++)\n  k = k > v[i] ? k : v[i];") == [("S_0", "k", "max")]
 
 
+def test_chains_of_terms_are_reductions(tmp_path):
+    # the accumulator added once among the terms of a chain of + and - (or of *), parenthesised or not
+    for body in ("s = s + a[i] - a[i + 1] * 2;", "s = a[i] + s + 1.0;", "s = (a[i] - 1.0) + (s - a[i + 1]);",
+                 "s = a[i] - (a[i + 1] - s);"):
+        assert found(tmp_path, f"for (i = 0; i + 1 < n; i++)\n  {body}") == [("S_0", "s", "+")], body
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = a[i] * s * 0.5;") == [("S_0", "s", "*")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  k = k - v[i] - i;") == [("S_0", "k", "+")]
+    # a thread's contribution: the chain with the accumulator replaced by the identity in its type
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  s = s - a[i] + 2.0;", PARAMS)
+    (r,) = reductions.find(scop)
+    assert (r.op, r.negate, GENERATOR.visit(r.operand)) == ("+", False, "(-0.0 - a[i]) + 2.0")
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  w = w + v[i] + 2147483000;", PARAMS + ", long w")
+    (r,) = reductions.find(scop)
+    assert GENERATOR.visit(r.operand) == "(0L + v[i]) + 2147483000"  # added in long, as C adds w + v[i]
+
+
 def test_what_is_not_a_reduction(tmp_path):
     # not an associative update of the element
     assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s * 2 + a[i];") == []
     assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = a[i] - s;") == []
+    # chains that subtract the accumulator, hold it twice, or mix * into a sum
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = a[i] - (s + 1.0);") == []
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s + a[i] + s;") == []
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s * 2.0 + a[i] - 1.0;") == []
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s * a[i] / 2.0;") == []
     # e reads the accumulator's array: a recurrence
     assert found(tmp_path, "for (i = 1; i < n; i++)\n  y[i] += y[i - 1];") == []
     # the read and the write are not the same element

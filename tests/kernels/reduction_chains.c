@@ -1,0 +1,87 @@
+// RUN: -DN=1 -DM=1 -- 1
+// RUN: -DN=9 -DM=4 -- 2
+// RUN: -DN=700 -DM=33 -- 3
+// covers: reduction-chain (x = x + a - b, x = a + x + b, x = a - (b - x), x = x * a * b), reduction-chain-on-rows,
+//         reduction-chain-types (a long accumulator's terms in long), guarded-reduction-chain, not-a-reduction-chain
+// Accumulations written as one chain of additions and subtractions (or of multiplications) with the
+// accumulator among the terms: reductions as 'x += a - b' is.  A thread's contribution is the chain with
+// the accumulator replaced by the operator's identity in its type (-0.0, 0L, 1u), so that each operation
+// runs in the type C gives it: 'w = w + v[i] + 2147483000' adds in long, where 'v[i] + 2147483000' would
+// overflow an int.  'z = a[i] - z' subtracts the accumulator: no reduction, its loop stays in order.
+#include "kernels.h"
+
+#ifndef N
+#define N 100
+#endif
+#ifndef M
+#define M 10
+#endif
+
+static double a[N];
+static double b[N];
+static double A[M][N];
+static double rows[M];
+static int v[N];
+static unsigned int small[N];
+static double s, t, u, g, z;
+static long w;
+static int k;
+static unsigned int p;
+
+static void kernel_chains(void)
+{
+#pragma scop
+    for (int i = 0; i < N; i++)
+        s = s + a[i] - 0.5 * b[i];
+    for (int i = 0; i < N; i++)
+        t = a[i] + t + b[i] * 2.0;
+    for (int i = 0; i < N; i++)
+        u = a[i] - (b[i] - u);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++)
+            rows[i] = rows[i] - A[i][j] + 1.0;
+    for (int i = 0; i < N; i++)
+        w = w + v[i] + 2147483000;
+    for (int i = 0; i < N; i++)
+        k = k - v[i] - i;
+    for (int i = 0; i < N; i++)
+        p = small[i] * p * 3u;
+    for (int i = 0; i < N; i++)
+        if (a[i] > 0.5)
+            g = g + a[i] - 0.5;
+    for (int i = 0; i < N; i++)
+        z = a[i] - z;
+#pragma endscop
+}
+
+int main(int argc, char **argv)
+{
+    int seed = arg_int(argc, argv, 1, 1);
+
+    rng_seed(seed);
+    init_array_1d(a, N);
+    init_array_1d(b, N);
+    init_array_2d(&A[0][0], M, N);
+    init_int_array(v, N, 0, 1000);
+    for (int i = 0; i < N; i++)
+        small[i] = (unsigned int)(2 * rng_int(0, 3) + 1);
+    for (int i = 0; i < M; i++)
+        rows[i] = 0.5 * i;
+    s = 1.5;
+    t = -2.0;
+    u = 0.25;
+    g = 0.0;
+    z = 3.0;
+    w = -7;
+    k = 11;
+    p = 5u;
+    kernel_chains();
+    print_scalar("s", s);
+    print_scalar("t", t);
+    print_scalar("u", u);
+    print_array_1d("rows", rows, M);
+    print_scalar("g", g);
+    print_scalar("z", z);
+    printf("w %ld k %d p %u\n", w, k, p);
+    return 0;
+}
