@@ -3,7 +3,8 @@
 A statement ``x[f] op= e`` (``x`` a scalar, an array or a struct's member: ``s->sum``; or ``x[f] = x[f] op e``,
 ``x[f] = e op x[f]``, a chain of additions and subtractions with ``x[f]`` added among its terms, ``x[f] = x[f]
 + a - b``, or of multiplications, ``x[f] = a * x[f] * b``; ``x[f]++``, ``x[f]--``, the
-minimum and maximum written ``x = x < e ? x : e``, ``x = fmin(x, e)`` and their mirrors), possibly
+minimum and maximum written ``x = x < e ? x : e``, ``x = fmin(x, e)``, ``if (e < x) x = e`` and their
+mirrors), possibly
 under a condition on data (``if (c) x[f] += e``, without ``else``), whose only write is ``x[f]``, whose
 read of the accumulator is the same element and whose ``e`` (and ``c``) read nothing of ``x``, is a
 *reduction statement*: its instances that update one element may run in any order, provided each
@@ -167,6 +168,21 @@ def _form(body: c_ast.Node):
     return None
 
 
+def _extreme(update: c_ast.Node, guard: c_ast.Node):
+    """_form's answer for ``if (e > x) x = e;`` (a maximum; ``>=``, ``x < e``, and the minimum's mirrors):
+    ``x = max(x, e)`` whatever the comparison says, so the condition goes; else None."""
+    if not isinstance(update, c_ast.Assignment) or update.op != "=" or not isinstance(update.lvalue, _ACCUMULATORS) \
+            or not isinstance(guard, c_ast.BinaryOp) or guard.op not in ("<", "<=", ">", ">="):
+        return None
+    target, value = update.lvalue, update.rvalue
+    for acc, other, acc_first in ((guard.left, guard.right, True), (guard.right, guard.left, False)):
+        if _same(acc, target) and _same_expression(other, value):
+            # x < e or e > x: e is the larger, which the update keeps
+            keeps_larger = (guard.op in ("<", "<=")) == acc_first
+            return ("max" if keeps_larger else "min"), target, (acc,), value, False, None
+    return None
+
+
 def _in_chain(value: c_ast.BinaryOp, target: c_ast.Node) -> c_ast.Node | None:
     """The read of ``target`` in ``value`` where ``value`` is a chain of additions and subtractions (or of
     multiplications) with the target once among its terms, added: ``(x + a) - b``, ``a - (b - x)``,
@@ -255,13 +271,16 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
     found = []
     for statement in scop.statements:
         update, guard = _guarded(statement.body)
+        conditional = guard is not None
         form = _form(update)
+        if form is None and conditional:
+            form, guard = _extreme(update, guard), None  # if (e > x) x = e: x = max(x, e), always
         if form is None:
             continue
         op, target, reads, operand, negate, identity_at = form
         refs = [r for r in scop.references if r.statement == statement.name]
         writes = [r for r in refs if r.is_write]
-        if len(writes) != 1 or writes[0].node is not target or not (writes[0].must or guard is not None
+        if len(writes) != 1 or writes[0].node is not target or not (writes[0].must or conditional
                                                                       or not writes[0].exact):
             continue
         write = writes[0]

@@ -24,7 +24,7 @@ FUSION_MIN_CHANGES = (
     "durbin", "early_return", "extended_types", "fdtd_2d", "gemm", "gemver", "gesummv", "goto_exits", "inline_calls",
     "inline_rows", "inspected_extents", "iterator_after_loop", "jagged_rows", "lcs", "matvec_flat",
     "may_write_temporaries", "memory_calls", "mm2", "mm3", "negdiv", "nested_exits", "nussinov", "pointer_aliases",
-    "pointer_deref", "pure_calls", "reduction_chains", "reduction_data", "reduction_int", "reduction_rows",
+    "pointer_deref", "pure_calls", "reduction_forms", "reduction_data", "reduction_int", "reduction_rows",
     "reduction_sums", "region_locals", "similarity", "strides", "structs", "switch_cases", "syr2k", "syrk", "transpose",
     "types_between_regions", "unsigned_loops", "unsigned_wrap", "vecnorm_float", "while_data")
 FUSION_MAX_CHANGES = (

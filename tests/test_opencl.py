@@ -44,12 +44,12 @@ VECTORS_BY_DEFAULT = ("adi", "asserts", "comma_headers", "convergence", "convolu
 # more kernels, whose loops in sequence the third tile size tiles)
 DOUBLE_BUFFERED = ("adi", "atax", "breaks", "correlation", "covariance", "deriche", "doitgen", "gemm", "gesummv",
                    "goto_exits", "leading_dimensions", "local_accumulators", "memory_calls", "mm2", "mm3",
-                   "nested_exits", "pointer_aliases", "reduction_chains", "reduction_data", "reduction_rows",
+                   "nested_exits", "pointer_aliases", "reduction_forms", "reduction_data", "reduction_rows",
                    "scalar_webs", "similarity", "symm", "syr2k", "syrk", "trmm")
 DOUBLE_BUFFERED_WRAP = ("adi", "asserts", "atax", "banded", "bicg", "breaks", "correlation", "covariance", "deriche",
                         "gemm", "gemver", "gesummv", "goto_exits", "gramschmidt", "jagged_rows", "leading_dimensions",
                         "local_accumulators", "matvec_flat", "memory_calls", "mm2", "mm3", "mvt", "negdiv",
-                        "nested_exits", "pointer_aliases", "pointer_deref", "reduction_chains", "reduction_data",
+                        "nested_exits", "pointer_aliases", "pointer_deref", "reduction_forms", "reduction_data",
                         "reduction_rows", "scalar_webs", "similarity", "struct_grid", "struct_pointers", "symm",
                         "syr2k", "syrk", "trmm", "types_between_regions", "unsigned_bounds", "value_calls",
                         "vecnorm_float")

@@ -65,6 +65,21 @@ def test_chains_of_terms_are_reductions(tmp_path):
     assert GENERATOR.visit(r.operand) == "(0L + v[i]) + 2147483000"  # added in long, as C adds w + v[i]
 
 
+def test_an_if_that_keeps_the_larger_value_is_a_maximum(tmp_path):
+    # if (e > x) x = e is x = max(x, e): the condition goes, the update runs on every instance
+    for body, op, operand in (("if (a[i] > s)\n    s = a[i];", "max", "a[i]"),
+                              ("if (s <= a[i] * 2)\n    s = a[i] * 2;", "max", "a[i] * 2"),
+                              ("if (s > a[i] - 1.0) {\n    s = a[i] - 1.0;\n  }", "min", "a[i] - 1.0"),
+                              ("if (v[i] < k)\n    k = v[i];", "min", "v[i]"),
+                              ("if (y[i] < a[i])\n    y[i] = a[i];", "max", "a[i]")):
+        (r,) = reductions.find(model(tmp_path, f"for (i = 0; i < n; i++)\n  {body}", PARAMS))
+        assert (r.op, r.guard, GENERATOR.visit(r.operand)) == (op, None, operand), body
+    # not that form: another value kept than the one compared, a condition besides the comparison, an else
+    for body in ("if (a[i] > s)\n    s = a[i] + 1.0;", "if (a[i] > s && a[i] < 2.0)\n    s = a[i];",
+                 "if (a[i] > s)\n    s = a[i];\n  else\n    s = 0.0;", "if (a[i] == s)\n    s = a[i];"):
+        assert found(tmp_path, f"for (i = 0; i < n; i++)\n  {body}") == [], body
+
+
 def test_what_is_not_a_reduction(tmp_path):
     # not an associative update of the element
     assert found(tmp_path, "for (i = 0; i < n; i++)\n  s = s * 2 + a[i];") == []

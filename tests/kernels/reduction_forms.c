@@ -2,12 +2,17 @@
 // RUN: -DN=9 -DM=4 -- 2
 // RUN: -DN=700 -DM=33 -- 3
 // covers: reduction-chain (x = x + a - b, x = a + x + b, x = a - (b - x), x = x * a * b), reduction-chain-on-rows,
-//         reduction-chain-types (a long accumulator's terms in long), guarded-reduction-chain, not-a-reduction-chain
-// Accumulations written as one chain of additions and subtractions (or of multiplications) with the
-// accumulator among the terms: reductions as 'x += a - b' is.  A thread's contribution is the chain with
-// the accumulator replaced by the operator's identity in its type (-0.0, 0L, 1u), so that each operation
-// runs in the type C gives it: 'w = w + v[i] + 2147483000' adds in long, where 'v[i] + 2147483000' would
-// overflow an int.  'z = a[i] - z' subtracts the accumulator: no reduction, its loop stays in order.
+//         reduction-chain-types (a long accumulator's terms in long), guarded-reduction-chain,
+//         if-minimum-maximum (if (e > x) x = e, on scalars and rows), not-a-reduction (x = a - x,
+//         if (e > x) x = e + 1)
+// Reductions in the other forms C programs write them.  A chain of additions and subtractions (or of
+// multiplications) with the accumulator added among its terms is one as 'x += a - b' is: a thread's
+// contribution is the chain with the accumulator replaced by the operator's identity in its type (-0.0,
+// 0L, 1u), so that each operation runs in the type C gives it: 'w = w + v[i] + 2147483000' adds in long,
+// where 'v[i] + 2147483000' would overflow an int.  'if (e > x) x = e' is 'x = max(x, e)' (a NaN e
+// leaves x as it is, as the combination of two values does).  'z = a[i] - z' subtracts the accumulator,
+// and 'if (a[i] > y) y = a[i] + 1.0' keeps a value other than the one it compares: their loops stay in
+// order.
 #include "kernels.h"
 
 #ifndef N
@@ -23,7 +28,9 @@ static double A[M][N];
 static double rows[M];
 static int v[N];
 static unsigned int small[N];
-static double s, t, u, g, z;
+static double s, t, u, g, z, mx, y;
+static double rowmax[M];
+static int lo;
 static long w;
 static int k;
 static unsigned int p;
@@ -51,6 +58,20 @@ static void kernel_chains(void)
             g = g + a[i] - 0.5;
     for (int i = 0; i < N; i++)
         z = a[i] - z;
+    for (int i = 0; i < N; i++)
+        if (a[i] > mx)
+            mx = a[i];
+    for (int i = 0; i < N; i++)
+        if (2 * v[i] - i < lo) {
+            lo = 2 * v[i] - i;
+        }
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++)
+            if (rowmax[i] <= A[i][j] * 2.0)
+                rowmax[i] = A[i][j] * 2.0;
+    for (int i = 0; i < N; i++)
+        if (a[i] > y)
+            y = a[i] + 1.0;
 #pragma endscop
 }
 
@@ -65,8 +86,10 @@ int main(int argc, char **argv)
     init_int_array(v, N, 0, 1000);
     for (int i = 0; i < N; i++)
         small[i] = (unsigned int)(2 * rng_int(0, 3) + 1);
-    for (int i = 0; i < M; i++)
+    for (int i = 0; i < M; i++) {
         rows[i] = 0.5 * i;
+        rowmax[i] = 0.75;
+    }
     s = 1.5;
     t = -2.0;
     u = 0.25;
@@ -75,6 +98,9 @@ int main(int argc, char **argv)
     w = -7;
     k = 11;
     p = 5u;
+    mx = 0.25;
+    lo = 900;
+    y = 0.0;
     kernel_chains();
     print_scalar("s", s);
     print_scalar("t", t);
@@ -82,6 +108,9 @@ int main(int argc, char **argv)
     print_array_1d("rows", rows, M);
     print_scalar("g", g);
     print_scalar("z", z);
-    printf("w %ld k %d p %u\n", w, k, p);
+    printf("w %ld k %d p %u lo %d\n", w, k, p, lo);
+    print_scalar("mx", mx);
+    print_array_1d("rowmax", rowmax, M);
+    print_scalar("y", y);
     return 0;
 }
