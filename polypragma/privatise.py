@@ -157,7 +157,8 @@ def plan(scop: Scop, deps: Dependences, schedule: isl.Schedule, privatisable: fr
         ends = flow.apply_domain(index).apply_range(index).deltas()
         if not all(d.is_subset(_zero(d)) for d in sets_of(ends)):
             rejected[a] = "a value crosses the parallel loops that carry its anti or output dependences"
-        elif array.rank + len(members) > max(scop.statement(w).domain.dim(isl.dim_type.set) for w in writers):
+        elif _varying_rank(scop, a) + len(members) > max(scop.statement(w).domain.dim(isl.dim_type.set)
+                                                         for w in writers):
             rejected[a] = "a copy per iteration would have more dimensions than the loops that write it"
         elif not _last_writes_in_one_copy(scop, ranges, a, index):
             rejected[a] = ("its value after the region may come from an iteration that only may write it, "
@@ -357,6 +358,23 @@ def _zero(s: isl.Set) -> isl.Set:
     for d in range(s.dim(isl.dim_type.set)):
         zero = zero.fix_val(isl.dim_type.set, d, isl.Val.zero(s.get_ctx()))
     return zero
+
+
+def _varying_rank(scop: Scop, array: str) -> int:
+    """The dimensions of ``array`` whose index its accesses vary: a scalar behind a pointer (``*t``, the
+    element ``t[0]``) or a struct's member has none, as a scalar has (the copy of ``*t`` per iteration of
+    two loops is a square, as ``t``'s would be)."""
+    elements = None
+    for r in scop.references:
+        if r.array == array:
+            touched = r.relation.range()
+            elements = touched if elements is None else elements.union(touched)
+    if elements is None:
+        return 0
+    rank = elements.dim(isl.dim_type.set)
+    return sum(1 for d in range(rank)
+               if not elements.project_out(isl.dim_type.set, d + 1, rank - d - 1).project_out(
+                   isl.dim_type.set, 0, d).is_singleton())
 
 
 def _instances(scop: Scop, array: str) -> isl.UnionSet:

@@ -154,6 +154,22 @@ def test_a_slice_per_iteration_is_not_expanded(tmp_path):
     assert chosen.expansions == {} and set(chosen.rejected) == {"C"}
 
 
+def test_a_scalar_behind_a_pointer_is_expanded_as_a_scalar_is(tmp_path):
+    # *t is the element t[0]: a copy per (i, j) adds the two dimensions of the loops and no more (its one
+    # index does not vary), so the nest runs in parallel, not on one thread
+    scop = model(tmp_path, "for (i = 0; i < n; i++)\n  for (j = 0; j < m; j++) {\n    *t = A[i][j] + 1.0;\n"
+                           "    B[i][j] = *t * *t;\n  }", "int n, int m, double A[n][m], double B[n][m], double *t")
+    configure_context(scop.context.get_ctx(), ScheduleOptions())
+    deps = dependences.compute(scop)
+    assert "t" in privatise.candidates(scop, deps)
+    result = compute_schedule(scop, deps, ScheduleOptions(), frozenset({"t"}))
+    chosen = privatise.plan(scop, deps, result.schedule, frozenset({"t"}))
+    assert not chosen.rejected and [label for label, _ in chosen.expansions["t"]] == ["i", "j"]
+    rewritten, done, copy_backs = privatise.apply(scop, deps, chosen)
+    assert privatise.verify(scop, rewritten, result.schedule, copy_backs) is None
+    assert next(a for a in rewritten.arrays if a.name == "t_private").rank == 3
+
+
 def test_openmp_declares_a_copy_per_thread(tmp_path):
     status, messages = polypragma(KERNELS / "doitgen.c", tmp_path, ["--target", "c", "--openmp"])
     assert status == 0, messages
