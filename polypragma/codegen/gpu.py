@@ -245,10 +245,13 @@ class KernelPrinter(CFamilyPrinter):
         if len(coordinates) > 1 and array.constant_elements and self.ranges.exceeds((0, array.constant_elements)):
             index, precedence = wide_cast(index, precedence)
         for extent, c in zip(array.inner_extents, coordinates[1:]):
+            inner, inner_precedence = self._expr(c)
+            if index == "0":  # (a scalar's copy per iteration: t_private[0][i][j] at i * m + j, not 0 * n...)
+                index, precedence = inner, inner_precedence
+                continue
             if precedence < 13:  # a sum: parenthesised before the product
                 index = f"({index})"
             extent = extent if extent.isidentifier() or extent.isdigit() else f"({extent})"
-            inner, inner_precedence = self._expr(c)
             index = f"{index} * {extent} + {inner if inner_precedence > 12 else '(' + inner + ')'}"
             precedence = 12
         return index
