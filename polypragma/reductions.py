@@ -45,7 +45,9 @@ ATOMIC_TYPES = {"int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long": 
 FLOAT_TYPES = ("float", "double")
 
 _INTEGER_WORDS = {"int", "unsigned", "signed", "long", "short", "char"}
-_COMPOUND = {"+=": "+", "-=": "+", "*=": "*"}
+_COMPOUND = {"+=": "+", "-=": "+", "*=": "*", "|=": "|", "&=": "&", "^=": "^"}
+_BITWISE = ("|", "&", "^")  # integers only
+_ARITHMETIC = ("+", "*") + _BITWISE  # the operators of 'x op= e' (min and max aside)
 _GENERATOR = c_generator.CGenerator()
 _MIN_MAX_CALLS = {"fmin": "min", "fmax": "max", "fminf": "min", "fmaxf": "max"}
 
@@ -73,7 +75,7 @@ class Reduction:
 
     def describe(self) -> str:
         where = f"line {self.line}" + (f", under '{_GENERATOR.visit(self.guard)}'" if self.guard is not None else "")
-        return f"{self.array} {'-' if self.negate else self.op}= ... ({where})" if self.op in "+*" else \
+        return f"{self.array} {'-' if self.negate else self.op}= ... ({where})" if self.op in _ARITHMETIC else \
             f"{self.array} = {self.op}({self.array}, ...) ({where})"
 
 
@@ -136,14 +138,15 @@ def _form(body: c_ast.Node):
         return _COMPOUND[body.op], target, (target,), value, body.op == "-=", None
     if body.op != "=":
         return None
-    if isinstance(value, c_ast.BinaryOp) and value.op in ("+", "*", "-"):
+    if isinstance(value, c_ast.BinaryOp) and value.op in ("+", "*", "-") + _BITWISE:
+        op = "+" if value.op == "-" else value.op
         if _same(value.left, target):
-            return ("*" if value.op == "*" else "+"), target, (value.left,), value.right, value.op == "-", None
+            return op, target, (value.left,), value.right, value.op == "-", None
         if value.op != "-" and _same(value.right, target):
-            return value.op, target, (value.right,), value.left, False, None
+            return op, target, (value.right,), value.left, False, None
         read = _in_chain(value, target)
-        if read is not None:  # x = x + a - b, x = a + x + b, x = x * a * b
-            return ("*" if value.op == "*" else "+"), target, (read,), value, False, read
+        if read is not None:  # x = x + a - b, x = a + x + b, x = x * a * b, x = x | a | b
+            return op, target, (read,), value, False, read
     if isinstance(value, c_ast.TernaryOp) and isinstance(value.cond, c_ast.BinaryOp) \
             and value.cond.op in ("<", "<=", ">", ">="):
         left, right = value.cond.left, value.cond.right
@@ -188,7 +191,7 @@ def _in_chain(value: c_ast.BinaryOp, target: c_ast.Node) -> c_ast.Node | None:
     multiplications) with the target once among its terms, added: ``(x + a) - b``, ``a - (b - x)``,
     ``(a * x) * b``; else None.  A term that reads the target elsewhere (``x + x``, ``a - x``, ``x + a[x]``)
     is no chain of this kind, or leaves the accumulator read outside the update (find's ``others``)."""
-    ops = ("*",) if value.op == "*" else ("+", "-")
+    ops = ("+", "-") if value.op in ("+", "-") else (value.op,)
     reads = []
 
     def walk(node: c_ast.Node, added: bool) -> None:
@@ -202,6 +205,20 @@ def _in_chain(value: c_ast.BinaryOp, target: c_ast.Node) -> c_ast.Node | None:
     return reads[0][0] if len(reads) == 1 and reads[0][1] else None
 
 
+# the identity of an operator in each accumulator type, as a constant of that type: (pycparser's type, text)
+_IDENTITIES = {
+    "+": {"double": ("double", "-0.0"), "float": ("float", "-0.0f"), "int": ("int", "0"),
+          "unsigned int": ("unsigned int", "0u"), "unsigned": ("unsigned int", "0u"), "long": ("long int", "0L"),
+          "unsigned long": ("unsigned long int", "0UL")},
+    "*": {"double": ("double", "1.0"), "float": ("float", "1.0f"), "int": ("int", "1"),
+          "unsigned int": ("unsigned int", "1u"), "unsigned": ("unsigned int", "1u"), "long": ("long int", "1L"),
+          "unsigned long": ("unsigned long int", "1UL")},
+    "&": {"int": ("int", "-1"), "unsigned int": ("unsigned int", "4294967295u"),
+          "unsigned": ("unsigned int", "4294967295u"), "long": ("long int", "-1L"),
+          "unsigned long": ("unsigned long int", "18446744073709551615UL")},
+}
+
+
 def _with_identity(value: c_ast.Node, read: c_ast.Node, op: str, kind: str) -> c_ast.Node:
     """``value`` with ``read`` replaced by the identity of ``op`` in the accumulator's type ``kind``
     (``(-0.0 + a) - b`` of ``x = (x + a) - b``; -0.0, whose sum with any value is that value, -0.0
@@ -209,13 +226,7 @@ def _with_identity(value: c_ast.Node, read: c_ast.Node, op: str, kind: str) -> c
     accumulator's ``0L + i - j`` in long, not in int); the nodes outside the path to ``read`` are the
     statement's own, which the printers know."""
     if value is read:
-        one = op == "*"
-        constant = {"double": ("double", "1.0" if one else "-0.0"), "float": ("float", "1.0f" if one else "-0.0f"),
-                    "long": ("long int", "1L" if one else "0L"),
-                    "unsigned long": ("unsigned long int", "1UL" if one else "0UL"),
-                    "unsigned int": ("unsigned int", "1u" if one else "0u"),
-                    "unsigned": ("unsigned int", "1u" if one else "0u")}.get(kind, ("int", "1" if one else "0"))
-        return c_ast.Constant(*constant, coord=read.coord)
+        return c_ast.Constant(*_IDENTITIES[op if op in ("*", "&") else "+"][kind], coord=read.coord)
     if isinstance(value, c_ast.BinaryOp):
         left, right = (_with_identity(side, read, op, kind) for side in (value.left, value.right))
         if left is not value.left or right is not value.right:
@@ -299,7 +310,8 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
                 or not (statement.must_writes.is_empty() or statement.must_writes.is_equal(written)):
             continue
         kind = array.resolved_type or array.element_type
-        if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and not floating):
+        if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and not floating) or (kind in FLOAT_TYPES
+                                                                                  and op in _BITWISE):
             continue
         if identity_at is not None:
             operand = _with_identity(operand, identity_at, op, kind)

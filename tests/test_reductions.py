@@ -12,7 +12,7 @@ from harness import KERNELS, compile_c, generated_path, opencl_device, polypragm
 from test_model import model, same
 
 from polypragma import dependences, reductions
-from polypragma.codegen.reduction_code import identity, update
+from polypragma.codegen.reduction_code import _identity, identity, update
 from polypragma.gpu.block_copies import BLOCK_COPY_GRID
 from polypragma.gpu.mapping import map_to_gpu
 from polypragma.gpu.spread import spread_reduction
@@ -63,6 +63,18 @@ def test_chains_of_terms_are_reductions(tmp_path):
     scop = model(tmp_path, "for (i = 0; i < n; i++)\n  w = w + v[i] + 2147483000;", PARAMS + ", long w")
     (r,) = reductions.find(scop)
     assert GENERATOR.visit(r.operand) == "(0L + v[i]) + 2147483000"  # added in long, as C adds w + v[i]
+
+
+def test_bitwise_updates_of_integers_are_reductions(tmp_path):
+    for body, op in (("k |= v[i];", "|"), ("k = k & (v[i] | 4);", "&"), ("k = v[i] ^ k ^ i;", "^")):
+        assert found(tmp_path, f"for (i = 0; i < n; i++)\n  {body}") == [("S_0", "k", op)], body
+    # a chain that mixes the operators is none
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  k = k | v[i] & 4;") == [("S_0", "k", "|")]
+    assert found(tmp_path, "for (i = 0; i < n; i++)\n  k = (k | v[i]) & 4;") == []
+    # the identity of a chain's '&' has every bit set, in the accumulator's type
+    (r,) = reductions.find(model(tmp_path, "for (i = 0; i < n; i++)\n  k = v[i] & k & 7;", PARAMS))
+    assert GENERATOR.visit(r.operand) == "(v[i] & -1) & 7"
+    assert _identity("&", "unsigned long", False) == "18446744073709551615UL" and _identity("^", "int", False) == "0"
 
 
 def test_an_if_that_keeps_the_larger_value_is_a_maximum(tmp_path):

@@ -13,8 +13,9 @@ at the kernel's end, where :mod:`polypragma.gpu.block_copies` gives the array on
 integers with few bins), else on the array itself.
 
 Atomics are helper macros, one per operator and type: the hardware's own where there is one (CUDA's
-``atomicAdd`` on int, float and double, sm_60 and later; OpenCL 1.1's ``atomic_add``, ``atomic_min``
-and ``atomic_max`` on 32-bit integers), else a compare-and-swap loop on the value's bits (OpenCL's
+``atomicAdd`` on int, float and double, sm_60 and later, and its ``atomicOr``, ``atomicAnd`` and
+``atomicXor`` on 32- and 64-bit integers; OpenCL 1.1's ``atomic_add``, ``atomic_min``, ``atomic_max``,
+``atomic_or``, ``atomic_and`` and ``atomic_xor`` on 32-bit integers), else a compare-and-swap loop on the value's bits (OpenCL's
 64-bit one needs ``cl_khr_int64_base_atomics``: a device without it fails to build the program, and
 the region's original loops run instead, with a message).
 """
@@ -31,7 +32,9 @@ from polypragma.model import _plain_c, c_expression
 # the identity of each operator a thread starts from (-0.0 for floating-point sums: x + -0.0 is x for
 # every x, -0.0 included); for the minimum and maximum, the type's largest and smallest values, written
 # without a header (infinities from their bits on CUDA, OpenCL C's INFINITY)
-IDENTITY = {"+": "0", "*": "1"}
+IDENTITY = {"+": "0", "*": "1", "|": "0", "^": "0"}
+# (and every bit set for '&')
+_ALL_ONES = {"int": "(-1)", "unsigned int": "4294967295u", "long": "(-1L)", "unsigned long": "18446744073709551615UL"}
 FLOAT_IDENTITY = {"double": "-0.0", "float": "-0.0f"}
 _LARGEST = {"int": "2147483647", "unsigned int": "4294967295u", "long": "9223372036854775807L",
             "unsigned long": "18446744073709551615UL"}
@@ -51,12 +54,14 @@ def _identity(op: str, ctype: str, opencl: bool) -> str:
         if infinity is not None:
             return infinity if op == "min" else f"(-{infinity})"
         return (_LARGEST if op == "min" else _SMALLEST)[ctype]
+    if op == "&":
+        return _ALL_ONES[ctype]
     return FLOAT_IDENTITY[ctype] if op == "+" and ctype in FLOAT_IDENTITY else IDENTITY[op]
 
 
 _WORD = {4: ("unsigned int", "uint"), 8: ("unsigned long long", "ulong")}
 _SIZE = {"int": 4, "unsigned int": 4, "unsigned": 4, "float": 4, "long": 8, "unsigned long": 8, "double": 8}
-_NAMES = {"+": "add", "*": "mul", "min": "min", "max": "max"}
+_NAMES = {"+": "add", "*": "mul", "min": "min", "max": "max", "|": "or", "&": "and", "^": "xor"}
 
 # CUDA's own atomics: (op, type) -> call on (p, v)
 _CUDA_NATIVE = {
@@ -70,6 +75,10 @@ _CUDA_NATIVE = {
     ("max", "long"): "atomicMax((long long *)(p), (long long)(v))",
     ("min", "unsigned long"): "atomicMin((unsigned long long *)(p), (unsigned long long)(v))",
     ("max", "unsigned long"): "atomicMax((unsigned long long *)(p), (unsigned long long)(v))",
+    **{(op, ctype): f"{call}((p), (v))" for op, call in (("|", "atomicOr"), ("&", "atomicAnd"), ("^", "atomicXor"))
+       for ctype in ("int", "unsigned int")},
+    **{(op, ctype): f"{call}((unsigned long long *)(p), (unsigned long long)(v))"
+       for op, call in (("|", "atomicOr"), ("&", "atomicAnd"), ("^", "atomicXor")) for ctype in ("long", "unsigned long")},
 }
 _OPENCL_NATIVE = {
     ("+", "int"): "atomic_add((volatile __global int *)(p), (v))",
@@ -78,6 +87,9 @@ _OPENCL_NATIVE = {
     ("max", "int"): "atomic_max((volatile __global int *)(p), (v))",
     ("min", "unsigned int"): "atomic_min((volatile __global uint *)(p), (v))",
     ("max", "unsigned int"): "atomic_max((volatile __global uint *)(p), (v))",
+    **{(op, ctype): f"{call}((volatile __global {word} *)(p), (v))"
+       for op, call in (("|", "atomic_or"), ("&", "atomic_and"), ("^", "atomic_xor"))
+       for ctype, word in (("int", "int"), ("unsigned int", "uint"))},
 }
 
 # in the OpenCL program, before the first 64-bit compare-and-swap
@@ -92,7 +104,7 @@ OPENCL_INT64_ATOMICS = [
 
 
 def combine(op: str, a: str, b: str) -> str:
-    if op in ("+", "*"):
+    if op in ("+", "*", "|", "&", "^"):
         return f"{a} {op} {b}"
     return f"({b} {'<' if op == 'min' else '>'} {a} ? {b} : {a})"
 

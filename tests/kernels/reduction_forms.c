@@ -3,8 +3,8 @@
 // RUN: -DN=700 -DM=33 -- 3
 // covers: reduction-chain (x = x + a - b, x = a + x + b, x = a - (b - x), x = x * a * b), reduction-chain-on-rows,
 //         reduction-chain-types (a long accumulator's terms in long), guarded-reduction-chain,
-//         if-minimum-maximum (if (e > x) x = e, on scalars and rows), not-a-reduction (x = a - x,
-//         if (e > x) x = e + 1)
+//         if-minimum-maximum (if (e > x) x = e, on scalars and rows), bitwise-reduction (|=, &=, ^= and
+//         their chains, 32- and 64-bit, on scalars and rows), not-a-reduction (x = a - x, if (e > x) x = e + 1)
 // Reductions in the other forms C programs write them.  A chain of additions and subtractions (or of
 // multiplications) with the accumulator added among its terms is one as 'x += a - b' is: a thread's
 // contribution is the chain with the accumulator replaced by the operator's identity in its type (-0.0,
@@ -12,7 +12,8 @@
 // where 'v[i] + 2147483000' would overflow an int.  'if (e > x) x = e' is 'x = max(x, e)' (a NaN e
 // leaves x as it is, as the combination of two values does).  'z = a[i] - z' subtracts the accumulator,
 // and 'if (a[i] > y) y = a[i] + 1.0' keeps a value other than the one it compares: their loops stay in
-// order.
+// order.  Integers' bitwise or, and and exclusive or are reductions too (CUDA's atomicOr/And/Xor, OpenCL's
+// atomic_or/and/xor on 32 bits, a compare-and-swap on 64).
 #include "kernels.h"
 
 #ifndef N
@@ -31,6 +32,9 @@ static unsigned int small[N];
 static double s, t, u, g, z, mx, y;
 static double rowmax[M];
 static int lo;
+static int bor, band, rowbits[M];
+static unsigned int bx;
+static unsigned long ux;
 static long w;
 static int k;
 static unsigned int p;
@@ -72,6 +76,17 @@ static void kernel_chains(void)
     for (int i = 0; i < N; i++)
         if (a[i] > y)
             y = a[i] + 1.0;
+    for (int i = 0; i < N; i++)
+        bor |= v[i] & 0x70f;
+    for (int i = 0; i < N; i++)
+        band = band & (v[i] | 0x7c00);
+    for (int i = 0; i < N; i++)
+        bx = bx ^ small[i] * 40503u ^ (unsigned int)i;
+    for (int i = 0; i < N; i++)
+        ux ^= (unsigned long)v[i] * 2654435761ul;
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++)
+            rowbits[i] ^= v[j] << ((i + j) % 5);
 #pragma endscop
 }
 
@@ -89,6 +104,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < M; i++) {
         rows[i] = 0.5 * i;
         rowmax[i] = 0.75;
+        rowbits[i] = i;
     }
     s = 1.5;
     t = -2.0;
@@ -101,6 +117,10 @@ int main(int argc, char **argv)
     mx = 0.25;
     lo = 900;
     y = 0.0;
+    bor = 0x100000;
+    band = -1;
+    bx = 77u;
+    ux = 5ul;
     kernel_chains();
     print_scalar("s", s);
     print_scalar("t", t);
@@ -112,5 +132,7 @@ int main(int argc, char **argv)
     print_scalar("mx", mx);
     print_array_1d("rowmax", rowmax, M);
     print_scalar("y", y);
+    printf("bor %d band %d bx %u ux %lu\n", bor, band, bx, ux);
+    print_int_array_1d("rowbits", rowbits, M);
     return 0;
 }
