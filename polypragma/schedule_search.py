@@ -155,9 +155,17 @@ def _expanded(scop, deps, first, options: ScheduleOptions, floating: bool, log, 
         after = _outside(second[1], second[2], second[0].schedule, floating)
         worse = {name for name, count in outside.items() if after.get(name, 0) > count}
         if not worse:
-            if not _deepest_gain(split, chosen, outside, after):
+            if _deepest_gain(split, expansions, outside, after):
+                break
+            # where the deepest users of all the copies gain nothing, the copies whose own deepest users
+            # gain are tried alone: in 'for (i) { t = a[i] * 2; s += t * t; }' beside a row sum into a local
+            # 'acc', t's copy lets the loop over i sum in parallel, while acc's, privatised in the row loop
+            # anyway, gains nothing, and the row sum's statement is the deepest of all
+            gaining = {a: m for a, m in expansions.items() if _deepest_gain(split, {a}, outside, after)}
+            if not gaining or len(gaining) == len(expansions):
                 return None
-            break
+            expansions = gaining
+            continue
         # the copies the statements that lost parallel loops use go; the others are tried again
         expansions = {a: m for a, m in expansions.items()
                       if not any(r.array == a and r.statement in worse for r in split.references)}
@@ -191,12 +199,12 @@ def _outside(scop, deps, schedule, floating: bool) -> dict[str, int]:
         node, k, reductions.coincidence))
 
 
-def _deepest_gain(scop, plan, before: dict[str, int], after: dict[str, int]) -> bool:
-    """Whether the deepest statements that use the copies of ``plan`` have fewer loops run in sequence
+def _deepest_gain(scop, arrays, before: dict[str, int], after: dict[str, int]) -> bool:
+    """Whether the deepest statements that use the copies of ``arrays`` have fewer loops run in sequence
     outside their parallel ones, in all (the loops that do the work: a copy that only lets each
     iteration's reset run in parallel, the work still in sequence, gains nothing but kernels, as
     deriche's filters and durbin's sum showed before its scalars were split into webs)."""
-    users = {r.statement for r in scop.references if r.array in plan.expansions}
+    users = {r.statement for r in scop.references if r.array in arrays}
     depth = {name: scop.statement(name).domain.dim(isl.dim_type.set) for name in users}
     deepest = [name for name in users if depth[name] == max(depth.values())]
     return sum(after.get(name, 0) for name in deepest) < sum(before.get(name, 0) for name in deepest)

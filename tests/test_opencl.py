@@ -34,8 +34,8 @@ VECTORS_FORCED = ("correlation", "covariance", "gemm", "leading_dimensions", "lo
                   "pointer_aliases", "similarity", "symm", "syr2k", "syrk")
 VECTORS_BY_DEFAULT = ("adi", "asserts", "comma_headers", "convergence", "convolution_2d", "data_bounds",
                       "data_bounds_c89", "deriche", "enum_typedef", "extended_types", "fdtd_2d", "gemver",
-                      "inspected_extents", "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows",
-                      "local_accumulators", "loop_headers", "matvec_flat", "pointer_deref", "pointer_swap",
+                      "inspected_extents", "int_stencil", "jacobi_1d", "jacobi_2d", "jagged_rows", "local_accumulators",
+                      "loop_headers", "matvec_flat", "pointer_deref", "pointer_swap", "reduction_forms",
                       "reduction_rows", "scalar_webs", "spmv_csr", "strides", "trmm", "types_between_regions",
                       "unsigned_wrap", "value_calls")
 # two buffers for the shared tiles of arrays a kernel only reads, each copied in one step of its loops in

@@ -223,6 +223,21 @@ def test_a_scalar_read_by_a_later_loop_of_its_row_is_expanded_along_the_row_loop
     # encloses only some, so the copy is along i alone
 
 
+def test_a_copy_that_gains_is_kept_where_another_gains_nothing(tmp_path):
+    # t, written then summed in each i, is expanded along i so that the sum runs in parallel; beside it, a
+    # row sum's local (privatised in its row loop anyway) gains nothing from a copy along its loop, and its
+    # statement, the deepest of all, is what the copies together were judged by (reduction_forms.c runs it)
+    source = tmp_path / "k.c"
+    source.write_text("void k(int n, int m, double a[n], double A[m][n], double r[m], double *q)\n{\n  double t = 0.0;\n"
+                      "#pragma scop\n  for (int i = 0; i < n; i++) {\n    t = a[i] * 2.0;\n    *q += t * t;\n  }\n"
+                      "  for (int i = 0; i < m; i++) {\n    double acc = 0.0;\n    for (int j = 0; j < n; j++)\n"
+                      "      acc = acc + A[i][j] * a[j];\n    r[i] = acc;\n  }\n#pragma endscop\n  a[0] = t;\n}\n")
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "cuda", "--explain"])
+    assert status == 0, messages
+    assert "t: expanded as t_private (one copy per iteration of the loop(s) i of the source)" in messages
+    assert "runs on one thread" not in messages, messages
+
+
 def test_atax_runs_its_rows_and_columns_in_two_kernels_without_host_loops(tmp_path):
     status, messages = polypragma(KERNELS / "atax.c", tmp_path, ["--target", "cuda", "--explain"],
                                   ["-DM=52", "-DN=60"])

@@ -4,7 +4,8 @@
 // covers: reduction-chain (x = x + a - b, x = a + x + b, x = a - (b - x), x = x * a * b), reduction-chain-on-rows,
 //         reduction-chain-types (a long accumulator's terms in long), guarded-reduction-chain,
 //         if-minimum-maximum (if (e > x) x = e, on scalars and rows), bitwise-reduction (|=, &=, ^= and
-//         their chains, 32- and 64-bit, on scalars and rows), not-a-reduction (x = a - x, if (e > x) x = e + 1)
+//         their chains, 32- and 64-bit, on scalars and rows), not-a-reduction (x = a - x, if (e > x) x = e + 1),
+//         reduction-of-a-temporary (t = a[i] * 2; q += t * t beside a row sum into a local)
 // Reductions in the other forms C programs write them.  A chain of additions and subtractions (or of
 // multiplications) with the accumulator added among its terms is one as 'x += a - b' is: a thread's
 // contribution is the chain with the accumulator replaced by the operator's identity in its type (-0.0,
@@ -13,7 +14,9 @@
 // leaves x as it is, as the combination of two values does).  'z = a[i] - z' subtracts the accumulator,
 // and 'if (a[i] > y) y = a[i] + 1.0' keeps a value other than the one it compares: their loops stay in
 // order.  Integers' bitwise or, and and exclusive or are reductions too (CUDA's atomicOr/And/Xor, OpenCL's
-// atomic_or/and/xor on 32 bits, a compare-and-swap on 64).
+// atomic_or/and/xor on 32 bits, a compare-and-swap on 64).  A sum of a temporary's values, 't = ...; q += t * t',
+// needs t copied per iteration (expanded along i) for its loop to run in parallel, beside a row sum whose
+// local needs no such copy.
 #include "kernels.h"
 
 #ifndef N
@@ -35,6 +38,7 @@ static int lo;
 static int bor, band, rowbits[M];
 static unsigned int bx;
 static unsigned long ux;
+static double tt, q, rowsum[M];
 static long w;
 static int k;
 static unsigned int p;
@@ -87,6 +91,16 @@ static void kernel_chains(void)
     for (int i = 0; i < M; i++)
         for (int j = 0; j < N; j++)
             rowbits[i] ^= v[j] << ((i + j) % 5);
+    for (int i = 0; i < N; i++) {
+        tt = a[i] * 2.0 - b[i];
+        q += tt * tt;
+    }
+    for (int i = 0; i < M; i++) {
+        double acc = 0.0;
+        for (int j = 0; j < N; j++)
+            acc = acc + A[i][j] * b[j];
+        rowsum[i] = acc;
+    }
 #pragma endscop
 }
 
@@ -121,6 +135,8 @@ int main(int argc, char **argv)
     band = -1;
     bx = 77u;
     ux = 5ul;
+    tt = 0.0;
+    q = 0.5;
     kernel_chains();
     print_scalar("s", s);
     print_scalar("t", t);
@@ -134,5 +150,8 @@ int main(int argc, char **argv)
     print_scalar("y", y);
     printf("bor %d band %d bx %u ux %lu\n", bor, band, bx, ux);
     print_int_array_1d("rowbits", rowbits, M);
+    print_scalar("tt", tt);
+    print_scalar("q", q);
+    print_array_1d("rowsum", rowsum, M);
     return 0;
 }
