@@ -70,6 +70,10 @@ def schedule_region(scop: Scop, deps: Dependences, options: ScheduleOptions, *, 
     if (gpu or openmp) and schedule_options.reschedule and schedule_options.live_range_reordering:
         privatisable = privatise.candidates(scop, deps)
     first = _privatised(scop, deps, schedule_options, privatisable, log, region)
+    if (gpu or openmp) and first[0].rescheduled and _source_order_better(scop, deps, first, floating_reductions):
+        log("schedule", f"{region}: kept the source's order: isl's schedule runs the deepest statements with more "
+                        "loops in sequence outside their parallel ones")
+        first = (ScheduleResult(mark_coincidence(scop.schedule, deps), False), scop, deps, (), frozenset())
     # the GPU targets only: their copy is a device buffer of the region; the c target's copies are a
     # thread's own, declared in its parallel loop, where a copy every loop shares would be a heap array
     chosen = (*first[:4], ())
@@ -197,6 +201,19 @@ def _outside(scop, deps, schedule, floating: bool) -> dict[str, int]:
         return sequential_outside(schedule)
     return sequential_outside(schedule, lambda node, k: reduction_analysis.parallel_member(
         node, k, reductions.coincidence))
+
+
+def _source_order_better(scop, deps, first, floating: bool) -> bool:
+    """Whether the source's order runs the deepest statements of ``scop`` with fewer loops in sequence
+    outside their parallel ones, in all, than ``first`` (:func:`_privatised`'s result): isl's scheduler,
+    minimising the distances of a Jacobi step, the error computed from it and the copy back, skewed the
+    three into a wavefront whose band it could not mark parallel (a launch a wavefront, each on one
+    thread), where the source's loops are each parallel inside the time loop."""
+    before = _outside(scop, deps, mark_coincidence(scop.schedule, deps), floating)
+    after = _outside(first[1], first[2], first[0].schedule, floating)
+    depth = {s.name: s.domain.dim(isl.dim_type.set) for s in scop.statements}
+    deepest = [name for name in depth if depth[name] == max(depth.values())]
+    return sum(before.get(name, 0) for name in deepest) < sum(after.get(name, 0) for name in deepest)
 
 
 def _deepest_gain(scop, arrays, before: dict[str, int], after: dict[str, int]) -> bool:

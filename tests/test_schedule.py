@@ -8,6 +8,7 @@ import islpy as isl
 from polypragma import dependences
 from polypragma.schedule import ScheduleOptions, beyond_scale, compute_schedule, for_scheduler
 
+from harness import polypragma
 from test_model import model
 
 BOXES = isl.UnionSet("[T, n] -> { S[t, i] : 0 < t <= T and 0 < i < n - 1; R[t, i] : 0 < t <= T and 0 < i < n - 1 }")
@@ -127,3 +128,22 @@ def test_coefficients_past_it_are_not():
         "the domain's numbers (at most 2) need at most 36; isl's code generation could take minutes on it")
     schedule, uset = _one_band("{ S[i, j] : 0 <= i < 60 and i < j < 60 }", "{ S[i, j] -> [(14401i + j)] }")
     assert "coefficient of 14401" in beyond_scale(schedule, uset)
+
+
+def test_the_source_order_is_kept_where_it_runs_the_deepest_statements_more_in_parallel(tmp_path):
+    # a Jacobi step, the error it made and the copy back: isl's scheduler skewed the three into a wavefront
+    # whose band it could not mark parallel (a launch a wavefront, each on one thread); the source's loops
+    # are each parallel inside the time loop, and the GPU stage keeps them (schedule_search)
+    source = tmp_path / "k.c"
+    source.write_text(
+        "#include <math.h>\nvoid k(int ts, int n, double A[n], double B[n], double err[ts])\n{\n#pragma scop\n"
+        "  for (int t = 0; t < ts; t++) {\n    for (int i = 1; i < n - 1; i++)\n"
+        "      B[i] = 0.33333 * (A[i - 1] + A[i] + A[i + 1]);\n    err[t] = 0.0;\n"
+        "    for (int i = 1; i < n - 1; i++)\n      err[t] = err[t] + fabs(B[i] - A[i]) * 0.5;\n"
+        "    for (int i = 1; i < n - 1; i++)\n      A[i] = B[i];\n  }\n#pragma endscop\n}\n")
+    status, messages = polypragma(source, tmp_path / "out", ["--target", "cuda", "--explain", "-v"])
+    assert status == 0, messages
+    assert "kept the source's order" in messages, messages
+    for line in (7, 10, 12):
+        kernel = next(m for m in messages.splitlines() if f"(statements at line(s) {line})" in m)
+        assert "inside 1 host loop(s); the outer 1 parallel loop(s)" in kernel, kernel
