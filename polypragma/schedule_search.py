@@ -193,10 +193,12 @@ def _expanded(scop, deps, first, options: ScheduleOptions, floating: bool, log, 
     return second[0], second[1], second[2], done + second[3]
 
 
-def _outside(scop, deps, schedule, floating: bool) -> dict[str, int]:
+def _outside(scop, deps, schedule, floating: bool, reductions=False) -> dict[str, int]:
     """schedule.sequential_outside, a member whose only dependences are reductions counted parallel
-    (the GPU stage may map it: ludcmp's back substitution sums each row in parallel)."""
-    reductions = reduction_analysis.analyse(scop, deps, floating=floating)
+    (the GPU stage may map it: ludcmp's back substitution sums each row in parallel); ``reductions``:
+    reduction_analysis.analyse's answer for ``scop`` where the caller has it."""
+    if reductions is False:
+        reductions = reduction_analysis.analyse(scop, deps, floating=floating)
     if reductions is None:
         return sequential_outside(schedule)
     return sequential_outside(schedule, lambda node, k: reduction_analysis.parallel_member(
@@ -209,8 +211,10 @@ def _source_order_better(scop, deps, first, floating: bool) -> bool:
     minimising the distances of a Jacobi step, the error computed from it and the copy back, skewed the
     three into a wavefront whose band it could not mark parallel (a launch a wavefront, each on one
     thread), where the source's loops are each parallel inside the time loop."""
-    before = _outside(scop, deps, mark_coincidence(scop.schedule, deps), floating)
-    after = _outside(first[1], first[2], first[0].schedule, floating)
+    reductions = reduction_analysis.analyse(scop, deps, floating=floating)
+    before = _outside(scop, deps, mark_coincidence(scop.schedule, deps), floating, reductions)
+    after = _outside(first[1], first[2], first[0].schedule, floating,
+                     reductions if first[1] is scop else False)
     depth = {s.name: s.domain.dim(isl.dim_type.set) for s in scop.statements}
     deepest = [name for name in depth if depth[name] == max(depth.values())]
     return sum(before.get(name, 0) for name in deepest) < sum(after.get(name, 0) for name in deepest)
