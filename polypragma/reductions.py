@@ -310,8 +310,7 @@ def find(scop: Scop, floating: bool = True) -> tuple[Reduction, ...]:
                 or not (statement.must_writes.is_empty() or statement.must_writes.is_equal(written)):
             continue
         kind = array.resolved_type or array.element_type
-        if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and not floating) or (kind in FLOAT_TYPES
-                                                                                  and op in _BITWISE):
+        if kind not in ATOMIC_TYPES or (kind in FLOAT_TYPES and (not floating or op in _BITWISE)):
             continue
         if identity_at is not None:
             operand = _with_identity(operand, identity_at, op, kind)

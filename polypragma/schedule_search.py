@@ -215,9 +215,7 @@ def _source_order_better(scop, deps, first, floating: bool) -> bool:
     before = _outside(scop, deps, mark_coincidence(scop.schedule, deps), floating, reductions)
     after = _outside(first[1], first[2], first[0].schedule, floating,
                      reductions if first[1] is scop else False)
-    depth = {s.name: s.domain.dim(isl.dim_type.set) for s in scop.statements}
-    deepest = [name for name in depth if depth[name] == max(depth.values())]
-    return sum(before.get(name, 0) for name in deepest) < sum(after.get(name, 0) for name in deepest)
+    return _fewer_in_sequence(scop, [s.name for s in scop.statements], before, after)
 
 
 def _deepest_gain(scop, arrays, before: dict[str, int], after: dict[str, int]) -> bool:
@@ -225,10 +223,15 @@ def _deepest_gain(scop, arrays, before: dict[str, int], after: dict[str, int]) -
     outside their parallel ones, in all (the loops that do the work: a copy that only lets each
     iteration's reset run in parallel, the work still in sequence, gains nothing but kernels, as
     deriche's filters and durbin's sum showed before its scalars were split into webs)."""
-    users = {r.statement for r in scop.references if r.array in arrays}
-    depth = {name: scop.statement(name).domain.dim(isl.dim_type.set) for name in users}
-    deepest = [name for name in users if depth[name] == max(depth.values())]
-    return sum(after.get(name, 0) for name in deepest) < sum(before.get(name, 0) for name in deepest)
+    return _fewer_in_sequence(scop, {r.statement for r in scop.references if r.array in arrays}, after, before)
+
+
+def _fewer_in_sequence(scop, names, counts: dict[str, int], than: dict[str, int]) -> bool:
+    """Whether the deepest of the statements ``names`` run fewer loops in sequence outside their parallel
+    ones, in all, by ``counts`` than by ``than`` (:func:`_outside`'s answers)."""
+    depth = {name: scop.statement(name).domain.dim(isl.dim_type.set) for name in names}
+    deepest = [name for name in depth if depth[name] == max(depth.values())]
+    return sum(counts.get(name, 0) for name in deepest) < sum(than.get(name, 0) for name in deepest)
 
 
 def _privatised(scop, deps, schedule_options: ScheduleOptions, privatisable: frozenset[str], log, region: Region):
